@@ -1,0 +1,98 @@
+// Shared types of the ditimpute core: errors, random numbers, masks and
+// batches of sequences. This header knows nothing of R or of LibTorch.
+//
+// Conventions (DESIGN.md section 1):
+//  * one sequence is H frames of d variables; vec(X) stacks frames, so entry
+//    (frame h, variable j) sits at index h * d + j (0-based);
+//  * with that order Cov(vec X) = Gamma (x) Lambda;
+//  * a batch of n sequences is stored sequence by sequence, each as its vec:
+//    element (i, h, j) sits at (i * H + h) * d + j.
+#pragma once
+
+#include <Eigen/Dense>
+
+#include <cstdint>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ditimpute {
+
+using Matrix = Eigen::MatrixXd;
+using Vector = Eigen::VectorXd;
+using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using Rng = std::mt19937_64;
+
+// Bad input from the caller. `arg()` names the offending argument so that a
+// front end (the R glue) can raise an error that points at it.
+class input_error : public std::invalid_argument {
+ public:
+  input_error(std::string arg, const std::string& message)
+      : std::invalid_argument(message), arg_(std::move(arg)) {}
+  const std::string& arg() const noexcept { return arg_; }
+
+ private:
+  std::string arg_;
+};
+
+// A computation that failed on valid-looking input (a loss that turned NaN,
+// a corrupt checkpoint, a factorisation that broke down).
+class numeric_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Fills `out[0..n)` with independent standard normals. Every sampler draws its
+// noise through this one function so that a seed fixes all of them.
+void fill_standard_normal(Rng& rng, double* out, std::size_t n);
+
+// Observation mask of one sequence: observed[h * d + j] is 1 when entry
+// (h, j) is observed, 0 when it is missing.
+struct Mask {
+  int H = 0;
+  int d = 0;
+  std::vector<std::uint8_t> observed;
+
+  Mask() = default;
+  Mask(int H_, int d_, bool all_observed = true);
+
+  // A frame-level mask from 0-based missing frame indices (validated:
+  // inside 0..H-1; duplicates are an error).
+  static Mask from_missing_frames(int H, int d, const std::vector<int>& missing_frames);
+
+  bool is_observed(int h, int j) const { return observed[static_cast<std::size_t>(h) * d + j] != 0; }
+  // True when every frame is either fully observed or fully missing.
+  bool frame_level() const;
+  // 0-based missing frames (only meaningful when frame_level()).
+  std::vector<int> missing_frames() const;
+  std::vector<int> observed_frames() const;
+  // 0-based vec indices of missing / observed entries, ascending.
+  std::vector<int> missing_entries() const;
+  std::vector<int> observed_entries() const;
+  int n_missing() const;
+  // Throws input_error(arg) when nothing or everything is missing.
+  void require_proper(const std::string& arg) const;
+};
+
+// n sequences of H x d values, sequence-major (see the header comment).
+struct Batch {
+  int n = 0;
+  int H = 0;
+  int d = 0;
+  std::vector<double> data;
+
+  Batch() = default;
+  Batch(int n_, int H_, int d_) : n(n_), H(H_), d(d_), data(static_cast<std::size_t>(n_) * H_ * d_, 0.0) {}
+
+  std::size_t seq_size() const { return static_cast<std::size_t>(H) * d; }
+  double* seq(int i) { return data.data() + static_cast<std::size_t>(i) * seq_size(); }
+  const double* seq(int i) const { return data.data() + static_cast<std::size_t>(i) * seq_size(); }
+  double& at(int i, int h, int j) { return data[(static_cast<std::size_t>(i) * H + h) * d + j]; }
+  double at(int i, int h, int j) const { return data[(static_cast<std::size_t>(i) * H + h) * d + j]; }
+  // Sequence i as an H x d row-major matrix view.
+  Eigen::Map<RowMatrix> matrix(int i) { return Eigen::Map<RowMatrix>(seq(i), H, d); }
+  Eigen::Map<const RowMatrix> matrix(int i) const { return Eigen::Map<const RowMatrix>(seq(i), H, d); }
+};
+
+}  // namespace ditimpute

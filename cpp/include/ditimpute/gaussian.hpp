@@ -1,0 +1,137 @@
+// Gaussian-process layer: kernels, the separable process Gamma (x) Lambda,
+// exact simulation, and conditionals of missing values given observed ones
+// (DESIGN.md section 2; the paper's section 3.1 and eq. 9).
+#pragma once
+
+#include "ditimpute/common.hpp"
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ditimpute {
+
+// ---------------------------------------------------------------- kernels --
+enum class KernelType { laplace, rbf, matern32, matern52 };
+
+// Parses "laplace" (alias "exponential"), "rbf", "matern32", "matern52".
+KernelType kernel_type_from_string(const std::string& name);
+std::string to_string(KernelType type);
+
+// Time embedding e_i of frame i (i = 1..H, as in the paper):
+//  index:      e_i = i * scale                       (1-D)
+//  sinusoidal: e_i = radius * [sin(2 pi i / period), cos(2 pi i / period)]
+struct Embedding {
+  enum class Kind { index, sinusoidal };
+  Kind kind = Kind::index;
+  double scale = 1.0;
+  double radius = 1.0;
+  double period = 1.0;
+};
+
+struct Kernel {
+  KernelType type = KernelType::laplace;
+  double lengthscale = 1.0;
+  double variance = 1.0;
+  Embedding embedding;
+};
+
+// gamma(r) for distance r >= 0.
+double kernel_value(const Kernel& kernel, double r);
+// H x H matrix Gamma_ij = k(||e_i - e_j||). Validates the kernel
+// (input_error "lengthscale", "variance", "scale", "radius", "period", "H").
+Matrix kernel_matrix(const Kernel& kernel, int H);
+
+// ------------------------------------------------------ the process itself --
+// x ~ N(vec(mean), Gamma (x) Lambda), one sequence H x d.
+// Construction validates and factorises once (Cholesky of Gamma and Lambda).
+class GaussianProcess {
+ public:
+  // Throws input_error naming "Gamma", "Lambda" or "mean" when a matrix is
+  // not square, not symmetric, not positive definite, not finite, or when
+  // the dimensions disagree. `mean` is H x d.
+  GaussianProcess(Matrix Gamma, Matrix Lambda, RowMatrix mean);
+
+  int H() const { return static_cast<int>(Gamma_.rows()); }
+  int d() const { return static_cast<int>(Lambda_.rows()); }
+  const Matrix& Gamma() const { return Gamma_; }
+  const Matrix& Lambda() const { return Lambda_; }
+  const RowMatrix& mean() const { return mean_; }
+  const Matrix& chol_Gamma() const { return LG_; }   // lower, Gamma = LG LG^T
+  const Matrix& chol_Lambda() const { return LL_; }  // lower
+
+  // n exact draws: X_i = mean + LG Z LL^T with Z standard normal H x d.
+  Batch simulate(int n, Rng& rng) const;
+
+ private:
+  Matrix Gamma_, Lambda_, LG_, LL_;
+  RowMatrix mean_;
+};
+
+// The latent GP of the paper's section 6.2: Y = phi(X) + eps, entry-wise
+// phi(x) = x + exp(-x^2) + 2 sin(x), eps ~ N(0, noise_var).
+Batch latent_transform(const Batch& X, double noise_var, Rng& rng);
+
+// ----------------------------------------------------------- conditionals --
+// The law of the missing entries of one pattern given the observed ones:
+// N(mu_cond(x_obs), Sigma_cond). Missing entries are ordered by vec index
+// (frame-major), the order of Mask::missing_entries().
+// Built once per pattern; every sequence sharing the pattern reuses it.
+class Conditional {
+ public:
+  virtual ~Conditional() = default;
+
+  const Mask& mask() const { return mask_; }
+  int n_missing() const { return static_cast<int>(miss_.size()); }
+  const std::vector<int>& missing_entries() const { return miss_; }
+  const std::vector<int>& observed_entries() const { return obs_; }
+  // True for the Kronecker (frame-level) path.
+  virtual bool kronecker() const = 0;
+
+  // Conditional mean of one sequence; `x` is its full vec (H*d values, only
+  // observed entries are read; they must be finite, else input_error "x").
+  virtual Vector mean(const double* x) const = 0;
+  // Conditional means of every sequence of a batch: n x n_missing.
+  virtual Matrix mean(const Batch& x) const;
+  // Dense Sigma_cond (n_missing x n_missing). For tests and small cases.
+  virtual Matrix covariance() const = 0;
+  // Eigenvalues of Sigma_cond, ascending.
+  virtual Vector eigenvalues() const = 0;
+  double kappa_cond() const;
+  // kappa(Sigma_obs): the covariance of the observed entries.
+  virtual double kappa_obs() const = 0;
+
+  // Exact conditional score (eq. 9) of Z states at time t:
+  // rows of V are states v (n_missing values each); returns Z x n_missing
+  // -(alpha_t^2 Sigma_cond + sigma_t^2 I)^{-1} (v - alpha_t mu),
+  // alpha_t = exp(-t/2), sigma_t^2 = 1 - exp(-t).
+  virtual Matrix score(const Matrix& V, const Vector& mu, double t) const = 0;
+
+  // Z exact draws of the missing entries given conditional mean mu: Z x n_missing.
+  virtual Matrix sample(const Vector& mu, int Z, Rng& rng) const = 0;
+
+ protected:
+  Conditional(Mask mask);
+  Mask mask_;
+  std::vector<int> miss_, obs_;
+};
+
+// Frame-level masks take the Kronecker path (never forms the Hd x Hd matrix),
+// entry-level masks the dense path on the observed entries. Throws
+// input_error "pattern" when nothing or everything is missing, or when the
+// mask does not match the process's H and d.
+std::unique_ptr<Conditional> make_conditional(const GaussianProcess& gp, const Mask& mask);
+
+// Dense reference: builds Gamma (x) Lambda and conditions with a full
+// Cholesky. Slow; for tests and the benchmark baseline only.
+std::unique_ptr<Conditional> make_conditional_dense(const GaussianProcess& gp, const Mask& mask);
+
+// A(rows, cols) with index lists (Eigen 3.3 has no index-array slicing).
+Matrix gather(const Matrix& A, const std::vector<int>& rows, const std::vector<int>& cols);
+
+// alpha_t and sigma_t^2 of the VP-SDE used throughout.
+inline double vp_alpha(double t) { return std::exp(-0.5 * t); }
+inline double vp_sigma2(double t) { return -std::expm1(-t); }
+
+}  // namespace ditimpute

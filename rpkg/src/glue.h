@@ -1,0 +1,45 @@
+// Type and error conversion between R and the ditimpute core. Glue only:
+// no statistics here. Core exceptions are caught inside each exported function
+// and re-thrown as Rcpp exceptions whose message carries the error kind and
+// the argument name; R's core_call() turns them into classed conditions. Rcpp's
+// generated wrappers catch them before R is told, so no C++ frame is ever
+// skipped by a long-jump.
+#pragma once
+
+#include <RcppEigen.h>
+
+#include "ditimpute/common.hpp"
+
+#include <string>
+#include <vector>
+
+#define DITIMPUTE_GLUE_BEGIN try {
+#define DITIMPUTE_GLUE_END                                                             \
+  }                                                                                    \
+  catch (const ditimpute::input_error& e) {                                            \
+    throw Rcpp::exception(glue::encode("input", e.arg(), e.what()).c_str(), false);   \
+  }                                                                                    \
+  catch (const ditimpute::numeric_error& e) {                                          \
+    throw Rcpp::exception(glue::encode("numeric", "", e.what()).c_str(), false);      \
+  }
+
+namespace glue {
+
+// "ditimpute\x1f<kind>\x1f<arg>\x1f<message>", parsed by R's core_call().
+inline std::string encode(const std::string& kind, const std::string& arg, const std::string& msg) {
+  const char sep = '\x1f';
+  return std::string("ditimpute") + sep + kind + sep + arg + sep + msg;
+}
+
+// R's n x H x d array (column-major) <-> core Batch (sequence-major vec).
+ditimpute::Batch batch_from_array(const Rcpp::NumericVector& x, int n, int H, int d);
+Rcpp::NumericVector array_from_batch(const ditimpute::Batch& b);
+// One H x d R matrix <-> the vec of a sequence (h * d + j).
+std::vector<double> vec_from_matrix(const Rcpp::NumericMatrix& x);
+// R's H x d logical "missing" matrix (TRUE = missing) -> core Mask.
+ditimpute::Mask mask_from_missing(const Rcpp::LogicalMatrix& missing);
+Rcpp::LogicalMatrix missing_from_mask(const ditimpute::Mask& mask);
+// Seeds arrive from R as doubles (R integers are 32-bit).
+std::uint64_t seed_from_double(double seed);
+
+}  // namespace glue
