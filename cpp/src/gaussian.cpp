@@ -1,0 +1,443 @@
+// Gaussian-process layer (DESIGN.md section 2): kernels, the separable process
+// Gamma (x) Lambda, exact simulation, and conditionals of missing values.
+//
+// Two conditionals share one interface:
+//  * KroneckerConditional (frame-level masks): works with the H x H and d x d
+//    factors only. With row-major vec, (A (x) B) vec(X) = vec(A X B^T), so
+//    mu_cond = mu_m + A (X_o - mu_o) with A = G_mo G_oo^{-1} (Lambda cancels)
+//    and Sigma_cond = Gamma_cond (x) Lambda.
+//  * DenseConditional (entry-level masks, and the reference): orders the
+//    entries as [observed; missing], takes one Cholesky of that covariance
+//    and reads the conditional off the blocks of the factor.
+#include "ditimpute/gaussian.hpp"
+
+#include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <sstream>
+
+namespace ditimpute {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+std::string dims(Eigen::Index r, Eigen::Index c) {
+  return std::to_string(r) + " x " + std::to_string(c);
+}
+
+void require_positive(double value, const std::string& arg) {
+  if (!(std::isfinite(value) && value > 0.0)) {
+    std::ostringstream msg;
+    msg << arg << " must be a finite number > 0, not " << value << ".";
+    throw input_error(arg, msg.str());
+  }
+}
+
+// Strict check of a covariance given by the caller, then its lower Cholesky
+// factor. Symmetry is judged relative to the largest entry so that scaling a
+// matrix does not change the verdict.
+Matrix checked_cholesky(const Matrix& S, const std::string& arg) {
+  if (S.rows() == 0 || S.rows() != S.cols())
+    throw input_error(arg, arg + " must be a non-empty square matrix, not " + dims(S.rows(), S.cols()) + ".");
+  if (!S.allFinite()) throw input_error(arg, arg + " has non-finite entries (NA, NaN or Inf).");
+  const double scale = S.cwiseAbs().maxCoeff();
+  if ((S - S.transpose()).cwiseAbs().maxCoeff() > 1e-10 * scale)
+    throw input_error(arg, arg + " is not symmetric.");
+  Eigen::LLT<Matrix> llt(S);
+  if (llt.info() != Eigen::Success)
+    throw input_error(arg, arg + " is not positive definite (its Cholesky factorisation fails).");
+  return llt.matrixL();
+}
+
+double kappa_of(double lmin, double lmax) {
+  return lmin > 0.0 ? lmax / lmin : std::numeric_limits<double>::infinity();
+}
+
+Vector symmetric_eigenvalues(const Matrix& S) {
+  Eigen::SelfAdjointEigenSolver<Matrix> es(S, Eigen::EigenvaluesOnly);
+  if (es.info() != Eigen::Success) throw numeric_error("eigen-decomposition failed.");
+  return es.eigenvalues();
+}
+
+// Validates the arguments of Conditional::score and returns V - alpha_t mu
+// (one state a row).
+Matrix score_residual(const Matrix& V, const Vector& mu, double t, int n_missing) {
+  if (V.cols() != n_missing)
+    throw input_error("v", "each state needs " + std::to_string(n_missing) + " values (the missing entries), not " +
+                               std::to_string(V.cols()) + ".");
+  if (mu.size() != n_missing)
+    throw input_error("mu", "mu needs " + std::to_string(n_missing) + " values, not " + std::to_string(mu.size()) + ".");
+  if (!(std::isfinite(t) && t >= 0.0)) throw input_error("t", "t must be a finite time >= 0.");
+  Matrix R = V;
+  R.rowwise() -= vp_alpha(t) * mu.transpose();
+  return R;
+}
+
+void check_sample_args(const Vector& mu, int Z, int n_missing) {
+  if (mu.size() != n_missing)
+    throw input_error("mu", "mu needs " + std::to_string(n_missing) + " values, not " + std::to_string(mu.size()) + ".");
+  if (Z < 0) throw input_error("Z", "the number of draws Z must be >= 0.");
+}
+
+std::vector<const double*> sequence_pointers(const Batch& x, const Mask& mask) {
+  if (x.H != mask.H || x.d != mask.d)
+    throw input_error("x", "the sequences are " + dims(x.H, x.d) + " but the pattern is " + dims(mask.H, mask.d) + ".");
+  std::vector<const double*> out(static_cast<std::size_t>(x.n));
+  for (int i = 0; i < x.n; ++i) out[static_cast<std::size_t>(i)] = x.seq(i);
+  return out;
+}
+
+double observed_value(const double* x, int entry, int d) {
+  const double v = x[entry];
+  if (!std::isfinite(v))
+    throw input_error("x", "observed value at frame " + std::to_string(entry / d + 1) + ", variable " +
+                               std::to_string(entry % d + 1) + " is not finite (NA, NaN or Inf).");
+  return v;
+}
+
+// ------------------------------------------------------------ Kronecker path --
+class KroneckerConditional final : public Conditional {
+ public:
+  KroneckerConditional(const GaussianProcess& gp, const Mask& mask)
+      : Conditional(mask), d_(gp.d()), mf_(mask.missing_frames()), of_(mask.observed_frames()),
+        mu_(gp.mean()) {
+    const Matrix& G = gp.Gamma();
+    const Matrix Goo = gather(G, of_, of_);
+    const Matrix Gom = gather(G, of_, mf_);
+    Eigen::LLT<Matrix> llt(Goo);
+    if (llt.info() != Eigen::Success)
+      throw numeric_error("Gamma restricted to the observed frames is not numerically positive definite.");
+    A_ = llt.solve(Gom).transpose();  // G_mo G_oo^{-1}
+    Matrix Gc = gather(G, mf_, mf_) - A_ * Gom;
+    Gc = 0.5 * (Gc + Gc.transpose());
+    Eigen::SelfAdjointEigenSolver<Matrix> eg(Gc), el(gp.Lambda());
+    if (eg.info() != Eigen::Success || el.info() != Eigen::Success)
+      throw numeric_error("eigen-decomposition of Gamma_cond or Lambda failed.");
+    Gc_ = Gc;
+    Lambda_ = gp.Lambda();
+    g_ = eg.eigenvalues();
+    l_ = el.eigenvalues();
+    UG_ = eg.eigenvectors();
+    UL_ = el.eigenvectors();
+    // Square-root factors F with F F^T = Gamma_cond (resp. Lambda); rounding
+    // can leave a tiny negative eigenvalue on a near-singular Gamma_cond.
+    FG_ = UG_ * g_.cwiseMax(0.0).cwiseSqrt().asDiagonal();
+    FL_ = UL_ * l_.cwiseSqrt().asDiagonal();
+    const Vector goo = symmetric_eigenvalues(Goo);
+    kappa_obs_ = kappa_of(goo(0), goo(goo.size() - 1)) * kappa_of(l_(0), l_(d_ - 1));
+  }
+
+  bool kronecker() const override { return true; }
+
+  Vector mean(const double* x) const override { return means(std::vector<const double*>{x}).row(0).transpose(); }
+  Matrix mean(const Batch& x) const override { return means(sequence_pointers(x, mask_)); }
+
+  Matrix covariance() const override {
+    const int m = static_cast<int>(mf_.size());
+    Matrix C(m * d_, m * d_);
+    for (int a = 0; a < m; ++a)
+      for (int b = 0; b < m; ++b) C.block(a * d_, b * d_, d_, d_) = Gc_(a, b) * Lambda_;
+    return C;
+  }
+
+  Vector eigenvalues() const override {
+    Vector ev(static_cast<Eigen::Index>(g_.size()) * d_);
+    for (Eigen::Index a = 0; a < g_.size(); ++a) ev.segment(a * d_, d_) = g_(a) * l_;
+    std::sort(ev.data(), ev.data() + ev.size());
+    return ev;
+  }
+
+  double kappa_obs() const override { return kappa_obs_; }
+
+  // W = U_G^T R_z U_L, divided entrywise by a^2 g_i l_j + s^2, then sent back:
+  // two small products a state. Memory trick: V (Z x m*d, column-major) read
+  // as a (Z*d) x m matrix has row z + Z*j, column a, so U_G acts by one
+  // right-multiplication, and U_L acts on Z x d column blocks.
+  Matrix score(const Matrix& V, const Vector& mu, double t) const override {
+    Matrix R = score_residual(V, mu, t, n_missing());
+    const double a2 = vp_alpha(t) * vp_alpha(t), s2 = vp_sigma2(t);
+    const Eigen::Index Z = R.rows(), m = static_cast<Eigen::Index>(mf_.size());
+    Matrix T = Eigen::Map<Matrix>(R.data(), Z * d_, m) * UG_;
+    for (Eigen::Index b = 0; b < m; ++b) {
+      Eigen::Map<Matrix> Tb(T.data() + b * Z * d_, Z, d_);
+      Matrix W = Tb * UL_;
+      for (int k = 0; k < d_; ++k) W.col(k) /= -(a2 * g_(b) * l_(k) + s2);
+      Tb.noalias() = W * UL_.transpose();
+    }
+    Matrix S = T * UG_.transpose();
+    return Eigen::Map<Matrix>(S.data(), Z, m * d_);
+  }
+
+  // Draw z: mu + F_G E_z F_L^T with E_z an m x d standard normal matrix.
+  Matrix sample(const Vector& mu, int Z, Rng& rng) const override {
+    check_sample_args(mu, Z, n_missing());
+    const Eigen::Index m = static_cast<Eigen::Index>(mf_.size());
+    Matrix E(Z, m * d_);
+    fill_standard_normal(rng, E.data(), static_cast<std::size_t>(E.size()));
+    Matrix T = Eigen::Map<Matrix>(E.data(), Eigen::Index(Z) * d_, m) * FG_.transpose();
+    for (Eigen::Index b = 0; b < m; ++b) {
+      Eigen::Map<Matrix> Tb(T.data() + b * Z * d_, Z, d_);
+      Tb = Tb * FL_.transpose();
+    }
+    Matrix X = Eigen::Map<Matrix>(T.data(), Z, m * d_);
+    X.rowwise() += mu.transpose();
+    return X;
+  }
+
+ private:
+  // mu_m + A (X_o - mu_o) for every sequence in one product: the centred
+  // observed frames of n sequences side by side form an |o| x (n d) matrix.
+  Matrix means(const std::vector<const double*>& xs) const {
+    const int n = static_cast<int>(xs.size()), o = static_cast<int>(of_.size()), m = static_cast<int>(mf_.size());
+    Matrix Y(o, static_cast<Eigen::Index>(n) * d_);
+    for (int i = 0; i < n; ++i)
+      for (int p = 0; p < o; ++p)
+        for (int j = 0; j < d_; ++j)
+          Y(p, i * d_ + j) = observed_value(xs[i], of_[p] * d_ + j, d_) - mu_(of_[p], j);
+    const Matrix M = A_ * Y;
+    Matrix out(n, m * d_);
+    for (int i = 0; i < n; ++i)
+      for (int a = 0; a < m; ++a)
+        for (int j = 0; j < d_; ++j) out(i, a * d_ + j) = mu_(mf_[a], j) + M(a, i * d_ + j);
+    return out;
+  }
+
+  int d_;
+  std::vector<int> mf_, of_;
+  RowMatrix mu_;
+  Matrix A_, Gc_, Lambda_, UG_, UL_, FG_, FL_;
+  Vector g_, l_;
+  double kappa_obs_ = 0.0;
+};
+
+// ---------------------------------------------------------------- dense path --
+// Covariance of vec(X) restricted to `rows` x `cols` entries: entry (p, q) of
+// Gamma (x) Lambda is Gamma(p / d, q / d) Lambda(p % d, q % d).
+Matrix kron_entries(const Matrix& G, const Matrix& L, const std::vector<int>& rows, const std::vector<int>& cols) {
+  const int d = static_cast<int>(L.rows());
+  Matrix S(rows.size(), cols.size());
+  for (std::size_t q = 0; q < cols.size(); ++q)
+    for (std::size_t p = 0; p < rows.size(); ++p)
+      S(p, q) = G(rows[p] / d, cols[q] / d) * L(rows[p] % d, cols[q] % d);
+  return S;
+}
+
+class DenseConditional final : public Conditional {
+ public:
+  DenseConditional(const GaussianProcess& gp, const Mask& mask)
+      : Conditional(mask), G_(gp.Gamma()), L_(gp.Lambda()), mu_(gp.mean()) {
+    std::vector<int> order = obs_;
+    order.insert(order.end(), miss_.begin(), miss_.end());
+    factor_ = kron_entries(G_, L_, order, order);
+    Eigen::LLT<Eigen::Ref<Matrix>> llt(factor_);  // in place: the Hd x Hd matrix is stored once
+    if (llt.info() != Eigen::Success)
+      throw numeric_error("the covariance of the pattern's entries is not numerically positive definite.");
+    // With [o; m] order, Sigma = L L^T gives Sigma_cond = L_mm L_mm^T and
+    // Sigma_mo Sigma_oo^{-1} = L_mo L_oo^{-1}.
+    const Eigen::Index m = n_missing();
+    Lmm_ = factor_.bottomRightCorner(m, m).triangularView<Eigen::Lower>();
+    const Matrix cov = Lmm_ * Lmm_.transpose();
+    Eigen::SelfAdjointEigenSolver<Matrix> es(cov);
+    if (es.info() != Eigen::Success) throw numeric_error("eigen-decomposition of Sigma_cond failed.");
+    lambda_ = es.eigenvalues();
+    U_ = es.eigenvectors();
+  }
+
+  bool kronecker() const override { return false; }
+  Vector mean(const double* x) const override { return means(std::vector<const double*>{x}).row(0).transpose(); }
+  Matrix mean(const Batch& x) const override { return means(sequence_pointers(x, mask_)); }
+  Matrix covariance() const override { return Lmm_ * Lmm_.transpose(); }
+  Vector eigenvalues() const override { return lambda_; }
+
+  // Computed on request: an eigen-decomposition of the observed block costs
+  // O((|o| d)^3) and nothing else needs it.
+  double kappa_obs() const override {
+    const Vector ev = symmetric_eigenvalues(kron_entries(G_, L_, obs_, obs_));
+    return kappa_of(ev(0), ev(ev.size() - 1));
+  }
+
+  Matrix score(const Matrix& V, const Vector& mu, double t) const override {
+    const Matrix R = score_residual(V, mu, t, n_missing());
+    const double a2 = vp_alpha(t) * vp_alpha(t), s2 = vp_sigma2(t);
+    const Vector inv = (a2 * lambda_.array() + s2).inverse();
+    return -((R * U_) * inv.asDiagonal()) * U_.transpose();
+  }
+
+  Matrix sample(const Vector& mu, int Z, Rng& rng) const override {
+    check_sample_args(mu, Z, n_missing());
+    Matrix E(Z, n_missing());
+    fill_standard_normal(rng, E.data(), static_cast<std::size_t>(E.size()));
+    Matrix X = E * Lmm_.transpose();
+    X.rowwise() += mu.transpose();
+    return X;
+  }
+
+ private:
+  Matrix means(const std::vector<const double*>& xs) const {
+    const Eigen::Index n = static_cast<Eigen::Index>(xs.size()), o = static_cast<Eigen::Index>(obs_.size());
+    const int d = mask_.d;
+    const double* mu = mu_.data();  // row-major H x d: vec order
+    Matrix Y(o, n);
+    for (Eigen::Index i = 0; i < n; ++i)
+      for (Eigen::Index p = 0; p < o; ++p) Y(p, i) = observed_value(xs[i], obs_[p], d) - mu[obs_[p]];
+    factor_.topLeftCorner(o, o).triangularView<Eigen::Lower>().solveInPlace(Y);
+    Matrix out = (factor_.bottomLeftCorner(n_missing(), o) * Y).transpose();
+    for (int k = 0; k < n_missing(); ++k) out.col(k).array() += mu[miss_[k]];
+    return out;
+  }
+
+  Matrix G_, L_;
+  RowMatrix mu_;
+  Matrix factor_;  // lower Cholesky factor of Sigma in [o; m] order (upper part is stale)
+  Matrix Lmm_, U_;
+  Vector lambda_;
+};
+
+void check_pattern(const GaussianProcess& gp, const Mask& mask) {
+  if (mask.H != gp.H() || mask.d != gp.d())
+    throw input_error("pattern", "the pattern is " + dims(mask.H, mask.d) + " but the process is " +
+                                     dims(gp.H(), gp.d()) + ".");
+  mask.require_proper("pattern");
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ kernels --
+KernelType kernel_type_from_string(const std::string& name) {
+  std::string s(name);
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (s == "laplace" || s == "exponential") return KernelType::laplace;
+  if (s == "rbf") return KernelType::rbf;
+  if (s == "matern32") return KernelType::matern32;
+  if (s == "matern52") return KernelType::matern52;
+  throw input_error("kernel", "unknown kernel '" + name + "'; use laplace (exponential), rbf, matern32 or matern52.");
+}
+
+std::string to_string(KernelType type) {
+  switch (type) {
+    case KernelType::laplace: return "laplace";
+    case KernelType::rbf: return "rbf";
+    case KernelType::matern32: return "matern32";
+    case KernelType::matern52: return "matern52";
+  }
+  return "unknown";
+}
+
+double kernel_value(const Kernel& kernel, double r) {
+  const double u = r / kernel.lengthscale;
+  switch (kernel.type) {
+    case KernelType::laplace: return kernel.variance * std::exp(-u);
+    case KernelType::rbf: return kernel.variance * std::exp(-0.5 * u * u);
+    case KernelType::matern32: {
+      const double s = std::sqrt(3.0) * u;
+      return kernel.variance * (1.0 + s) * std::exp(-s);
+    }
+    case KernelType::matern52: {
+      const double s = std::sqrt(5.0) * u;
+      return kernel.variance * (1.0 + s + s * s / 3.0) * std::exp(-s);
+    }
+  }
+  return 0.0;
+}
+
+Matrix kernel_matrix(const Kernel& kernel, int H) {
+  if (H < 1) throw input_error("H", "H must be at least 1, not " + std::to_string(H) + ".");
+  require_positive(kernel.lengthscale, "lengthscale");
+  require_positive(kernel.variance, "variance");
+  const Embedding& e = kernel.embedding;
+  if (e.kind == Embedding::Kind::index) {
+    require_positive(e.scale, "scale");
+  } else {
+    require_positive(e.radius, "radius");
+    require_positive(e.period, "period");
+  }
+  Matrix G(H, H);
+  for (int i = 0; i < H; ++i)
+    for (int j = 0; j <= i; ++j) {
+      // ||e_i - e_j||: |i - j| scale, or 2 r |sin(pi (i - j) / C)| on the circle.
+      const double r = e.kind == Embedding::Kind::index ? (i - j) * e.scale
+                                                         : 2.0 * e.radius * std::abs(std::sin(kPi * (i - j) / e.period));
+      G(i, j) = G(j, i) = kernel_value(kernel, r);
+    }
+  return G;
+}
+
+Matrix gather(const Matrix& A, const std::vector<int>& rows, const std::vector<int>& cols) {
+  Matrix out(rows.size(), cols.size());
+  for (std::size_t q = 0; q < cols.size(); ++q)
+    for (std::size_t p = 0; p < rows.size(); ++p) out(p, q) = A(rows[p], cols[q]);
+  return out;
+}
+
+// ------------------------------------------------------------------ process --
+GaussianProcess::GaussianProcess(Matrix Gamma, Matrix Lambda, RowMatrix mean) {
+  LG_ = checked_cholesky(Gamma, "Gamma");
+  LL_ = checked_cholesky(Lambda, "Lambda");
+  if (mean.rows() != Gamma.rows() || mean.cols() != Lambda.rows())
+    throw input_error("mean", "mean must be H x d = " + dims(Gamma.rows(), Lambda.rows()) + ", not " +
+                                  dims(mean.rows(), mean.cols()) + ".");
+  if (!mean.allFinite()) throw input_error("mean", "mean has non-finite entries (NA, NaN or Inf).");
+  // Exactly symmetric copies, so later eigen-solvers see what they assume.
+  Gamma_ = 0.5 * (Gamma + Gamma.transpose());
+  Lambda_ = 0.5 * (Lambda + Lambda.transpose());
+  mean_ = std::move(mean);
+}
+
+Batch GaussianProcess::simulate(int n, Rng& rng) const {
+  if (n < 0) throw input_error("n", "the number of sequences n must be >= 0.");
+  Batch out(n, H(), d());
+  RowMatrix Z(H(), d());
+  for (int i = 0; i < n; ++i) {
+    fill_standard_normal(rng, Z.data(), Z.size());
+    out.matrix(i) = mean_ + LG_ * Z * LL_.transpose();
+  }
+  return out;
+}
+
+Batch latent_transform(const Batch& X, double noise_var, Rng& rng) {
+  if (!(std::isfinite(noise_var) && noise_var >= 0.0))
+    throw input_error("noise_var", "noise_var must be a finite variance >= 0.");
+  Batch Y = X;
+  std::vector<double> eps(Y.data.size());
+  fill_standard_normal(rng, eps.data(), eps.size());
+  const double sd = std::sqrt(noise_var);
+  for (std::size_t k = 0; k < Y.data.size(); ++k) {
+    const double x = Y.data[k];
+    if (!std::isfinite(x)) throw input_error("x", "the latent values must be finite.");
+    Y.data[k] = x + std::exp(-x * x) + 2.0 * std::sin(x) + sd * eps[k];
+  }
+  return Y;
+}
+
+// ------------------------------------------------------------- conditionals --
+Conditional::Conditional(Mask mask)
+    : mask_(std::move(mask)), miss_(mask_.missing_entries()), obs_(mask_.observed_entries()) {}
+
+Matrix Conditional::mean(const Batch& x) const {
+  const std::vector<const double*> xs = sequence_pointers(x, mask_);
+  Matrix out(x.n, n_missing());
+  for (int i = 0; i < x.n; ++i) out.row(i) = mean(xs[static_cast<std::size_t>(i)]).transpose();
+  return out;
+}
+
+double Conditional::kappa_cond() const {
+  const Vector ev = eigenvalues();
+  return kappa_of(ev(0), ev(ev.size() - 1));
+}
+
+std::unique_ptr<Conditional> make_conditional(const GaussianProcess& gp, const Mask& mask) {
+  check_pattern(gp, mask);
+  if (mask.frame_level()) return std::unique_ptr<Conditional>(new KroneckerConditional(gp, mask));
+  return std::unique_ptr<Conditional>(new DenseConditional(gp, mask));
+}
+
+std::unique_ptr<Conditional> make_conditional_dense(const GaussianProcess& gp, const Mask& mask) {
+  check_pattern(gp, mask);
+  return std::unique_ptr<Conditional>(new DenseConditional(gp, mask));
+}
+
+}  // namespace ditimpute
