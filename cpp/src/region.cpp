@@ -1,0 +1,86 @@
+#include "ditimpute/region.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace ditimpute {
+
+namespace {
+
+void check_samples(const Matrix& samples, double level) {
+  if (!(level > 0.0 && level < 1.0))
+    throw input_error("level", "level must lie strictly between 0 and 1, not " + std::to_string(level) + ".");
+  if (samples.rows() < 2)
+    throw input_error("n_samples", "at least 2 samples are needed for a region, not " +
+                                       std::to_string(samples.rows()) + ".");
+  if (samples.cols() < 1) throw input_error("samples", "the samples have no entry (0 columns).");
+  if (!samples.allFinite()) throw input_error("samples", "the samples contain NaN or infinite values.");
+}
+
+// Type 7 on values already sorted ascending.
+double quantile_sorted(const Vector& x, double p) {
+  const double h = (static_cast<double>(x.size()) - 1.0) * p;
+  const Eigen::Index lo = static_cast<Eigen::Index>(std::floor(h));
+  if (lo + 1 >= x.size()) return x(x.size() - 1);
+  return x(lo) + (h - static_cast<double>(lo)) * (x(lo + 1) - x(lo));
+}
+
+Vector sorted(Vector v) {
+  std::sort(v.data(), v.data() + v.size());
+  return v;
+}
+
+}  // namespace
+
+double quantile(Vector values, double p) {
+  if (!(p >= 0.0 && p <= 1.0)) throw input_error("p", "p must lie in [0, 1], not " + std::to_string(p) + ".");
+  if (values.size() == 0) throw input_error("values", "cannot take a quantile of no values.");
+  if (!values.allFinite()) throw input_error("values", "the values contain NaN or infinite values.");
+  return quantile_sorted(sorted(std::move(values)), p);
+}
+
+L2Region l2_region(const Matrix& samples, double level, bool median) {
+  check_samples(samples, level);
+  L2Region region;
+  region.level = level;
+  if (median) {
+    region.centre.resize(samples.cols());
+    for (Eigen::Index j = 0; j < samples.cols(); ++j)
+      region.centre(j) = quantile_sorted(sorted(samples.col(j)), 0.5);
+  } else {
+    region.centre = samples.colwise().mean().transpose();
+  }
+  const Vector dist = (samples.rowwise() - region.centre.transpose()).rowwise().norm();
+  region.radius = quantile_sorted(sorted(dist), level);
+  return region;
+}
+
+bool contains(const L2Region& region, const Vector& x) {
+  if (x.size() != region.centre.size())
+    throw input_error("x", "x has " + std::to_string(x.size()) + " entries, the region " +
+                               std::to_string(region.centre.size()) + ".");
+  return (x - region.centre).norm() <= region.radius;
+}
+
+double coverage(const L2Region& region, const Matrix& draws) {
+  if (draws.cols() != region.centre.size() || draws.rows() == 0)
+    throw input_error("draws", "draws must have at least one row and " + std::to_string(region.centre.size()) +
+                                   " columns, not " + std::to_string(draws.rows()) + " x " +
+                                   std::to_string(draws.cols()) + ".");
+  const Vector dist = (draws.rowwise() - region.centre.transpose()).rowwise().norm();
+  return static_cast<double>((dist.array() <= region.radius).count()) / static_cast<double>(draws.rows());
+}
+
+Matrix quantile_intervals(const Matrix& samples, double level) {
+  check_samples(samples, level);
+  Matrix out(samples.cols(), 2);
+  for (Eigen::Index j = 0; j < samples.cols(); ++j) {
+    const Vector x = sorted(samples.col(j));
+    out(j, 0) = quantile_sorted(x, 0.5 * (1.0 - level));
+    out(j, 1) = quantile_sorted(x, 0.5 * (1.0 + level));
+  }
+  return out;
+}
+
+}  // namespace ditimpute

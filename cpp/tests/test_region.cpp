@@ -1,0 +1,118 @@
+// L2-ball regions and quantile intervals (Algorithm 1 of the paper).
+#include <catch2/catch.hpp>
+
+#include "ditimpute/region.hpp"
+
+#include <cmath>
+
+using namespace ditimpute;
+
+namespace {
+
+Matrix line_samples() {  // five points on the x-axis: 0..4
+  Matrix s = Matrix::Zero(5, 2);
+  for (int i = 0; i < 5; ++i) s(i, 0) = i;
+  return s;
+}
+
+Matrix normal_matrix(int n, const Vector& sd, Rng& rng) {
+  Matrix out(n, sd.size());
+  fill_standard_normal(rng, out.data(), static_cast<std::size_t>(out.size()));
+  return out * sd.asDiagonal();
+}
+
+}  // namespace
+
+TEST_CASE("quantile is R's type 7", "[region]") {
+  Vector v(10);
+  for (int i = 0; i < 10; ++i) v(i) = 10 - i;  // unsorted on purpose
+  // R: quantile(1:10, c(0, .1, .5, .95, 1)) = 1, 1.9, 5.5, 9.55, 10
+  CHECK(quantile(v, 0.0) == Approx(1.0));
+  CHECK(quantile(v, 0.1) == Approx(1.9));
+  CHECK(quantile(v, 0.5) == Approx(5.5));
+  CHECK(quantile(v, 0.95) == Approx(9.55));
+  CHECK(quantile(v, 1.0) == Approx(10.0));
+  CHECK_THROWS_AS(quantile(v, 1.5), input_error);
+  CHECK_THROWS_AS(quantile(Vector(), 0.5), input_error);
+}
+
+TEST_CASE("l2_region on a small exact example", "[region]") {
+  const Matrix s = line_samples();
+  // centre (2, 0); distances 2 1 0 1 2, sorted 0 1 1 2 2.
+  L2Region r = l2_region(s, 0.5);
+  CHECK(r.centre(0) == Approx(2.0));
+  CHECK(r.centre(1) == Approx(0.0));
+  CHECK(r.radius == Approx(1.0));  // h = 4 * 0.5 = 2 -> x_(3) = 1
+  CHECK(r.level == 0.5);
+  CHECK(l2_region(s, 0.3).radius == Approx(1.0));   // h = 1.2 -> 1 + 0.2 * 0
+  CHECK(l2_region(s, 0.6).radius == Approx(1.4));   // h = 2.4 -> 1 + 0.4 * (2 - 1)
+  CHECK(contains(r, Vector::Constant(2, 0.0)) == false);  // distance 2
+  Vector inside(2);
+  inside << 2.5, 0.5;
+  CHECK(contains(r, inside));
+  // coverage: the five samples themselves, distances 2 1 0 1 2 -> 3 of 5 inside.
+  CHECK(coverage(r, s) == Approx(0.6));
+
+  // The median centre is robust to an outlier, the mean is not.
+  Matrix t = s;
+  t(4, 0) = 100.0;
+  CHECK(l2_region(t, 0.5, true).centre(0) == Approx(2.0));
+  CHECK(l2_region(t, 0.5, false).centre(0) == Approx(21.2));
+}
+
+TEST_CASE("quantile_intervals per entry", "[region]") {
+  Matrix s(5, 2);
+  s << 1, 10, 2, 20, 3, 30, 4, 40, 5, 50;
+  const Matrix q = quantile_intervals(s, 0.5);  // 25% and 75% quantiles
+  REQUIRE(q.rows() == 2);
+  REQUIRE(q.cols() == 2);
+  CHECK(q(0, 0) == Approx(2.0));
+  CHECK(q(0, 1) == Approx(4.0));
+  CHECK(q(1, 0) == Approx(20.0));
+  CHECK(q(1, 1) == Approx(40.0));
+}
+
+TEST_CASE("region input errors name the argument", "[region]") {
+  const Matrix s = line_samples();
+  auto arg_of = [](auto&& f) {
+    try {
+      f();
+    } catch (const input_error& e) {
+      return e.arg();
+    }
+    return std::string("no error");
+  };
+  CHECK(arg_of([&] { l2_region(s, 0.0); }) == "level");
+  CHECK(arg_of([&] { l2_region(s, 1.0); }) == "level");
+  CHECK(arg_of([&] { quantile_intervals(s, -0.1); }) == "level");
+  CHECK(arg_of([&] { l2_region(s.topRows(1), 0.9); }) == "n_samples");
+  CHECK(arg_of([&] { quantile_intervals(s.topRows(1), 0.9); }) == "n_samples");
+  Matrix bad = s;
+  bad(1, 1) = std::nan("");
+  CHECK(arg_of([&] { l2_region(bad, 0.9); }) == "samples");
+  const L2Region r = l2_region(s, 0.9);
+  CHECK(arg_of([&] { contains(r, Vector::Zero(3)); }) == "x");
+  CHECK(arg_of([&] { coverage(r, Matrix::Zero(4, 3)); }) == "draws");
+}
+
+TEST_CASE("l2_region covers its level for Gaussian samples", "[region]") {
+  // 4,000 samples of N(0, diag(sd^2)) in 6 dimensions, 20,000 fresh draws.
+  // The coverage of an empirical 90% quantile from n = 4000 has sd
+  // sqrt(.9 * .1 / 4000) = 0.0047, the fresh draws add 0.0021: 0.02 is ~4 sd.
+  Rng rng(20240601);
+  Vector sd(6);
+  sd << 0.1, 0.5, 1, 1, 2, 3;
+  for (double level : {0.5, 0.9, 0.95}) {
+    const L2Region r = l2_region(normal_matrix(4000, sd, rng), level);
+    CHECK(std::abs(coverage(r, normal_matrix(20000, sd, rng)) - level) < 0.02);
+    const L2Region rm = l2_region(normal_matrix(4000, sd, rng), level, true);
+    CHECK(std::abs(coverage(rm, normal_matrix(20000, sd, rng)) - level) < 0.02);
+  }
+  // Per-entry 90% intervals: about +-1.645 sd (sd of the empirical 5% quantile
+  // of 4000 normals is ~0.034 sd; 0.15 sd is ~4 sd).
+  const Matrix q = quantile_intervals(normal_matrix(4000, sd, rng), 0.9);
+  for (int j = 0; j < 6; ++j) {
+    CHECK(q(j, 0) / sd(j) == Approx(-1.6449).margin(0.15));
+    CHECK(q(j, 1) / sd(j) == Approx(1.6449).margin(0.15));
+  }
+}
