@@ -51,4 +51,9 @@ std::uint64_t seed_from_double(double seed) {
   return static_cast<std::uint64_t>(seed);
 }
 
+ditimpute::GaussianProcess gp_from_r(const Eigen::MatrixXd& Gamma, const Eigen::MatrixXd& Lambda,
+                                     const Eigen::MatrixXd& mean) {
+  return ditimpute::GaussianProcess(Gamma, Lambda, ditimpute::RowMatrix(mean));
+}
+
 }  // namespace glue

@@ -9,6 +9,8 @@
 #include <RcppEigen.h>
 
 #include "ditimpute/common.hpp"
+#include "ditimpute/gaussian.hpp"
+#include "ditimpute/patterns.hpp"
 
 #include <string>
 #include <vector>
@@ -41,5 +43,10 @@ ditimpute::Mask mask_from_missing(const Rcpp::LogicalMatrix& missing);
 Rcpp::LogicalMatrix missing_from_mask(const ditimpute::Mask& mask);
 // Seeds arrive from R as doubles (R integers are 32-bit).
 std::uint64_t seed_from_double(double seed);
+// A process from the matrices of an R ditimpute_gp (validated by the core).
+ditimpute::GaussianProcess gp_from_r(const Eigen::MatrixXd& Gamma, const Eigen::MatrixXd& Lambda,
+                                     const Eigen::MatrixXd& mean);
+// A masking strategy from R's list of generator descriptions.
+ditimpute::MaskStrategy strategy_from_r(const Rcpp::List& generators, const std::vector<double>& weights);
 
 }  // namespace glue

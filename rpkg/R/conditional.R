@@ -1,0 +1,171 @@
+# Sequences arrive as an H x d matrix or an n x H x d array; internally always
+# an array, with a flag to give back the caller's shape.
+as_sequences <- function(x, H, d, arg = "x", call = rlang::caller_env()) {
+  if (is.data.frame(x)) x <- as.matrix(x)
+  if (!is.numeric(x) && !(is.logical(x) && all(is.na(x)))) {
+    abort_input(arg, "must be a numeric H x d matrix or n x H x d array.", call = call)
+  }
+  if (is.matrix(x)) {
+    if (!identical(dim(x), c(as.integer(H), as.integer(d)))) {
+      abort_input(arg, sprintf("must be %d x %d (H x d), not %d x %d.", H, d, nrow(x), ncol(x)), call = call)
+    }
+    arr <- array(as.numeric(x), c(1L, H, d))
+    return(list(arr = arr, n = 1L, single = TRUE))
+  }
+  dm <- dim(x)
+  if (length(dm) != 3 || dm[2] != H || dm[3] != d) {
+    abort_input(arg, sprintf("must be an H x d = %d x %d matrix or an n x %d x %d array, not of dimension %s.",
+                             H, d, H, d, paste(if (is.null(dm)) length(x) else dm, collapse = " x ")),
+                call = call)
+  }
+  storage.mode(x) <- "double"
+  list(arr = x, n = dm[1], single = FALSE)
+}
+
+check_observed_finite <- function(arr, miss, arg = "x", call = rlang::caller_env()) {
+  n <- dim(arr)[1]
+  obs <- rep(!as.vector(miss), each = n)
+  if (any(!is.finite(as.vector(arr)[obs]))) {
+    abort_input(arg, "has NA, NaN or Inf among the observed values (entries outside the missing pattern).",
+                call = call)
+  }
+}
+
+#' Exact conditional law of missing values under a Gaussian process
+#'
+#' For a missing pattern, the missing values given the observed ones are
+#' Gaussian, `N(mu_cond, Sigma_cond)`. Frame-level patterns (whole frames
+#' missing) use the Kronecker structure
+#' `Sigma_cond = Gamma_cond %x% Lambda`, never forming the `Hd x Hd` matrix;
+#' entry-level patterns use a dense Cholesky on the observed entries. All
+#' sequences of `x` share one factorisation.
+#'
+#' @param spec A [gp_spec()].
+#' @param x An `H x d` matrix or `n x H x d` array; values at missing entries
+#'   are ignored (they may be `NA`), observed values must be finite.
+#' @param missing The missing pattern: frame indices, a logical vector over
+#'   frames, a logical `H x d` matrix, a pattern object (see [patterns]), or
+#'   `NULL` to take the `NA`s of `x` (of its first sequence for an array).
+#' @param dense Use the dense reference path even for frame-level patterns
+#'   (slow; for checks).
+#' @return An object of class `ditimpute_conditional`: `mean` (`x` with missing
+#'   entries replaced by the conditional mean, same shape as `x`), `cond_mean`
+#'   (`n x m`, the conditional means of the `m` missing entries in frame-major
+#'   order), `cov` (`m x m`, `Sigma_cond`), `kappa_cond`, `kappa_obs`,
+#'   `missing` (the `H x d` logical pattern), `frames` (missing frames, `NULL`
+#'   for entry-level patterns). [vcov()] returns `cov`.
+#' @seealso [kappa_cond()], [gp_sample_conditional()]
+#' @examples
+#' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 10))
+#' x <- gp_simulate(spec, 1, seed = 1)[1, , ]
+#' cond <- gp_conditional(spec, x, missing = 10:14)
+#' cond
+#' round(cond$mean[8:16, ], 3)
+#' @export
+gp_conditional <- function(spec, x, missing = NULL, dense = FALSE) {
+  check_spec(spec)
+  seqs <- as_sequences(x, spec$H, spec$d)
+  miss <- resolve_missing(missing, spec$H, spec$d, x = matrix(seqs$arr[1, , ], spec$H, spec$d))
+  check_observed_finite(seqs$arr, miss)
+  arr <- seqs$arr
+  arr[is.na(arr)] <- 0
+  res <- core_call(cpp_conditional(spec$Gamma, spec$Lambda, spec$mean, arr, seqs$n, miss, isTRUE(dense)))
+  filled <- fill_missing(seqs$arr, miss, res$mean)
+  structure(list(
+    mean = if (seqs$single) matrix(filled[1, , ], spec$H, spec$d) else filled,
+    cond_mean = res$mean, cov = res$cov, kappa_cond = res$kappa_cond, kappa_obs = res$kappa_obs,
+    missing = miss, frames = pattern_frames_of(miss), kronecker = res$kronecker, n = seqs$n
+  ), class = "ditimpute_conditional")
+}
+
+# Writes the n x m values (frame-major over missing entries) into the missing
+# entries of an n x H x d array.
+fill_missing <- function(arr, miss, values) {
+  n <- dim(arr)[1]; H <- dim(arr)[2]; d <- dim(arr)[3]
+  idx <- which(t(miss))            # frame-major vec order, 1-based: (h - 1) * d + j
+  h <- (idx - 1) %/% d + 1
+  j <- (idx - 1) %% d + 1
+  for (k in seq_along(idx)) arr[, h[k], j[k]] <- values[, k]
+  arr
+}
+
+#' @export
+print.ditimpute_conditional <- function(x, ...) {
+  m <- ncol(x$cond_mean)
+  what <- if (!is.null(x$frames)) sprintf("%d missing frames (%s)", length(x$frames), compress_runs(x$frames)) else
+    sprintf("%d missing entries", m)
+  cat(sprintf("<ditimpute_conditional> %s, %d sequence%s\n", what, x$n, if (x$n == 1) "" else "s"))
+  cat(sprintf("  kappa(Sigma_cond) = %.4g, kappa(Sigma_obs) = %.4g (%s path)\n", x$kappa_cond, x$kappa_obs,
+              if (x$kronecker) "Kronecker" else "dense"))
+  sds <- sqrt(diag(x$cov))
+  cat(sprintf("  conditional sd of missing entries: %.3g to %.3g\n", min(sds), max(sds)))
+  invisible(x)
+}
+
+#' @export
+vcov.ditimpute_conditional <- function(object, ...) object$cov
+
+#' Condition numbers of a missing pattern
+#'
+#' `kappa_cond()` is `kappa(Sigma_cond)`, the condition number of the
+#' conditional covariance of the missing values, which governs how hard a
+#' pattern is to impute (the paper's Theorem 2); `kappa_obs()` is
+#' `kappa(Sigma_obs)`, that of the observed values' covariance, which governs
+#' the cost of the nested gradient descent (Lemma 1). Neither depends on the
+#' data, only on the model and the pattern.
+#'
+#' @inheritParams gp_conditional
+#' @param missing The missing pattern (see [gp_conditional()]), or a list of
+#'   patterns (e.g. [paper_patterns()]) for a vector of condition numbers.
+#' @return A number, or a named vector for a list of patterns.
+#' @examples
+#' spec <- gp_spec(96, d = 8, kernel = gp_kernel("laplace", lengthscale = 128))
+#' kappa_cond(spec, pattern_tail(96, 16))
+#' kappa_cond(spec, paper_patterns())
+#' kappa_obs(spec, 81:96)
+#' @export
+kappa_cond <- function(spec, missing) kappas(spec, missing)$kappa_cond
+
+#' @rdname kappa_cond
+#' @export
+kappa_obs <- function(spec, missing) kappas(spec, missing)$kappa_obs
+
+kappas <- function(spec, missing, call = rlang::caller_env()) {
+  check_spec(spec, call = call)
+  if (is.list(missing) && !inherits(missing, "ditimpute_pattern")) {
+    res <- lapply(missing, kappas, spec = spec, call = call)
+    return(list(kappa_cond = vapply(res, `[[`, 0, "kappa_cond"),
+                kappa_obs = vapply(res, `[[`, 0, "kappa_obs")))
+  }
+  miss <- resolve_missing(missing, spec$H, spec$d, call = call)
+  core_call(cpp_kappa(spec$Gamma, spec$Lambda, miss), call = call)
+}
+
+#' Exact draws from the conditional law (the oracle imputer)
+#'
+#' @inheritParams gp_conditional
+#' @param x One sequence, an `H x d` matrix (missing entries may be `NA`).
+#' @param n_samples Number of draws.
+#' @param seed Optional seed; without one, [set.seed()] makes draws repeatable.
+#' @return An `n_samples x H x d` array of completed sequences: observed
+#'   entries as in `x`, missing ones drawn from `N(mu_cond, Sigma_cond)`.
+#' @examples
+#' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 10))
+#' x <- gp_simulate(spec, 1, seed = 1)[1, , ]
+#' draws <- gp_sample_conditional(spec, x, missing = 10:14, n_samples = 100, seed = 2)
+#' apply(draws[, 12, ], 2, sd)
+#' @export
+gp_sample_conditional <- function(spec, x, missing = NULL, n_samples = 100, seed = NULL) {
+  check_spec(spec)
+  seqs <- as_sequences(x, spec$H, spec$d)
+  if (!seqs$single) abort_input("x", "must be one sequence (an H x d matrix).")
+  miss <- resolve_missing(missing, spec$H, spec$d, x = x)
+  check_observed_finite(seqs$arr, miss)
+  n_samples <- check_count(n_samples)
+  seed <- resolve_seed(seed)
+  x0 <- x
+  x0[is.na(x0)] <- 0
+  draws <- core_call(cpp_sample_conditional(spec$Gamma, spec$Lambda, spec$mean, x0, miss, n_samples, seed))
+  arr <- array(rep(as.numeric(x0), each = n_samples), c(n_samples, spec$H, spec$d))
+  fill_missing(arr, miss, draws)
+}

@@ -1,0 +1,100 @@
+# Classed conditions and argument checks shared by every exported function.
+
+abort_input <- function(arg, message, call = rlang::caller_env()) {
+  cli::cli_abort(c("{.arg {arg}}: {message}"),
+    class = c("ditimpute_error_input", "ditimpute_error"),
+    arg = arg, call = call
+  )
+}
+
+abort_numeric <- function(message, call = rlang::caller_env()) {
+  cli::cli_abort("{message}",
+    class = c("ditimpute_error_numeric", "ditimpute_error"),
+    call = call
+  )
+}
+
+# Evaluates a call into the C++ core; core errors arrive as
+# "ditimpute<US>kind<US>arg<US>message" and leave as classed R conditions.
+core_call <- function(expr, call = rlang::caller_env()) {
+  tryCatch(expr, error = function(e) {
+    msg <- conditionMessage(e)
+    parts <- strsplit(msg, "\x1f", fixed = TRUE)[[1]]
+    if (length(parts) >= 4 && parts[1] == "ditimpute") {
+      text <- paste(parts[-(1:3)], collapse = "\x1f")
+      if (parts[2] == "input") abort_input(parts[3], text, call = call)
+      abort_numeric(text, call = call)
+    }
+    stop(e)
+  })
+}
+
+check_count <- function(x, arg = rlang::caller_arg(x), min = 1, max = Inf,
+                        call = rlang::caller_env()) {
+  force(arg)
+  if (!is.numeric(x) || length(x) != 1 || is.na(x) || x != round(x)) {
+    abort_input(arg, "must be a single whole number.", call = call)
+  }
+  if (x < min) abort_input(arg, sprintf("must be at least %s, not %s.", format(min), format(x)), call = call)
+  if (x > max) abort_input(arg, sprintf("must be at most %s, not %s.", format(max), format(x)), call = call)
+  as.integer(x)
+}
+
+check_number <- function(x, arg = rlang::caller_arg(x), lower = -Inf, upper = Inf,
+                         open = TRUE, call = rlang::caller_env()) {
+  force(arg)
+  if (!is.numeric(x) || length(x) != 1 || !is.finite(x)) {
+    abort_input(arg, "must be a single finite number.", call = call)
+  }
+  bad <- if (open) x <= lower || x >= upper else x < lower || x > upper
+  if (bad) {
+    range <- if (open) sprintf("(%s, %s)", format(lower), format(upper)) else
+      sprintf("[%s, %s]", format(lower), format(upper))
+    abort_input(arg, sprintf("must lie in %s, not %s.", range, format(x)), call = call)
+  }
+  as.numeric(x)
+}
+
+check_level <- function(level, arg = rlang::caller_arg(level), call = rlang::caller_env()) {
+  force(arg)
+  check_number(level, arg = arg, lower = 0, upper = 1, call = call)
+}
+
+check_string <- function(x, choices, arg = rlang::caller_arg(x), call = rlang::caller_env()) {
+  force(arg)
+  if (!is.character(x) || length(x) < 1 || is.na(x[1])) {
+    abort_input(arg, sprintf("must be one of %s.", paste0('"', choices, '"', collapse = ", ")), call = call)
+  }
+  x <- x[1]
+  if (!x %in% choices) {
+    abort_input(arg, sprintf("must be one of %s, not \"%s\".", paste0('"', choices, '"', collapse = ", "), x),
+      call = call
+    )
+  }
+  x
+}
+
+check_numeric_matrix <- function(x, arg = rlang::caller_arg(x), nrow = NULL, ncol = NULL,
+                                 allow_na = FALSE, call = rlang::caller_env()) {
+  force(arg)
+  if (!is.matrix(x) || !is.numeric(x)) abort_input(arg, "must be a numeric matrix.", call = call)
+  if (!is.null(nrow) && nrow(x) != nrow) {
+    abort_input(arg, sprintf("must have %d rows, not %d.", nrow, nrow(x)), call = call)
+  }
+  if (!is.null(ncol) && ncol(x) != ncol) {
+    abort_input(arg, sprintf("must have %d columns, not %d.", ncol, ncol(x)), call = call)
+  }
+  if (!allow_na && any(!is.finite(x))) abort_input(arg, "must not contain NA, NaN or Inf.", call = call)
+  storage.mode(x) <- "double"
+  x
+}
+
+# A C++ seed: the one given, or one drawn from R's RNG so that set.seed()
+# makes every result repeatable.
+resolve_seed <- function(seed, arg = "seed", call = rlang::caller_env()) {
+  if (is.null(seed)) return(as.numeric(sample.int(.Machine$integer.max, 1)))
+  if (!is.numeric(seed) || length(seed) != 1 || !is.finite(seed) || seed < 0 || seed != round(seed)) {
+    abort_input(arg, "must be NULL or a single non-negative whole number.", call = call)
+  }
+  as.numeric(seed)
+}

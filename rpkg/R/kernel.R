@@ -1,0 +1,66 @@
+#' Temporal kernel of a Gaussian process
+#'
+#' Describes `gamma(i, j) = k(||e_i - e_j||)`, the correlation between frames
+#' `i` and `j` (`i, j = 1..H`), through a kernel `k` and a time embedding `e_i`.
+#'
+#' Kernels, with `r` the embedding distance, `l` the lengthscale and `s2` the
+#' variance: laplace (exponential, Ornstein-Uhlenbeck) `s2 exp(-r / l)`; rbf
+#' `s2 exp(-r^2 / (2 l^2))`; matern32 `s2 (1 + sqrt(3) r / l) exp(-sqrt(3) r / l)`;
+#' matern52 `s2 (1 + sqrt(5) r / l + 5 r^2 / (3 l^2)) exp(-sqrt(5) r / l)`.
+#'
+#' Embeddings: `"index"` uses `e_i = i * scale`; `"sinusoidal"` uses the
+#' paper's `e_i = radius * (sin(2 pi i / period), cos(2 pi i / period))`.
+#'
+#' @param type Kernel name: `"laplace"` (alias `"exponential"`), `"rbf"`,
+#'   `"matern32"` or `"matern52"`.
+#' @param lengthscale Positive lengthscale `l`.
+#' @param variance Positive variance `s2` (the kernel's value at distance 0).
+#' @param embedding `"index"` or `"sinusoidal"`.
+#' @param scale Spacing of the index embedding (time between frames).
+#' @param radius,period Radius `r` and period `C` of the sinusoidal embedding.
+#' @return An object of class `ditimpute_kernel`.
+#' @seealso [gp_spec()], [kernel_matrix()]
+#' @examples
+#' k <- gp_kernel("laplace", lengthscale = 128)
+#' k
+#' kernel_matrix(k, 4)
+#' @export
+gp_kernel <- function(type = c("laplace", "rbf", "matern32", "matern52"), lengthscale = 1,
+                      variance = 1, embedding = c("index", "sinusoidal"), scale = 1,
+                      radius = 1, period = 1) {
+  if (identical(type, "exponential")) type <- "laplace"
+  type <- check_string(type, c("laplace", "rbf", "matern32", "matern52"))
+  embedding <- check_string(embedding, c("index", "sinusoidal"))
+  structure(list(
+    type = type,
+    lengthscale = check_number(lengthscale, lower = 0, upper = Inf),
+    variance = check_number(variance, lower = 0, upper = Inf),
+    embedding = embedding,
+    scale = check_number(scale, lower = 0, upper = Inf),
+    radius = check_number(radius, lower = 0, upper = Inf),
+    period = check_number(period, lower = 0, upper = Inf)
+  ), class = "ditimpute_kernel")
+}
+
+#' @export
+print.ditimpute_kernel <- function(x, ...) {
+  emb <- if (x$embedding == "index") sprintf("index (scale %g)", x$scale) else
+    sprintf("sinusoidal (radius %g, period %g)", x$radius, x$period)
+  cat(sprintf("<ditimpute_kernel> %s, lengthscale %g, variance %g, embedding %s\n",
+              x$type, x$lengthscale, x$variance, emb))
+  invisible(x)
+}
+
+#' Kernel matrix of a temporal kernel
+#'
+#' @param kernel A [gp_kernel()].
+#' @param H Number of frames.
+#' @return The `H x H` matrix `Gamma` with `Gamma[i, j] = gamma(i, j)`.
+#' @examples
+#' kernel_matrix(gp_kernel("rbf", lengthscale = 2), 5)
+#' @export
+kernel_matrix <- function(kernel, H) {
+  if (!inherits(kernel, "ditimpute_kernel")) abort_input("kernel", "must be made by gp_kernel().")
+  H <- check_count(H)
+  core_call(cpp_kernel_matrix(kernel, H))
+}

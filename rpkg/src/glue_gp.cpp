@@ -1,0 +1,114 @@
+// Glue for the Gaussian layer (cpp/include/ditimpute/gaussian.hpp).
+#include "glue.h"
+
+namespace {
+
+ditimpute::Kernel kernel_from_r(const Rcpp::List& k) {
+  ditimpute::Kernel out;
+  out.type = ditimpute::kernel_type_from_string(Rcpp::as<std::string>(k["type"]));
+  out.lengthscale = Rcpp::as<double>(k["lengthscale"]);
+  out.variance = Rcpp::as<double>(k["variance"]);
+  const std::string emb = Rcpp::as<std::string>(k["embedding"]);
+  out.embedding.kind = emb == "sinusoidal" ? ditimpute::Embedding::Kind::sinusoidal : ditimpute::Embedding::Kind::index;
+  out.embedding.scale = Rcpp::as<double>(k["scale"]);
+  out.embedding.radius = Rcpp::as<double>(k["radius"]);
+  out.embedding.period = Rcpp::as<double>(k["period"]);
+  return out;
+}
+
+}  // namespace
+
+// [[Rcpp::export]]
+Eigen::MatrixXd cpp_kernel_matrix(Rcpp::List kernel, int H) {
+  DITIMPUTE_GLUE_BEGIN
+  return ditimpute::kernel_matrix(kernel_from_r(kernel), H);
+  DITIMPUTE_GLUE_END
+}
+
+// [[Rcpp::export]]
+bool cpp_gp_validate(Eigen::MatrixXd Gamma, Eigen::MatrixXd Lambda, Eigen::MatrixXd mean) {
+  DITIMPUTE_GLUE_BEGIN
+  glue::gp_from_r(Gamma, Lambda, mean);
+  return true;
+  DITIMPUTE_GLUE_END
+}
+
+// [[Rcpp::export]]
+Rcpp::NumericVector cpp_gp_simulate(Eigen::MatrixXd Gamma, Eigen::MatrixXd Lambda, Eigen::MatrixXd mean, int n,
+                                    double seed) {
+  DITIMPUTE_GLUE_BEGIN
+  const ditimpute::GaussianProcess gp = glue::gp_from_r(Gamma, Lambda, mean);
+  ditimpute::Rng rng(glue::seed_from_double(seed));
+  return glue::array_from_batch(gp.simulate(n, rng));
+  DITIMPUTE_GLUE_END
+}
+
+// [[Rcpp::export]]
+Rcpp::NumericVector cpp_latent_transform(Rcpp::NumericVector x, double noise_var, double seed) {
+  DITIMPUTE_GLUE_BEGIN
+  // The transform is entry-wise, so any layout works: treat x as one flat batch.
+  ditimpute::Batch b(1, 1, static_cast<int>(x.size()));
+  std::copy(x.begin(), x.end(), b.data.begin());
+  ditimpute::Rng rng(glue::seed_from_double(seed));
+  const ditimpute::Batch y = ditimpute::latent_transform(b, noise_var, rng);
+  return Rcpp::NumericVector(y.data.begin(), y.data.end());
+  DITIMPUTE_GLUE_END
+}
+
+// Conditional law of the missing entries for every sequence of x (n x H x d,
+// values at missing entries ignored). Means come back as n x m (vec order).
+// [[Rcpp::export]]
+Rcpp::List cpp_conditional(Eigen::MatrixXd Gamma, Eigen::MatrixXd Lambda, Eigen::MatrixXd mean,
+                           Rcpp::NumericVector x, int n, Rcpp::LogicalMatrix missing, bool dense) {
+  DITIMPUTE_GLUE_BEGIN
+  const ditimpute::GaussianProcess gp = glue::gp_from_r(Gamma, Lambda, mean);
+  const ditimpute::Mask mask = glue::mask_from_missing(missing);
+  auto cond = dense ? ditimpute::make_conditional_dense(gp, mask) : ditimpute::make_conditional(gp, mask);
+  const ditimpute::Batch batch = glue::batch_from_array(x, n, gp.H(), gp.d());
+  std::vector<int> miss = cond->missing_entries();
+  for (int& k : miss) k += 1;
+  return Rcpp::List::create(
+      Rcpp::Named("mean") = Rcpp::wrap(cond->mean(batch)), Rcpp::Named("cov") = Rcpp::wrap(cond->covariance()),
+      Rcpp::Named("kappa_cond") = cond->kappa_cond(), Rcpp::Named("kappa_obs") = cond->kappa_obs(),
+      Rcpp::Named("kronecker") = cond->kronecker(), Rcpp::Named("missing_entries") = miss);
+  DITIMPUTE_GLUE_END
+}
+
+// [[Rcpp::export]]
+Rcpp::List cpp_kappa(Eigen::MatrixXd Gamma, Eigen::MatrixXd Lambda, Rcpp::LogicalMatrix missing) {
+  DITIMPUTE_GLUE_BEGIN
+  const ditimpute::GaussianProcess gp = glue::gp_from_r(Gamma, Lambda, Eigen::MatrixXd::Zero(Gamma.rows(), Lambda.rows()));
+  auto cond = ditimpute::make_conditional(gp, glue::mask_from_missing(missing));
+  return Rcpp::List::create(Rcpp::Named("kappa_cond") = cond->kappa_cond(),
+                            Rcpp::Named("kappa_obs") = cond->kappa_obs());
+  DITIMPUTE_GLUE_END
+}
+
+// Z exact draws from the conditional law of one sequence: Z x m.
+// [[Rcpp::export]]
+Eigen::MatrixXd cpp_sample_conditional(Eigen::MatrixXd Gamma, Eigen::MatrixXd Lambda, Eigen::MatrixXd mean,
+                                       Rcpp::NumericMatrix x, Rcpp::LogicalMatrix missing, int Z, double seed) {
+  DITIMPUTE_GLUE_BEGIN
+  const ditimpute::GaussianProcess gp = glue::gp_from_r(Gamma, Lambda, mean);
+  auto cond = ditimpute::make_conditional(gp, glue::mask_from_missing(missing));
+  const std::vector<double> v = glue::vec_from_matrix(x);
+  ditimpute::Rng rng(glue::seed_from_double(seed));
+  return cond->sample(cond->mean(v.data()), Z, rng);
+  DITIMPUTE_GLUE_END
+}
+
+// Exact conditional score (eq. 9) at the rows of V (Z x m) and time t.
+// [[Rcpp::export]]
+Eigen::MatrixXd cpp_score_exact(Eigen::MatrixXd Gamma, Eigen::MatrixXd Lambda, Eigen::MatrixXd mean,
+                                Rcpp::NumericMatrix x, Rcpp::LogicalMatrix missing, Eigen::MatrixXd V, double t) {
+  DITIMPUTE_GLUE_BEGIN
+  const ditimpute::GaussianProcess gp = glue::gp_from_r(Gamma, Lambda, mean);
+  auto cond = ditimpute::make_conditional(gp, glue::mask_from_missing(missing));
+  if (V.cols() != cond->n_missing())
+    throw ditimpute::input_error("v", "v must have one value per missing entry (" +
+                                          std::to_string(cond->n_missing()) + "), not " +
+                                          std::to_string(V.cols()) + ".");
+  const std::vector<double> v = glue::vec_from_matrix(x);
+  return cond->score(V, cond->mean(v.data()), t);
+  DITIMPUTE_GLUE_END
+}

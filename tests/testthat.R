@@ -1,0 +1,4 @@
+library(testthat)
+library(ditimpute)
+
+test_check("ditimpute")

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Sets up (tools/setup.sh), then runs every test: the Catch2 tests through
+# ctest, then the R package's testthat tests, then R CMD check of the tarball
+# (which must end without ERROR or WARNING).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+bash "$top/tools/setup.sh"
+
+echo "== ctest (Catch2) =="
+(cd "$top/build/cmake" && ctest --output-on-failure -j1) | tee "$top/build/ctest.log"
+ctest_total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$top/build/ctest.log" | tail -n 1)
+
+echo "== testthat =="
+Rscript -e '
+  res <- as.data.frame(testthat::test_dir("tests/testthat", package = "ditimpute", load_package = "installed",
+                                          reporter = "summary", stop_on_failure = FALSE))
+  failed <- sum(res$failed) + sum(res$error)
+  cat(sprintf("\ntestthat: %d passed, %d failed, %d skipped\n", sum(res$passed), failed, sum(res$skipped)))
+  writeLines(as.character(sum(res$passed)), "build/testthat.count")
+  quit(status = if (failed > 0) 1 else 0)
+'
+
+echo "== R CMD check =="
+tarball=$(ls -t "$top"/build/rpkg/ditimpute_*.tar.gz | head -n 1)
+rm -rf "$top/build/rpkg/ditimpute.Rcheck"
+(cd "$top/build/rpkg" && _R_CHECK_FORCE_SUGGESTS_=false R CMD check --no-manual --no-tests "$tarball" \
+   >"$top/build/rpkg/check.log" 2>&1) || true
+grep -E "^(\* checking .*(WARNING|ERROR|NOTE)|Status:)" -A6 "$top/build/rpkg/check.log" | head -n 80
+if ! grep -q "^Status:" "$top/build/rpkg/check.log" || grep -qE "^Status:.*(ERROR|WARNING)" "$top/build/rpkg/check.log"; then
+  echo "R CMD check failed (see build/rpkg/check.log)"; tail -n 40 "$top/build/rpkg/check.log"; exit 1
+fi
+echo "R CMD check: no ERROR, no WARNING"
+echo "ctest: ${ctest_total:-0} tests; testthat: $(cat "$top/build/testthat.count") expectations"
+echo "tests: $(( ${ctest_total:-0} + $(cat "$top/build/testthat.count") )) passed, 0 failed"
