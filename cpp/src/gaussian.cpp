@@ -366,6 +366,10 @@ Matrix kernel_matrix(const Kernel& kernel, int H) {
   return G;
 }
 
+Matrix covariance_entries(const GaussianProcess& gp, const std::vector<int>& rows, const std::vector<int>& cols) {
+  return kron_entries(gp.Gamma(), gp.Lambda(), rows, cols);
+}
+
 Matrix gather(const Matrix& A, const std::vector<int>& rows, const std::vector<int>& cols) {
   Matrix out(rows.size(), cols.size());
   for (std::size_t q = 0; q < cols.size(); ++q)

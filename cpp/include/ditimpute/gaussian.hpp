@@ -129,6 +129,9 @@ std::unique_ptr<Conditional> make_conditional_dense(const GaussianProcess& gp, c
 
 // A(rows, cols) with index lists (Eigen 3.3 has no index-array slicing).
 Matrix gather(const Matrix& A, const std::vector<int>& rows, const std::vector<int>& cols);
+// Entries (rows, cols) of Cov(vec X) = Gamma (x) Lambda, by 0-based vec index,
+// without forming the Hd x Hd matrix.
+Matrix covariance_entries(const GaussianProcess& gp, const std::vector<int>& rows, const std::vector<int>& cols);
 
 // alpha_t and sigma_t^2 of the VP-SDE used throughout.
 inline double vp_alpha(double t) { return std::exp(-0.5 * t); }
