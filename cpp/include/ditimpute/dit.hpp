@@ -1,0 +1,168 @@
+// The DiT score network, its training by denoising score matching with mixed
+// masking, sampling, and save/load (DESIGN.md section 4; the paper's eqs. 6,
+// 12-13 and Algorithm 1). This header is torch-free: the network lives behind
+// a pimpl in cpp/src/dit/.
+//
+// Conventions:
+//  * forward VP-SDE dx = -x/2 dt + dW on [t0, T]: alpha_t = exp(-t/2),
+//    sigma_t^2 = 1 - exp(-t) (vp_alpha / vp_sigma2 of gaussian.hpp);
+//  * the network predicts the noise, eps_hat = -sigma_t * s(x_t, x_obs, t), so
+//    the score handed to the sampler is s = -eps_hat / sigma_t;
+//  * masks: 1 = observed, 0 = missing; the loss counts missing entries only;
+//  * training data may hold NaN: such entries are "not observed in the data",
+//    never enter the loss and are shown to the network as missing;
+//  * the network computes in float32; inputs and outputs are double.
+#pragma once
+
+#include "ditimpute/common.hpp"
+#include "ditimpute/patterns.hpp"
+#include "ditimpute/sampler.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ditimpute {
+
+// Architecture and diffusion time range. The paper's size is width 256,
+// depth 12, heads 16.
+struct DiTConfig {
+  int H = 0;               // frames (tokens)
+  int d = 0;               // variables per frame
+  int width = 128;         // token width
+  int depth = 4;           // number of adaLN-Zero blocks
+  int heads = 4;           // attention heads (must divide width)
+  double mlp_ratio = 4.0;  // MLP hidden width = mlp_ratio * width
+  double t0 = 1e-5;        // early-stopping time (SamplerOptions' default)
+  double T = 15.0;         // terminal time (SamplerOptions' default)
+  // input_error "H", "d", "width", "depth", "heads", "mlp_ratio", "t0", "T".
+  void validate() const;
+  bool operator==(const DiTConfig& other) const;
+  bool operator!=(const DiTConfig& other) const { return !(*this == other); }
+};
+
+struct TrainOptions {
+  int steps = 1000;            // optimizer steps in this call (see resume_from)
+  int batch_size = 64;
+  double lr = 3e-4;
+  double weight_decay = 0.0;
+  std::string optimizer = "adamw";  // "adam" or "adamw"
+  double ema = 0.0;            // EMA decay of the weights, 0 = off (e.g. 0.999)
+  double grad_clip = 1.0;      // max global gradient norm, 0 = off
+  // How t is drawn for each example: "log_uniform" (default) or "uniform" on
+  // [t0, T]. Log-uniform puts the same weight on every decade of t, as the
+  // sampler's geometric grid does (half of its steps lie below t ~ 0.01 on
+  // [1e-5, 15]); uniform t (the plain integral of eq. 13) gives t < 0.1 to
+  // under 1% of the examples, so the small-noise end where sampling finishes
+  // is barely trained.
+  std::string t_sampling = "log_uniform";
+  int val_every = 100;         // validation loss / history record every k steps
+  int checkpoint_every = 0;    // write checkpoint_path every k steps (0: only at the end)
+  std::string checkpoint_path; // "" = no checkpoints
+  // Continue a run from a checkpoint written by fit(): weights, EMA, optimizer
+  // state, random state and history are restored, and training runs until the
+  // model has `steps` steps in total, so rerunning an interrupted call with
+  // resume_from = its checkpoint_path finishes it (same data, same seed).
+  std::string resume_from;
+  std::uint64_t seed = 1;
+  int threads = 0;             // 0 = hardware cores
+  std::string device = "auto"; // "auto", "cpu", "cuda"
+  // input_error naming the field.
+  void validate() const;
+};
+
+struct TrainProgress {
+  int step = 0;        // steps done (counting resumed ones)
+  int total = 0;       // steps planned
+  double loss = 0;     // training loss of this step
+  double loss_avg = 0; // mean training loss since the last history record
+  double val_loss = std::numeric_limits<double>::quiet_NaN();  // latest, NaN if none
+  double seconds = 0;  // since fit() started
+};
+// Return false to stop training cleanly (the model keeps the weights reached
+// and a checkpoint is written when checkpoint_path is set).
+using ProgressCallback = std::function<bool(const TrainProgress&)>;
+
+struct LossRecord {
+  int step = 0;
+  double train_loss = 0;  // mean over the steps since the previous record
+  double val_loss = std::numeric_limits<double>::quiet_NaN();
+};
+
+struct TrainResult {
+  int steps_done = 0;   // total step count of the model after the call
+  bool stopped = false; // the callback asked to stop
+  double final_loss = std::numeric_limits<double>::quiet_NaN();
+  double final_val_loss = std::numeric_limits<double>::quiet_NaN();
+  double seconds = 0;
+};
+
+class DiTModel {
+ public:
+  // A fresh network; `seed` fixes the initial weights. Device "auto" picks
+  // CUDA when the linked LibTorch has it.
+  static DiTModel create(const DiTConfig& config, std::uint64_t seed, const std::string& device = "auto");
+
+  DiTModel(DiTModel&&) noexcept;
+  DiTModel& operator=(DiTModel&&) noexcept;
+  DiTModel(const DiTModel&) = delete;
+  DiTModel& operator=(const DiTModel&) = delete;
+  ~DiTModel();
+
+  const DiTConfig& config() const;
+  std::int64_t n_parameters() const;
+  int steps_trained() const;
+  bool has_ema() const;
+  const std::vector<LossRecord>& loss_history() const;
+  std::string device() const;  // "cpu" or "cuda"
+  void set_device(const std::string& device);
+
+  // Denoising score matching (eq. 13, noise-prediction form) on the n x H x d
+  // `train` batch (NaN = not observed in the data), a mask drawn from
+  // `strategy` for every example of every batch. `val` (may be null) gives a
+  // held-out loss with masks, t and noise fixed once per fit() call (drawn from
+  // the seed) so the curve is comparable across steps. Throws numeric_error when
+  // the loss or the gradient turns NaN/Inf (the model keeps the weights of the
+  // last finite step; the last checkpoint file is left untouched).
+  TrainResult fit(const Batch& train, const Batch* val, const MaskStrategy& strategy,
+                  const TrainOptions& options, const ProgressCallback& callback = nullptr);
+
+  // Mean denoising loss over `data` with masks, t and noise drawn from `seed`
+  // (uses the EMA weights when present, as sampling does).
+  double denoising_loss(const Batch& data, const MaskStrategy& strategy, const std::string& t_sampling,
+                        std::uint64_t seed, int threads = 0) const;
+
+  // Z samples of one sequence given its observed entries: `x` is the full vec
+  // (H*d values, only observed entries are read). All Z samples run as one
+  // network batch. Returns Z x H x d with observed entries held at x. Uses the
+  // EMA weights when present. options.t0/T must lie inside the config's [t0, T].
+  Batch sample(const double* x, const Mask& mask, int Z, const SamplerOptions& options, std::uint64_t seed,
+               int threads = 0) const;
+  // The same with NaN marking the missing entries of x (H*d values).
+  Batch sample(const std::vector<double>& x, int Z, const SamplerOptions& options, std::uint64_t seed,
+               int threads = 0) const;
+  // One call per case of `cases` (NaN = missing); case i uses a seed derived
+  // from (seed, i).
+  std::vector<Batch> sample_cases(const Batch& cases, int Z, const SamplerOptions& options, std::uint64_t seed,
+                                  int threads = 0) const;
+
+  // Self-describing binary format: magic, version, config, weights, EMA
+  // weights, loss history, checksum. Corrupt or foreign input throws
+  // input_error("file") / input_error("bytes").
+  std::string to_bytes() const;
+  static DiTModel from_bytes(const std::string& bytes, const std::string& device = "auto");
+  void save(const std::string& path) const;
+  static DiTModel load(const std::string& path, const std::string& device = "auto");
+
+  struct Impl;
+
+ private:
+  explicit DiTModel(std::unique_ptr<Impl> impl);
+  static DiTModel from_archive_bytes(const std::string& bytes, const std::string& device, const std::string& arg);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ditimpute

@@ -1,0 +1,62 @@
+// Internal: the state behind DiTModel's pimpl and the checkpoint format
+// (serialize.cpp). Include only from cpp/src/dit/*.cpp.
+#pragma once
+
+#include "network.hpp"
+
+#include "ditimpute/backend.hpp"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ditimpute {
+
+struct DiTModel::Impl {
+  DiTConfig config;
+  torch::Device device{torch::kCPU};
+  detail::DiTNet net{nullptr};
+  detail::DiTNet ema{nullptr};  // null when training ran without EMA
+  int steps_trained = 0;
+  std::vector<LossRecord> history;
+
+  // The weights used for sampling and reported losses: EMA when present.
+  detail::DiTNet sampling_net() const { return ema ? ema : net; }
+};
+
+namespace detail {
+
+// Everything a checkpoint needs beyond the model to continue a run exactly.
+struct TrainState {
+  int step = 0;                  // steps done in the run
+  std::string optimizer;         // "adam" / "adamw"
+  std::string rng;               // std::mt19937_64 state as text
+  std::vector<std::int32_t> perm;  // current epoch's order of the training sequences
+  std::uint64_t pos = 0;         // next position in perm
+  std::string optimizer_state;   // torch::serialize archive bytes
+};
+
+// A parsed file: weights stay CPU float tensors keyed by parameter name.
+struct Archive {
+  DiTConfig config;
+  int steps_trained = 0;
+  std::vector<std::pair<std::string, torch::Tensor>> weights, ema;
+  std::vector<LossRecord> history;
+  bool has_train_state = false;
+  TrainState train_state;
+};
+
+std::string write_archive(const DiTModel::Impl& model, const TrainState* state);
+// Throws input_error(arg) on anything that is not an intact file of this format.
+Archive read_archive(const std::string& bytes, const std::string& arg);
+// Copies named weights into `net`; every parameter must be present with its shape.
+void load_weights(DiTNet& net, const std::vector<std::pair<std::string, torch::Tensor>>& weights,
+                  const std::string& arg);
+void copy_weights(DiTNet& to, const DiTNet& from);
+
+// backend.hpp's resolve_device as a torch::Device (input_error "device").
+inline torch::Device parse_device(const std::string& device) { return torch::Device(resolve_device(device)); }
+
+}  // namespace detail
+}  // namespace ditimpute

@@ -1,0 +1,54 @@
+// Internal: the DiT noise-prediction network (DESIGN.md section 4), after
+// Peebles & Xie's DiT with one token per time frame. Include only from
+// cpp/src/dit/*.cpp and the dit tests/bench.
+#pragma once
+
+#include "ditimpute/dit.hpp"
+
+#include <torch/torch.h>
+
+#include <vector>
+
+namespace ditimpute {
+namespace detail {
+
+// One adaLN-Zero block: LayerNorm without affine, shift/scale/gate from the
+// conditioning vector for attention and MLP; the modulation is zero-initialised
+// so every block starts as the identity.
+struct DiTBlockImpl : torch::nn::Module {
+  DiTBlockImpl(int width, int heads, int mlp_hidden);
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& c);
+
+  int heads;
+  torch::nn::LayerNorm norm1{nullptr}, norm2{nullptr};
+  torch::nn::Linear qkv{nullptr}, proj{nullptr}, fc1{nullptr}, fc2{nullptr}, ada{nullptr};
+};
+TORCH_MODULE(DiTBlock);
+
+// eps_hat = net(x, mask, t): x [B, H, d] holds observed values on observed
+// entries and noisy values on missing ones, mask [B, H, d] (1 = observed),
+// t [B] diffusion times. Token input = [x, mask] (2d features).
+struct DiTNetImpl : torch::nn::Module {
+  explicit DiTNetImpl(const DiTConfig& config);
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& t);
+  // Re-initialises the weights (xavier for linear maps, N(0, 0.02) for the
+  // timestep MLP, zeros for every modulation and the output layer) from the
+  // global torch generator.
+  void initialize();
+
+  DiTConfig config;
+  double log_t0, log_T;
+  torch::nn::Linear embed{nullptr};
+  torch::nn::Linear t_fc1{nullptr}, t_fc2{nullptr};
+  torch::nn::ModuleList blocks{nullptr};
+  torch::nn::LayerNorm norm_final{nullptr};
+  torch::nn::Linear ada_final{nullptr}, out{nullptr};
+  torch::Tensor pos;  // fixed sinusoidal positions [H, width] (buffer)
+};
+TORCH_MODULE(DiTNet);
+
+// Width of the sinusoidal timestep features fed to the timestep MLP.
+constexpr int kTimeFreqDim = 256;
+
+}  // namespace detail
+}  // namespace ditimpute

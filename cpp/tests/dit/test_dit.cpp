@@ -1,0 +1,284 @@
+// DiT model: configuration checks, network structure, training mechanics
+// (repeatability, resume, stop, NaN), save/load and its errors. The learning
+// test (does it fit a GP?) is in test_dit_learning.cpp.
+#include "test_dit_helpers.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+
+using namespace ditimpute;
+using namespace ditimpute::testing;
+
+namespace {
+
+template <class F>
+std::string arg_of(F&& f) {
+  try {
+    f();
+  } catch (const input_error& e) {
+    return e.arg();
+  }
+  return "(no input_error)";
+}
+
+Batch gp_data(int n, int H, int d, std::uint64_t seed) {
+  Rng rng(seed);
+  return small_gp(H, d, 3.0).simulate(n, rng);
+}
+
+TrainOptions quick_options(int steps) {
+  TrainOptions o;
+  o.steps = steps;
+  o.batch_size = 16;
+  o.lr = 1e-3;
+  o.val_every = 5;
+  o.threads = 1;
+  o.seed = 7;
+  o.device = "cpu";
+  return o;
+}
+
+std::string tmp_path(const std::string& name) { return "/tmp/ditimpute_test_dit_" + name; }
+
+SamplerOptions quick_sampler() {
+  SamplerOptions s;
+  s.steps = 10;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("DiTConfig and TrainOptions name the offending argument", "[dit]") {
+  auto bad = [](auto mutate) {
+    DiTConfig c = tiny_config(8, 2);
+    mutate(c);
+    return arg_of([&] { c.validate(); });
+  };
+  CHECK(bad([](DiTConfig& c) { c.H = 0; }) == "H");
+  CHECK(bad([](DiTConfig& c) { c.d = 0; }) == "d");
+  CHECK(bad([](DiTConfig& c) { c.width = 33; }) == "width");
+  CHECK(bad([](DiTConfig& c) { c.heads = 5; }) == "heads");
+  CHECK(bad([](DiTConfig& c) { c.depth = 0; }) == "depth");
+  CHECK(bad([](DiTConfig& c) { c.mlp_ratio = 0; }) == "mlp_ratio");
+  CHECK(bad([](DiTConfig& c) { c.t0 = 0; }) == "t0");
+  CHECK(bad([](DiTConfig& c) { c.T = c.t0 / 2; }) == "T");
+  TrainOptions o;
+  o.optimizer = "sgd";
+  CHECK(arg_of([&] { o.validate(); }) == "optimizer");
+  o = TrainOptions();
+  o.t_sampling = "beta";
+  CHECK(arg_of([&] { o.validate(); }) == "t_sampling");
+  o = TrainOptions();
+  o.device = "tpu";
+  CHECK(arg_of([&] { o.validate(); }) == "device");
+  o = TrainOptions();
+  o.ema = 1.0;
+  CHECK(arg_of([&] { o.validate(); }) == "ema");
+}
+
+TEST_CASE("DiT parameter count matches the architecture of DESIGN section 4", "[dit]") {
+  // embed (2d -> W), timestep MLP (256 -> W -> W), per block qkv + proj + MLP
+  // + 6W modulation, final 2W modulation + output (W -> d); biases everywhere.
+  auto expected = [](const DiTConfig& c) {
+    const std::int64_t W = c.width, d = c.d, h = std::lround(c.mlp_ratio * W);
+    const std::int64_t block = (3 * W * W + 3 * W) + (W * W + W) + (W * h + h) + (h * W + W) + (6 * W * W + 6 * W);
+    return (2 * d * W + W) + (256 * W + W) + (W * W + W) + c.depth * block + (2 * W * W + 2 * W) + (W * d + d);
+  };
+  DiTConfig small = tiny_config(16, 3);
+  CHECK(DiTModel::create(small, 1, "cpu").n_parameters() == expected(small));
+  DiTConfig paper;  // the paper's size at H = 96, d = 8
+  paper.H = 96;
+  paper.d = 8;
+  paper.width = 256;
+  paper.depth = 12;
+  paper.heads = 16;
+  auto big = DiTModel::create(paper, 1, "cpu");
+  CHECK(big.n_parameters() == expected(paper));
+  CHECK(big.n_parameters() > 10'000'000);  // ~16M: the size the paper trains
+}
+
+TEST_CASE("An untrained DiT predicts zero noise (adaLN-Zero), so its loss is E|eps|^2 = 1", "[dit]") {
+  const int H = 12, d = 2;
+  auto model = DiTModel::create(tiny_config(H, d), 3, "cpu");
+  Batch data = gp_data(400, H, d, 11);
+  // 400 sequences x ~3/12 missing x 2 variables ~ 2,400 squared normals: the
+  // mean has sd sqrt(2/2400) ~ 0.03, so 0.12 is a 4-sigma band.
+  const double loss = model.denoising_loss(data, mixed_strategy(H), "log_uniform", 5, 1);
+  CHECK(std::abs(loss - 1.0) < 0.12);
+}
+
+TEST_CASE("DiT training is repeatable for a seed and resumes exactly from a checkpoint", "[dit]") {
+  const int H = 12, d = 2;
+  Batch train = gp_data(50, H, d, 21), val = gp_data(20, H, d, 22);
+  auto strategy = mixed_strategy(H);
+
+  auto run = [&](TrainOptions o) {
+    auto m = DiTModel::create(tiny_config(H, d), 9, "cpu");
+    m.fit(train, &val, strategy, o);
+    return m;
+  };
+  auto a = run(quick_options(20));
+  auto b = run(quick_options(20));
+  REQUIRE(a.loss_history().size() == 4);
+  CHECK(a.to_bytes() == b.to_bytes());
+  CHECK(std::isfinite(a.loss_history().back().val_loss));
+
+  // Stop at step 10 through the callback, then resume to 20 steps.
+  const std::string ckpt = tmp_path("resume.ckpt");
+  std::remove(ckpt.c_str());
+  auto o = quick_options(20);
+  o.checkpoint_path = ckpt;
+  auto c = DiTModel::create(tiny_config(H, d), 9, "cpu");
+  int calls = 0;
+  auto res = c.fit(train, &val, strategy, o, [&](const TrainProgress& p) {
+    ++calls;
+    CHECK(p.total == 20);
+    CHECK(std::isfinite(p.loss));
+    return p.step < 10;
+  });
+  CHECK(res.stopped);
+  CHECK(res.steps_done == 10);
+  CHECK(calls == 10);
+  auto fresh = DiTModel::create(tiny_config(H, d), 12345, "cpu");  // other initial weights
+  o.resume_from = ckpt;
+  o.checkpoint_path = "";
+  auto res2 = fresh.fit(train, &val, strategy, o);
+  CHECK(res2.steps_done == 20);
+  CHECK(fresh.to_bytes() == a.to_bytes());
+
+  // A checkpoint of another architecture is refused, naming resume_from.
+  DiTConfig other = tiny_config(H, d);
+  other.width = 64;
+  auto wrong = DiTModel::create(other, 1, "cpu");
+  CHECK(arg_of([&] { wrong.fit(train, &val, strategy, o); }) == "resume_from");
+  std::remove(ckpt.c_str());
+}
+
+TEST_CASE("DiT training with EMA keeps and saves both weight sets", "[dit]") {
+  const int H = 12, d = 2;
+  Batch train = gp_data(40, H, d, 31);
+  auto o = quick_options(10);
+  o.ema = 0.9;
+  auto m = DiTModel::create(tiny_config(H, d), 2, "cpu");
+  m.fit(train, nullptr, mixed_strategy(H), o);
+  REQUIRE(m.has_ema());
+  auto back = DiTModel::from_bytes(m.to_bytes(), "cpu");
+  CHECK(back.has_ema());
+  CHECK(back.to_bytes() == m.to_bytes());
+  CHECK(std::isnan(m.loss_history().back().val_loss));  // no validation set given
+}
+
+TEST_CASE("DiT training accepts data with NaN (unobserved) entries", "[dit]") {
+  const int H = 12, d = 2;
+  Batch train = gp_data(40, H, d, 41);
+  for (int i = 0; i < train.n; i += 2) train.at(i, 3, 1) = std::numeric_limits<double>::quiet_NaN();
+  for (int h = 0; h < H; ++h) train.at(5, h, 0) = std::numeric_limits<double>::quiet_NaN();
+  auto m = DiTModel::create(tiny_config(H, d), 2, "cpu");
+  auto res = m.fit(train, nullptr, mixed_strategy(H), quick_options(10));
+  CHECK(std::isfinite(res.final_loss));
+  // An all-NaN batch has nothing to learn from.
+  Batch empty(2, H, d);
+  std::fill(empty.data.begin(), empty.data.end(), std::numeric_limits<double>::quiet_NaN());
+  CHECK(arg_of([&] { m.fit(empty, nullptr, mixed_strategy(H), quick_options(1)); }) == "train");
+  Batch wrong = gp_data(4, H + 1, d, 1);
+  CHECK(arg_of([&] { m.fit(wrong, nullptr, mixed_strategy(H), quick_options(1)); }) == "train");
+}
+
+TEST_CASE("A NaN loss stops training with numeric_error and keeps the last good checkpoint", "[dit]") {
+  const int H = 12, d = 2;
+  Batch train = gp_data(40, H, d, 51);
+  const std::string ckpt = tmp_path("nan.ckpt");
+  std::remove(ckpt.c_str());
+  auto o = quick_options(200);
+  o.lr = 1e30;  // absurd: weights reach ~1e30 after one step, activations overflow float32
+  o.grad_clip = 0;
+  o.checkpoint_every = 1;
+  o.checkpoint_path = ckpt;
+  auto m = DiTModel::create(tiny_config(H, d), 2, "cpu");
+  bool threw = false;
+  try {
+    m.fit(train, nullptr, mixed_strategy(H), o);
+  } catch (const numeric_error& e) {
+    threw = true;
+    CHECK(std::string(e.what()).find("step") != std::string::npos);
+    CHECK(std::string(e.what()).find(ckpt) != std::string::npos);
+  }
+  REQUIRE(threw);
+  CHECK(m.steps_trained() < 200);
+  // The checkpoint is an intact file of the last finite step.
+  auto back = DiTModel::load(ckpt, "cpu");
+  CHECK(back.steps_trained() == m.steps_trained());
+  std::remove(ckpt.c_str());
+}
+
+TEST_CASE("DiT save/load and bytes round-trip give identical samples", "[dit]") {
+  const int H = 12, d = 2;
+  Batch train = gp_data(40, H, d, 61);
+  auto m = DiTModel::create(tiny_config(H, d), 4, "cpu");
+  m.fit(train, nullptr, mixed_strategy(H), quick_options(10));
+  std::vector<double> x(train.seq(0), train.seq(0) + H * d);
+  for (int j = 0; j < d; ++j) x[5 * d + j] = x[6 * d + j] = std::numeric_limits<double>::quiet_NaN();
+
+  const auto s1 = m.sample(x, 8, quick_sampler(), 99, 1);
+  const std::string path = tmp_path("model.dit");
+  m.save(path);
+  auto loaded = DiTModel::load(path, "cpu");
+  auto from_bytes = DiTModel::from_bytes(m.to_bytes(), "cpu");
+  const auto s2 = loaded.sample(x, 8, quick_sampler(), 99, 1);
+  const auto s3 = from_bytes.sample(x, 8, quick_sampler(), 99, 1);
+  CHECK(s1.data == s2.data);
+  CHECK(s1.data == s3.data);
+  CHECK(loaded.config() == m.config());
+  CHECK(loaded.steps_trained() == 10);
+  CHECK(loaded.loss_history().size() == m.loss_history().size());
+  // Another seed gives other samples; observed entries are held exactly.
+  const auto s4 = m.sample(x, 8, quick_sampler(), 100, 1);
+  CHECK(s4.data != s1.data);
+  for (int z = 0; z < 8; ++z)
+    for (int k = 0; k < H * d; ++k)
+      if (!std::isnan(x[k])) CHECK(s1.seq(z)[k] == x[k]);
+      else CHECK(std::isfinite(s1.seq(z)[k]));
+  std::remove(path.c_str());
+}
+
+TEST_CASE("Corrupt, truncated or foreign DiT files give input_error, not a crash", "[dit]") {
+  auto m = DiTModel::create(tiny_config(8, 2), 4, "cpu");
+  const std::string bytes = m.to_bytes();
+  CHECK(arg_of([&] { DiTModel::from_bytes("hello", "cpu"); }) == "bytes");
+  CHECK(arg_of([&] { DiTModel::from_bytes(bytes.substr(0, bytes.size() / 2), "cpu"); }) == "bytes");
+  CHECK(arg_of([&] { DiTModel::from_bytes(bytes.substr(0, 40), "cpu"); }) == "bytes");
+  // Flip one byte in the middle of the weights and one in the config.
+  for (std::size_t where : {bytes.size() / 2, std::size_t{40}}) {
+    std::string bad = bytes;
+    bad[where] = static_cast<char>(bad[where] ^ 0x5a);
+    CHECK(arg_of([&] { DiTModel::from_bytes(bad, "cpu"); }) == "bytes");
+  }
+  CHECK(arg_of([&] { DiTModel::load("/nonexistent/dir/model.dit", "cpu"); }) == "file");
+  const std::string path = tmp_path("garbage.dit");
+  std::ofstream(path) << "not a model";
+  CHECK(arg_of([&] { DiTModel::load(path, "cpu"); }) == "file");
+  std::remove(path.c_str());
+}
+
+TEST_CASE("DiT sampling checks its inputs", "[dit]") {
+  const int H = 8, d = 2;
+  auto m = DiTModel::create(tiny_config(H, d), 4, "cpu");
+  std::vector<double> x(H * d, 0.5);
+  CHECK(arg_of([&] { m.sample(x, 4, quick_sampler(), 1, 1); }) == "mask");  // nothing missing
+  x[3] = std::numeric_limits<double>::quiet_NaN();
+  CHECK(arg_of([&] { m.sample(x, 0, quick_sampler(), 1, 1); }) == "Z");
+  CHECK(arg_of([&] { m.sample(std::vector<double>(5, 0.0), 4, quick_sampler(), 1, 1); }) == "x");
+  SamplerOptions wide = quick_sampler();
+  wide.T = 2 * m.config().T;  // the network never saw such times
+  CHECK(arg_of([&] { m.sample(x, 4, wide, 1, 1); }) == "options");
+  Batch cases(3, H, d);
+  for (int i = 0; i < 3; ++i) cases.at(i, i, 0) = std::numeric_limits<double>::quiet_NaN();
+  auto out = m.sample_cases(cases, 4, quick_sampler(), 1, 1);
+  REQUIRE(out.size() == 3);
+  CHECK(out[0].n == 4);
+  CHECK(out[1].data != out[2].data);
+}

@@ -1,0 +1,48 @@
+// Shared fixtures of the DiT tests: a small separable GP and a mixed strategy.
+#pragma once
+
+#include "ditimpute/dit.hpp"
+#include "ditimpute/gaussian.hpp"
+#include "ditimpute/patterns.hpp"
+
+namespace ditimpute {
+namespace testing {
+
+// RBF kernel in time (lengthscale in frames) and a correlated Lambda
+// (off-diagonals 0.5^|i-j|), zero mean.
+inline GaussianProcess small_gp(int H, int d, double lengthscale) {
+  Kernel k;
+  k.type = KernelType::rbf;
+  k.lengthscale = lengthscale;
+  Matrix Lambda(d, d);
+  for (int i = 0; i < d; ++i)
+    for (int j = 0; j < d; ++j) Lambda(i, j) = std::pow(0.5, std::abs(i - j));
+  // A small nugget keeps the RBF Gamma well conditioned (its smallest
+  // eigenvalues fall below 1e-10 otherwise).
+  Matrix Gamma = kernel_matrix(k, H) + 1e-4 * Matrix::Identity(H, H);
+  return GaussianProcess(Gamma, Lambda, RowMatrix::Zero(H, d));
+}
+
+// Mixed masking in the paper's spirit, scaled to short sequences: random
+// frames, blocks of 2 and a tail block, a quarter of the frames missing.
+inline MaskStrategy mixed_strategy(int H) {
+  const int m = std::max(2, H / 4);
+  MaskStrategy s;
+  s.generators = {PatternGenerator::random_frames(m), PatternGenerator::block_frames(m / 2, 2),
+                  PatternGenerator::tail_frames(m)};
+  s.weights = {1, 1, 1};
+  return s;
+}
+
+inline DiTConfig tiny_config(int H, int d) {
+  DiTConfig c;
+  c.H = H;
+  c.d = d;
+  c.width = 32;
+  c.depth = 2;
+  c.heads = 4;
+  return c;
+}
+
+}  // namespace testing
+}  // namespace ditimpute
