@@ -91,12 +91,15 @@ std::vector<const double*> sequence_pointers(const Batch& x, const Mask& mask) {
   return out;
 }
 
-double observed_value(const double* x, int entry, int d) {
-  const double v = x[entry];
-  if (!std::isfinite(v))
-    throw input_error("x", "observed value at frame " + std::to_string(entry / d + 1) + ", variable " +
-                               std::to_string(entry % d + 1) + " is not finite (NA, NaN or Inf).");
-  return v;
+[[noreturn]] void throw_nonfinite(int entry, int d) {
+  throw input_error("x", "observed value at frame " + std::to_string(entry / d + 1) + ", variable " +
+                             std::to_string(entry % d + 1) + " is not finite (NA, NaN or Inf).");
+}
+
+void throw_first_nonfinite(const std::vector<const double*>& xs, const std::vector<int>& observed, int d) {
+  for (const double* x : xs)
+    for (int k : observed)
+      if (!std::isfinite(x[k])) throw_nonfinite(k, d);
 }
 
 // ------------------------------------------------------------ Kronecker path --
@@ -127,8 +130,7 @@ class KroneckerConditional final : public Conditional {
     // can leave a tiny negative eigenvalue on a near-singular Gamma_cond.
     FG_ = UG_ * g_.cwiseMax(0.0).cwiseSqrt().asDiagonal();
     FL_ = UL_ * l_.cwiseSqrt().asDiagonal();
-    const Vector goo = symmetric_eigenvalues(Goo);
-    kappa_obs_ = kappa_of(goo(0), goo(goo.size() - 1)) * kappa_of(l_(0), l_(d_ - 1));
+    Goo_ = Goo;
   }
 
   bool kronecker() const override { return true; }
@@ -151,7 +153,12 @@ class KroneckerConditional final : public Conditional {
     return ev;
   }
 
-  double kappa_obs() const override { return kappa_obs_; }
+  // kappa(Gamma_oo (x) Lambda) = kappa(Gamma_oo) kappa(Lambda); on request,
+  // as the dense path does, since only diagnostics need it.
+  double kappa_obs() const override {
+    const Vector goo = symmetric_eigenvalues(Goo_);
+    return kappa_of(goo(0), goo(goo.size() - 1)) * kappa_of(l_(0), l_(d_ - 1));
+  }
 
   // W = U_G^T R_z U_L, divided entrywise by a^2 g_i l_j + s^2, then sent back:
   // two small products a state. Memory trick: V (Z x m*d, column-major) read
@@ -194,10 +201,11 @@ class KroneckerConditional final : public Conditional {
   Matrix means(const std::vector<const double*>& xs) const {
     const int n = static_cast<int>(xs.size()), o = static_cast<int>(of_.size()), m = static_cast<int>(mf_.size());
     Matrix Y(o, static_cast<Eigen::Index>(n) * d_);
-    for (int i = 0; i < n; ++i)
-      for (int p = 0; p < o; ++p)
-        for (int j = 0; j < d_; ++j)
-          Y(p, i * d_ + j) = observed_value(xs[i], of_[p] * d_ + j, d_) - mu_(of_[p], j);
+    for (int i = 0; i < n; ++i) {
+      const Eigen::Map<const RowMatrix> X(xs[i], mask_.H, d_);
+      for (int p = 0; p < o; ++p) Y.block(p, i * d_, 1, d_) = X.row(of_[p]) - mu_.row(of_[p]);
+    }
+    if (!Y.allFinite()) throw_first_nonfinite(xs, obs_, d_);  // one vectorised check, then find the culprit
     const Matrix M = A_ * Y;
     Matrix out(n, m * d_);
     for (int i = 0; i < n; ++i)
@@ -209,9 +217,8 @@ class KroneckerConditional final : public Conditional {
   int d_;
   std::vector<int> mf_, of_;
   RowMatrix mu_;
-  Matrix A_, Gc_, Lambda_, UG_, UL_, FG_, FL_;
+  Matrix Goo_, A_, Gc_, Lambda_, UG_, UL_, FG_, FL_;
   Vector g_, l_;
-  double kappa_obs_ = 0.0;
 };
 
 // ---------------------------------------------------------------- dense path --
@@ -283,7 +290,8 @@ class DenseConditional final : public Conditional {
     const double* mu = mu_.data();  // row-major H x d: vec order
     Matrix Y(o, n);
     for (Eigen::Index i = 0; i < n; ++i)
-      for (Eigen::Index p = 0; p < o; ++p) Y(p, i) = observed_value(xs[i], obs_[p], d) - mu[obs_[p]];
+      for (Eigen::Index p = 0; p < o; ++p) Y(p, i) = xs[i][obs_[p]] - mu[obs_[p]];
+    if (!Y.allFinite()) throw_first_nonfinite(xs, obs_, d);
     factor_.topLeftCorner(o, o).triangularView<Eigen::Lower>().solveInPlace(Y);
     Matrix out = (factor_.bottomLeftCorner(n_missing(), o) * Y).transpose();
     for (int k = 0; k < n_missing(); ++k) out.col(k).array() += mu[miss_[k]];
