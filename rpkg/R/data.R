@@ -163,7 +163,9 @@ as.data.frame.ditimpute_series <- function(x, row.names = NULL, optional = FALSE
 #'
 #' @param dir Directory holding the per-site files (`*.csv` or `*.csv.gz`).
 #' @param sites Optional names of the sites to read (as in the `station`
-#'   column, e.g. `"Dongsi"`); `NULL` reads all files of `dir`.
+#'   column, e.g. `"Dongsi"`), kept in alphabetical order; `NULL` reads all
+#'   files of `dir`. Only files whose names contain a site's name are read
+#'   when each site has one; otherwise all files are read.
 #' @param wind If `TRUE`, also return the wind direction (`wd`).
 #' @param file Path of an ETT file (`.csv` or `.csv.gz`).
 #' @return A [ditimpute_series] (for `read_beijing_air(wind = TRUE)` with an
@@ -191,8 +193,11 @@ read_beijing_air <- function(dir, sites = NULL, wind = FALSE) {
   if (!isTRUE(wind) && !isFALSE(wind)) abort_input("wind", "must be TRUE or FALSE.")
   files <- sort(list.files(dir, pattern = "\\.csv(\\.gz)?$", full.names = TRUE))
   if (!is.null(sites)) {
-    # File names carry the site (PRSA_Data_<site>_...); the station column is checked below.
-    files <- files[vapply(files, function(f) any(vapply(sites, grepl, TRUE, x = basename(f), fixed = TRUE)), TRUE)]
+    # File names usually carry the site (PRSA_Data_<site>_...): read only those
+    # when every site matches one; otherwise read all and keep by `station`.
+    hits <- vapply(sites, function(site) grepl(site, basename(files), fixed = TRUE), logical(length(files)))
+    hits <- matrix(hits, nrow = length(files))
+    if (all(colSums(hits) >= 1)) files <- files[rowSums(hits) > 0]
   }
   if (length(files) == 0) abort_input("dir", sprintf("holds no .csv or .csv.gz file%s.",
                                                      if (is.null(sites)) "" else " of the given sites"))
@@ -214,9 +219,14 @@ read_beijing_air <- function(dir, sites = NULL, wind = FALSE) {
   if (anyDuplicated(stations)) {
     abort_input("dir", sprintf("holds two files for station \"%s\".", stations[anyDuplicated(stations)]))
   }
-  if (!is.null(sites) && !setequal(sites, stations)) {
-    abort_input("sites", sprintf("no file in `dir` for site%s %s.", if (length(setdiff(sites, stations)) > 1) "s" else "",
-                                 paste0('"', setdiff(sites, stations), '"', collapse = ", ")))
+  if (!is.null(sites)) {
+    absent <- setdiff(sites, stations)
+    if (length(absent)) {
+      abort_input("sites", sprintf("no file in `dir` for site%s %s.", if (length(absent) > 1) "s" else "",
+                                   paste0('"', absent, '"', collapse = ", ")))
+    }
+    parts <- parts[stations %in% sites]
+    stations <- stations[stations %in% sites]
   }
   parts <- parts[order(stations)]
   time <- parts[[1]]$time

@@ -72,6 +72,11 @@ test_that("read_beijing_air puts the sites side by side with UTC hours", {
   expect_identical(unname(wind$wd[2, "Dongsi"]), "SE")
   one <- read_beijing_air(d, sites = "Dongsi")
   expect_identical(colnames(one$values), paste0("Dongsi.", air_vars))
+  # Sites are found by the station column when file names do not tell.
+  file.rename(file.path(d, "PRSA_Data_Dongsi_20130301-20170228.csv"), file.path(d, "site2.csv"))
+  both <- read_beijing_air(d, sites = c("Dongsi", "Aotizhongxin"))
+  expect_equal(both$values, air$values)
+  expect_identical(colnames(read_beijing_air(d, sites = "Dongsi")$values), paste0("Dongsi.", air_vars))
 })
 
 test_that("read_beijing_air rejects malformed directories and files", {
