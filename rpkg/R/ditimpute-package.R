@@ -13,5 +13,6 @@
 #' @keywords internal
 #' @useDynLib ditimpute, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
-#' @importFrom stats vcov
+#' @importFrom stats vcov confint
+#' @importFrom rlang .data
 "_PACKAGE"

@@ -23,7 +23,10 @@ core_call <- function(expr, call = rlang::caller_env()) {
     if (length(parts) >= 4 && parts[1] == "ditimpute") {
       text <- paste(parts[-(1:3)], collapse = "\x1f")
       if (parts[2] == "input") abort_input(parts[3], text, call = call)
-      abort_numeric(text, call = call)
+      if (parts[2] == "numeric") abort_numeric(text, call = call)
+      cli::cli_abort(c("Internal error in the ditimpute core: {text}",
+                       i = "Please report it with the code that produced it."),
+                     class = c("ditimpute_error_internal", "ditimpute_error"), call = call)
     }
     stop(e)
   })

@@ -23,6 +23,12 @@
   }                                                                                    \
   catch (const ditimpute::numeric_error& e) {                                          \
     throw Rcpp::exception(glue::encode("numeric", "", e.what()).c_str(), false);      \
+  }                                                                                    \
+  catch (const Rcpp::exception&) {                                                     \
+    throw;                                                                             \
+  }                                                                                    \
+  catch (const std::exception& e) {                                                    \
+    throw Rcpp::exception(glue::encode("internal", "", glue::first_line(e.what())).c_str(), false); \
   }
 
 namespace glue {
@@ -32,6 +38,9 @@ inline std::string encode(const std::string& kind, const std::string& arg, const
   const char sep = '\x1f';
   return std::string("ditimpute") + sep + kind + sep + arg + sep + msg;
 }
+
+// LibTorch errors carry a long C++ backtrace after the first line.
+inline std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
 // R's n x H x d array (column-major) <-> core Batch (sequence-major vec).
 ditimpute::Batch batch_from_array(const Rcpp::NumericVector& x, int n, int H, int d);

@@ -1,0 +1,454 @@
+#' Configuration of a diffusion transformer (DiT)
+#'
+#' The conditional score network of the paper: one token per time frame
+#' (noisy values on missing entries, observed values on observed ones, and the
+#' mask), sinusoidal positions, a timestep embedding feeding adaLN-Zero
+#' transformer blocks, and a final layer back to `d` values a token. The paper
+#' uses `width = 256`, `depth = 12`, `heads = 16`; the defaults are a small
+#' model that trains in minutes on a CPU.
+#'
+#' @param H,d Frames and variables of the sequences the model imputes.
+#' @param width Token width (must be a multiple of `heads`).
+#' @param depth Number of transformer blocks.
+#' @param heads Attention heads.
+#' @param mlp_ratio Hidden width of each block's MLP, as a multiple of `width`.
+#' @param t0,T Diffusion time range `[t0, T]` of the VP-SDE
+#'   (`alpha_t = exp(-t / 2)`, `sigma_t^2 = 1 - exp(-t)`); `NULL` takes the
+#'   engine's defaults.
+#' @return An object of class `ditimpute_dit_config`.
+#' @seealso [dit_fit()]
+#' @examples
+#' dit_config(H = 32, d = 4)
+#' dit_config(H = 96, d = 8, width = 256, depth = 12, heads = 16)   # the paper's size
+#' @export
+dit_config <- function(H, d, width = 128, depth = 4, heads = 4, mlp_ratio = 4, t0 = NULL, T = NULL) {
+  cfg <- list(H = check_count(H, min = 2), d = check_count(d), width = check_count(width),
+              depth = check_count(depth), heads = check_count(heads),
+              mlp_ratio = check_number(mlp_ratio, lower = 0, upper = Inf))
+  if (!is.null(t0)) cfg$t0 <- check_number(t0, lower = 0, upper = Inf)
+  if (!is.null(T)) cfg$T <- check_number(T, lower = 0, upper = Inf)
+  structure(core_call(cpp_dit_config_check(cfg)), class = "ditimpute_dit_config")
+}
+
+#' @export
+print.ditimpute_dit_config <- function(x, ...) {
+  cat(sprintf("<ditimpute_dit_config> H = %d, d = %d; width %d, depth %d, heads %d, mlp ratio %g; t in [%g, %g]\n",
+              x$H, x$d, x$width, x$depth, x$heads, x$mlp_ratio, x$t0, x$T))
+  invisible(x)
+}
+
+#' The LibTorch backend
+#'
+#' Reports the linked LibTorch version, whether it has CUDA, and the number of
+#' CPU threads it uses.
+#' @return A list with `torch_version`, `cuda_available`, `cuda_devices`, `threads`.
+#' @examples
+#' torch_backend()
+#' @export
+torch_backend <- function() core_call(cpp_backend_info())
+
+# A fitted model is raw bytes (so saveRDS() works) plus a cache environment
+# holding an external pointer to the loaded C++ model, rebuilt after readRDS().
+new_dit <- function(ptr, strategy, train_info = list(), device = "auto") {
+  obj <- structure(list(bytes = core_call(cpp_dit_to_bytes(ptr)), strategy = strategy, train_info = train_info,
+                        device = device, cache = new.env(parent = emptyenv())),
+                   class = "ditimpute_dit")
+  obj$cache$ptr <- ptr
+  refresh_info(obj)
+}
+
+refresh_info <- function(obj) {
+  info <- core_call(cpp_dit_info(dit_ptr(obj)))
+  obj$config <- structure(info$config, class = "ditimpute_dit_config")
+  obj$n_parameters <- info$n_parameters
+  obj$steps <- info$steps
+  obj$history <- info$history
+  obj$has_ema <- info$has_ema
+  obj
+}
+
+dit_ptr <- function(object, call = rlang::caller_env()) {
+  ptr <- object$cache$ptr
+  if (is.null(ptr) || cpp_ptr_is_null(ptr)) {
+    ptr <- core_call(cpp_dit_from_bytes(object$bytes, object$device %||% "auto"), call = call)
+    object$cache$ptr <- ptr
+  }
+  ptr
+}
+
+check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
+  if (!inherits(object, "ditimpute_dit")) abort_input(arg, "must be a fitted model from dit_fit() or dit_load().", call = call)
+  if (is.null(object$cache)) object$cache <- new.env(parent = emptyenv())
+  object
+}
+
+default_threads <- function() {
+  n <- getOption("ditimpute.threads", NA)
+  if (is.na(n)) n <- parallel::detectCores()
+  if (is.na(n)) 1L else as.integer(n)
+}
+
+#' Train a conditional diffusion transformer
+#'
+#' Trains the DiT score network by denoising score matching (the paper's
+#' eq. 13, in noise-prediction form) on fully or partly observed sequences: for
+#' every example of every batch a mask is drawn from `strategy`, the masked
+#' entries are diffused to a random time `t`, and the network learns to predict
+#' the noise from the observed entries. Entries that are `NA` in `x` never
+#' enter the loss and are shown to the network as missing.
+#'
+#' Training can be interrupted with Ctrl-C: it stops cleanly after the current
+#' step and returns the model reached, with a warning (continue with
+#' `resume_from` and a checkpoint). A loss that turns `NaN` stops training with
+#' an error of class `ditimpute_error_numeric`; the last checkpoint file is kept.
+#'
+#' @param x Training sequences, an `n x H x d` array (`NA` = not observed).
+#' @param config A [dit_config()]; by default the small model for `x`'s `H` and `d`.
+#' @param strategy A [mask_strategy()]; by default [strategy_preset()]`("S4")`.
+#' @param steps Optimizer steps (in total, counting resumed ones).
+#' @param batch_size Sequences per step.
+#' @param lr,weight_decay Learning rate and weight decay.
+#' @param optimizer `"adamw"` or `"adam"`.
+#' @param ema Decay of an exponential moving average of the weights used for
+#'   sampling (e.g. 0.999), or 0 for none.
+#' @param grad_clip Maximum gradient norm, or 0 for none.
+#' @param validation Held-out sequences (an array) for the validation loss, or
+#'   a share of `x` to hold out (the last sequences), or 0 for none.
+#' @param val_every Steps between records of the loss curve.
+#' @param t_sampling How training times are drawn: `"log_uniform"` or `"uniform"` on `[t0, T]`.
+#' @param checkpoint_path,checkpoint_every File and interval of checkpoints.
+#' @param resume_from A checkpoint file to continue from.
+#' @param seed Optional seed; without one, [set.seed()] makes training repeatable
+#'   (for a fixed thread count).
+#' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
+#' @param device `"auto"` (CUDA when the linked LibTorch has it), `"cpu"` or `"cuda"`.
+#' @param progress Show a progress bar.
+#' @return An object of class `ditimpute_dit`, with methods `print()`,
+#'   `summary()`, `plot()` (the loss curve); sample it with [dit_sample()].
+#' @seealso [dit_sample()], [dit_save()]
+#' @examples
+#' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
+#' x <- gp_simulate(spec, 200, seed = 1)
+#' fit <- dit_fit(x, config = dit_config(24, 2, width = 32, depth = 1, heads = 2),
+#'                strategy = mask_strategy("6x1"), steps = 20, batch_size = 16,
+#'                seed = 1, threads = 1, progress = FALSE)
+#' fit
+#' @export
+dit_fit <- function(x, config = NULL, strategy = NULL, steps = 2000, batch_size = 64, lr = 3e-4,
+                    weight_decay = 0, optimizer = c("adamw", "adam"), ema = 0, grad_clip = 1,
+                    validation = 0.1, val_every = 100, t_sampling = c("log_uniform", "uniform"),
+                    checkpoint_path = NULL, checkpoint_every = 0, resume_from = NULL, seed = NULL,
+                    threads = NULL, device = "auto", progress = interactive()) {
+  if (!is.numeric(x) && !(is.logical(x) && all(is.na(x)))) abort_input("x", "must be a numeric n x H x d array.")
+  dm <- dim(x)
+  if (length(dm) != 3) abort_input("x", "must be an n x H x d array of training sequences.")
+  storage.mode(x) <- "double"
+  if (any(is.infinite(x))) abort_input("x", "must not contain Inf.")
+  if (is.null(config)) config <- dit_config(dm[2], dm[3])
+  if (!inherits(config, "ditimpute_dit_config")) abort_input("config", "must be made by dit_config().")
+  if (config$H != dm[2] || config$d != dm[3]) {
+    abort_input("x", sprintf("has H = %d, d = %d, but the model is for H = %d, d = %d.", dm[2], dm[3],
+                             config$H, config$d))
+  }
+  if (is.null(strategy)) strategy <- strategy_preset("S4")
+  if (!inherits(strategy, "ditimpute_strategy")) abort_input("strategy", "must be made by mask_strategy() or strategy_preset().")
+  val <- NULL
+  if (is.array(validation)) {
+    vd <- dim(validation)
+    if (length(vd) != 3 || vd[2] != dm[2] || vd[3] != dm[3]) abort_input("validation", "must be an n x H x d array like x.")
+    val <- validation
+    storage.mode(val) <- "double"
+  } else {
+    share <- check_number(validation, lower = 0, upper = 1, open = FALSE)
+    if (share >= 1) abort_input("validation", "a share must be below 1.")
+    n_val <- floor(share * dm[1])
+    if (n_val > 0) {
+      val <- x[(dm[1] - n_val + 1):dm[1], , , drop = FALSE]
+      x <- x[seq_len(dm[1] - n_val), , , drop = FALSE]
+    }
+  }
+  if (dim(x)[1] < 1) abort_input("x", "has no training sequence left after holding out the validation share.")
+  seed <- resolve_seed(seed)
+  threads <- if (is.null(threads)) default_threads() else check_count(threads)
+  opts <- list(steps = check_count(steps), batch_size = check_count(batch_size),
+               lr = check_number(lr, lower = 0, upper = Inf),
+               weight_decay = check_number(weight_decay, lower = 0, upper = Inf, open = FALSE),
+               optimizer = check_string(optimizer, c("adamw", "adam")),
+               ema = check_number(ema, lower = 0, upper = 1, open = FALSE),
+               grad_clip = check_number(grad_clip, lower = 0, upper = Inf, open = FALSE),
+               t_sampling = check_string(t_sampling, c("log_uniform", "uniform")),
+               val_every = check_count(val_every), checkpoint_every = check_count(checkpoint_every, min = 0),
+               seed = seed, threads = threads, device = check_string(device, c("auto", "cpu", "cuda")))
+  if (!is.null(checkpoint_path)) opts$checkpoint_path <- path.expand(checkpoint_path)
+  if (!is.null(resume_from)) {
+    if (!file.exists(resume_from)) abort_input("resume_from", sprintf("file \"%s\" does not exist.", resume_from))
+    opts$resume_from <- path.expand(resume_from)
+  }
+  ptr <- if (!is.null(resume_from)) core_call(cpp_dit_load(opts$resume_from, opts$device)) else
+    core_call(cpp_dit_create(unclass(config), seed, opts$device))
+  callback <- NULL
+  if (isTRUE(progress)) {
+    bar <- cli::cli_progress_bar("Training DiT", total = opts$steps,
+                                 format = "{cli::pb_bar} {cli::pb_current}/{cli::pb_total} loss {loss_txt} {cli::pb_eta}",
+                                 .envir = environment())
+    loss_txt <- ""
+    callback <- function(step, total, loss, val_loss, seconds) {
+      loss_txt <<- sprintf("%.4f%s", loss, if (is.na(val_loss)) "" else sprintf(" (val %.4f)", val_loss))
+      cli::cli_progress_update(id = bar, set = step)
+      TRUE
+    }
+  }
+  res <- core_call(cpp_dit_fit(ptr, x, val, strategy$generators, strategy$weights, opts, callback,
+                               max(1L, opts$steps %/% 200L)))
+  if (isTRUE(progress)) cli::cli_progress_done(id = bar)
+  info <- list(n_train = dim(x)[1], n_val = if (is.null(val)) 0L else dim(val)[1], seconds = res$seconds,
+               final_loss = res$final_loss, final_val_loss = res$final_val_loss, threads = threads,
+               options = opts[c("steps", "batch_size", "lr", "weight_decay", "optimizer", "ema", "grad_clip",
+                                "t_sampling", "seed")])
+  fit <- new_dit(ptr, strategy, info, device = opts$device)
+  if (isTRUE(res$interrupted)) {
+    cli::cli_warn("Training was interrupted at step {res$steps_done} of {opts$steps}; the model keeps the weights reached.")
+  }
+  fit
+}
+
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
+#' @export
+print.ditimpute_dit <- function(x, ...) {
+  cfg <- x$config
+  cat(sprintf("<ditimpute_dit> DiT for H = %d, d = %d: width %d, depth %d, heads %d, %s parameters\n",
+              cfg$H, cfg$d, cfg$width, cfg$depth, cfg$heads, format(x$n_parameters, big.mark = ",")))
+  cat(sprintf("  trained %d steps", x$steps))
+  if (!is.null(x$train_info$n_train)) {
+    cat(sprintf(" on %d sequences in %.1f s", x$train_info$n_train, x$train_info$seconds))
+  }
+  cat("\n")
+  if (!is.null(x$strategy)) { cat("  masks: "); print(x$strategy) }
+  h <- x$history
+  if (nrow(h) > 0) {
+    last <- h[nrow(h), ]
+    cat(sprintf("  last loss %.4f%s\n", last$train_loss,
+                if (is.na(last$val_loss)) "" else sprintf(", validation %.4f", last$val_loss)))
+  }
+  invisible(x)
+}
+
+#' @export
+summary.ditimpute_dit <- function(object, ...) {
+  structure(list(config = object$config, n_parameters = object$n_parameters, steps = object$steps,
+                 train_info = object$train_info, history = object$history, strategy = object$strategy,
+                 has_ema = object$has_ema),
+            class = "summary.ditimpute_dit")
+}
+
+#' @export
+print.summary.ditimpute_dit <- function(x, ...) {
+  cat("Conditional diffusion transformer\n")
+  print(x$config)
+  cat(sprintf("Parameters: %s; EMA weights: %s\n", format(x$n_parameters, big.mark = ","),
+              if (isTRUE(x$has_ema)) "yes" else "no"))
+  ti <- x$train_info
+  if (!is.null(ti$n_train)) {
+    o <- ti$options
+    cat(sprintf("Training: %d steps, batch %d, %s lr %g, %d training / %d validation sequences, %.1f s on %d threads\n",
+                x$steps, o$batch_size, o$optimizer, o$lr, ti$n_train, ti$n_val, ti$seconds, ti$threads))
+  }
+  if (!is.null(x$strategy)) { cat("Masks: "); print(x$strategy) }
+  if (nrow(x$history) > 0) {
+    cat("Loss curve:\n")
+    h <- x$history
+    keep <- unique(round(seq(1, nrow(h), length.out = min(8, nrow(h)))))
+    print(h[keep, ], row.names = FALSE, digits = 4)
+  }
+  invisible(x)
+}
+
+#' Plot the loss curve of a fitted DiT
+#'
+#' @param x A fitted model ([dit_fit()]).
+#' @param log Axes on a log scale, as for [graphics::plot()] (default `"y"`).
+#' @param ... Passed to [graphics::plot()].
+#' @return `x`, invisibly.
+#' @examples
+#' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
+#' fit <- dit_fit(gp_simulate(spec, 100, seed = 1), dit_config(24, 2, width = 32, depth = 1, heads = 2),
+#'                strategy = mask_strategy("6x1"), steps = 20, batch_size = 16, val_every = 5,
+#'                seed = 1, threads = 1, progress = FALSE)
+#' plot(fit)
+#' @export
+plot.ditimpute_dit <- function(x, log = "y", ...) {
+  h <- x$history
+  if (nrow(h) == 0) abort_input("x", "has no loss history (it was never trained).")
+  yl <- range(c(h$train_loss, h$val_loss), na.rm = TRUE)
+  graphics::plot(h$step, h$train_loss, type = "l", log = log, ylim = yl, xlab = "step",
+                 ylab = "denoising loss", main = "DiT training", ...)
+  if (any(!is.na(h$val_loss))) {
+    graphics::lines(h$step, h$val_loss, col = "firebrick")
+    graphics::legend("topright", c("training", "validation"), col = c("black", "firebrick"), lty = 1, bty = "n")
+  }
+  invisible(x)
+}
+
+# Sampler options from user arguments; NULL fields take the engine's defaults.
+sampler_options <- function(method = NULL, steps = NULL, grid = NULL, t0 = NULL, T = NULL,
+                            call = rlang::caller_env()) {
+  opts <- list()
+  if (!is.null(method)) opts$method <- check_string(method, c("sde", "ode", "euler"), arg = "method", call = call)
+  if (!is.null(grid)) opts$grid <- check_string(grid, c("geometric", "uniform"), arg = "grid", call = call)
+  if (!is.null(steps)) opts$steps <- check_count(steps, arg = "steps", call = call)
+  if (!is.null(t0)) opts$t0 <- check_number(t0, arg = "t0", lower = 0, upper = Inf, call = call)
+  if (!is.null(T)) opts$T <- check_number(T, arg = "T", lower = 0, upper = Inf, call = call)
+  opts
+}
+
+#' Sample imputations from a fitted DiT
+#'
+#' Draws `n_samples` completions of one partly observed sequence by running the
+#' reverse-time sampler with the network's score; all samples go through the
+#' network as one batch, and observed entries stay as given.
+#'
+#' Samplers: `"sde"` (default), the reverse SDE (the paper's eq. 6) by the
+#' stochastic Heun scheme; `"euler"`, the same SDE by Euler-Maruyama; `"ode"`,
+#' the probability-flow ODE by Heun. The time grid is geometric from `T` down
+#' to `t0` (fine near `t0`, where small conditional variances need it).
+#'
+#' @param object A fitted model.
+#' @param x One sequence, an `H x d` matrix with `NA` where values are missing.
+#' @param n_samples Number of samples.
+#' @param method,steps,grid,t0,T Sampler options; `NULL` takes the defaults.
+#' @param seed Optional seed (see [dit_fit()]).
+#' @param threads CPU threads.
+#' @return An `n_samples x H x d` array of completed sequences.
+#' @examples
+#' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
+#' fit <- dit_fit(gp_simulate(spec, 100, seed = 1), dit_config(24, 2, width = 32, depth = 1, heads = 2),
+#'                strategy = mask_strategy("6x1"), steps = 10, batch_size = 16,
+#'                seed = 1, threads = 1, progress = FALSE)
+#' x <- gp_simulate(spec, 1, seed = 2)[1, , ]
+#' x[10:15, ] <- NA
+#' s <- dit_sample(fit, x, n_samples = 20, steps = 20, seed = 3, threads = 1)
+#' dim(s)
+#' @export
+dit_sample <- function(object, x, n_samples = 100, method = NULL, steps = NULL, grid = NULL, t0 = NULL,
+                       T = NULL, seed = NULL, threads = NULL) {
+  object <- check_dit(object)
+  cfg <- object$config
+  seqs <- as_sequences(x, cfg$H, cfg$d)
+  if (!seqs$single) abort_input("x", "must be one sequence (an H x d matrix); use impute() for several.")
+  miss <- is.na(x)
+  if (!any(miss)) abort_input("x", "has no missing value (NA): there is nothing to impute.")
+  if (all(miss)) abort_input("x", "has no observed value: every entry is missing.")
+  if (any(is.infinite(x))) abort_input("x", "must not contain Inf.")
+  n_samples <- check_count(n_samples)
+  opts <- sampler_options(method, steps, grid, t0, T)
+  seed <- resolve_seed(seed)
+  threads <- if (is.null(threads)) default_threads() else check_count(threads)
+  xm <- x
+  storage.mode(xm) <- "double"
+  core_call(cpp_dit_sample(dit_ptr(object), xm, n_samples, opts, seed, threads))
+}
+
+#' Oracle sampling: the diffusion sampler driven by the exact score
+#'
+#' Runs the same reverse-time sampler as [dit_sample()] with the exact
+#' conditional score of a Gaussian process instead of a network. It separates
+#' the sampler's discretisation error from the network's learning error.
+#'
+#' @inheritParams dit_sample
+#' @inheritParams gp_conditional
+#' @param x One sequence, an `H x d` matrix (missing entries may be `NA`).
+#' @return An `n_samples x H x d` array of completed sequences.
+#' @examples
+#' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
+#' x <- gp_simulate(spec, 1, seed = 2)[1, , ]
+#' s <- oracle_sample(spec, x, missing = 10:15, n_samples = 50, steps = 50, seed = 1, threads = 1)
+#' dim(s)
+#' @export
+oracle_sample <- function(spec, x, missing = NULL, n_samples = 100, method = NULL, steps = NULL, grid = NULL,
+                          t0 = NULL, T = NULL, seed = NULL, threads = NULL) {
+  check_spec(spec)
+  seqs <- as_sequences(x, spec$H, spec$d)
+  if (!seqs$single) abort_input("x", "must be one sequence (an H x d matrix).")
+  miss <- resolve_missing(missing, spec$H, spec$d, x = x)
+  check_observed_finite(seqs$arr, miss)
+  n_samples <- check_count(n_samples)
+  opts <- sampler_options(method, steps, grid, t0, T)
+  seed <- resolve_seed(seed)
+  threads <- if (is.null(threads)) default_threads() else check_count(threads)
+  x0 <- x
+  x0[is.na(x0)] <- 0
+  draws <- core_call(cpp_sample_oracle(spec$Gamma, spec$Lambda, spec$mean, x0, miss, n_samples, opts, seed, threads))
+  arr <- array(rep(as.numeric(x0), each = n_samples), c(n_samples, spec$H, spec$d))
+  fill_missing(arr, miss, draws)
+}
+
+#' Denoising loss of a fitted DiT on held-out sequences
+#'
+#' @inheritParams dit_sample
+#' @param x Sequences, an `n x H x d` array.
+#' @param strategy Masks to evaluate with (default: the model's training strategy).
+#' @param t_sampling How times are drawn (`"log_uniform"` or `"uniform"`).
+#' @return The mean denoising loss (masks, times and noise drawn from `seed`).
+#' @examples
+#' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
+#' x <- gp_simulate(spec, 100, seed = 1)
+#' fit <- dit_fit(x, dit_config(24, 2, width = 32, depth = 1, heads = 2), strategy = mask_strategy("6x1"),
+#'                steps = 10, batch_size = 16, seed = 1, threads = 1, progress = FALSE)
+#' dit_loss(fit, gp_simulate(spec, 20, seed = 2), seed = 1, threads = 1)
+#' @export
+dit_loss <- function(object, x, strategy = NULL, t_sampling = c("log_uniform", "uniform"), seed = NULL,
+                     threads = NULL) {
+  object <- check_dit(object)
+  cfg <- object$config
+  dm <- dim(x)
+  if (!is.numeric(x) || length(dm) != 3 || dm[2] != cfg$H || dm[3] != cfg$d) {
+    abort_input("x", sprintf("must be an n x %d x %d array (the model's H and d).", cfg$H, cfg$d))
+  }
+  strategy <- strategy %||% object$strategy
+  if (!inherits(strategy, "ditimpute_strategy")) abort_input("strategy", "must be made by mask_strategy().")
+  t_sampling <- check_string(t_sampling, c("log_uniform", "uniform"))
+  seed <- resolve_seed(seed)
+  threads <- if (is.null(threads)) default_threads() else check_count(threads)
+  storage.mode(x) <- "double"
+  core_call(cpp_dit_loss(dit_ptr(object), x, strategy$generators, strategy$weights, t_sampling, seed, threads))
+}
+
+#' Save and load a fitted DiT
+#'
+#' `dit_save()` writes the model (configuration, weights, EMA weights, loss
+#' history) to a file in ditimpute's binary format; `dit_load()` reads it back.
+#' The R object itself also keeps these bytes, so [saveRDS()] and [readRDS()]
+#' round-trip a fitted model too. A corrupt or foreign file gives an error of
+#' class `ditimpute_error_input` naming `file`.
+#'
+#' @param object A fitted model.
+#' @param file Path of the model file.
+#' @param device Device to load onto: `"auto"`, `"cpu"` or `"cuda"`.
+#' @return `dit_save()` returns `file` invisibly; `dit_load()` a `ditimpute_dit`.
+#' @examples
+#' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
+#' fit <- dit_fit(gp_simulate(spec, 50, seed = 1), dit_config(24, 2, width = 32, depth = 1, heads = 2),
+#'                strategy = mask_strategy("6x1"), steps = 5, batch_size = 8, seed = 1, threads = 1,
+#'                progress = FALSE)
+#' f <- tempfile(fileext = ".dit")
+#' dit_save(fit, f)
+#' fit2 <- dit_load(f)
+#' fit2
+#' @export
+dit_save <- function(object, file) {
+  object <- check_dit(object)
+  if (!is.character(file) || length(file) != 1 || is.na(file)) abort_input("file", "must be a single path.")
+  core_call(cpp_dit_save(dit_ptr(object), path.expand(file)))
+  invisible(file)
+}
+
+#' @rdname dit_save
+#' @export
+dit_load <- function(file, device = "auto") {
+  if (!is.character(file) || length(file) != 1 || is.na(file)) abort_input("file", "must be a single path.")
+  if (!file.exists(file)) abort_input("file", sprintf("\"%s\" does not exist.", file))
+  device <- check_string(device, c("auto", "cpu", "cuda"))
+  ptr <- core_call(cpp_dit_load(path.expand(file), device))
+  new_dit(ptr, strategy = NULL, device = device)
+}

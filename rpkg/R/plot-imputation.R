@@ -1,0 +1,50 @@
+#' Plot an imputation
+#'
+#' Draws each variable of one sequence over time: observed values as points,
+#' the imputed point estimate with its per-entry interval band on the missing
+#' entries, and the true values there when known.
+#'
+#' @param x An imputation from [impute()].
+#' @param sequence Which sequence of an array to draw.
+#' @param variables Which variables (indices or names); by default up to the first 8.
+#' @param ... Unused.
+#' @return A ggplot object (printing it draws the plot).
+#' @examples
+#' spec <- gp_spec(48, d = 2, kernel = gp_kernel("laplace", lengthscale = 20))
+#' truth <- gp_simulate(spec, 1, seed = 1)[1, , ]
+#' x <- truth
+#' x[30:40, ] <- NA
+#' plot(impute(spec, x, n_samples = 200, truth = truth, seed = 2))
+#' @export
+plot.ditimpute_imputation <- function(x, sequence = 1, variables = NULL, ...) {
+  n <- dim(x$x)[1]
+  sequence <- check_count(sequence, max = n)
+  names_all <- variable_names(x)
+  if (is.null(variables)) variables <- seq_len(min(8, length(names_all)))
+  if (is.character(variables)) variables <- match(variables, names_all)
+  if (!is.numeric(variables) || anyNA(variables) || any(variables < 1 | variables > length(names_all))) {
+    abort_input("variables", sprintf("must be variable indices in 1..%d or names of the variables.", length(names_all)))
+  }
+  df <- as.data.frame(x)
+  df <- df[df$sequence == sequence & df$variable %in% names_all[variables], , drop = FALSE]
+  miss <- df[df$missing, , drop = FALSE]
+  obs <- df[!df$missing, , drop = FALSE]
+  # Estimate and band only where values are missing; break lines between gaps.
+  miss$run <- cumsum(c(1, diff(miss$frame) != 1 | diff(as.integer(miss$variable)) != 0))
+  p <- ggplot2::ggplot(df, ggplot2::aes(x = .data$frame)) +
+    ggplot2::geom_ribbon(data = miss, ggplot2::aes(ymin = .data$lower, ymax = .data$upper, group = .data$run),
+                         fill = "steelblue", alpha = 0.3) +
+    ggplot2::geom_line(data = miss, ggplot2::aes(y = .data$estimate, group = .data$run), colour = "steelblue4") +
+    ggplot2::geom_point(data = miss, ggplot2::aes(y = .data$estimate), colour = "steelblue4", size = 0.8) +
+    ggplot2::geom_point(data = obs, ggplot2::aes(y = .data$observed), size = 0.8) +
+    ggplot2::facet_wrap(~variable, scales = "free_y") +
+    ggplot2::labs(x = "frame", y = "value",
+                  title = sprintf("Imputation by %s (sequence %d)", x$method, sequence),
+                  subtitle = sprintf("points: observed; blue: %s with %g%% per-entry band%s", x$point_type,
+                                     100 * x$level, if (!is.null(x$truth)) "; red: truth" else "")) +
+    ggplot2::theme_bw()
+  if (!is.null(x$truth)) {
+    p <- p + ggplot2::geom_point(data = miss, ggplot2::aes(y = .data$truth), colour = "firebrick", shape = 4)
+  }
+  p
+}

@@ -1,0 +1,123 @@
+# A tiny model keeps these tests to seconds; learning itself is tested in C++
+# (cpp/tests/dit/test_dit_learning.cpp) and measured in bench/.
+tiny_spec <- function() gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
+tiny_fit <- function(steps = 30, seed = 1, ...) {
+  dit_fit(gp_simulate(tiny_spec(), 120, seed = 1), dit_config(24, 2, width = 32, depth = 1, heads = 2),
+          strategy = mask_strategy(c("6x1", "2x3")), steps = steps, batch_size = 16, val_every = 10,
+          seed = seed, threads = 1, progress = FALSE, ...)
+}
+
+test_that("dit_config validates and prints", {
+  cfg <- dit_config(96, 8, width = 256, depth = 12, heads = 16)
+  expect_s3_class(cfg, "ditimpute_dit_config")
+  expect_output(print(cfg), "width 256, depth 12, heads 16")
+  expect_input_error(dit_config(96, 8, width = 30, heads = 4), "heads")   # heads must divide width
+  expect_input_error(dit_config(1, 8), "H")
+  expect_input_error(dit_config(96, 0), "d")
+  expect_input_error(dit_config(96, 8, t0 = -1), "t0")
+})
+
+test_that("a DiT trains, reports its loss curve, prints and plots", {
+  fit <- tiny_fit()
+  expect_s3_class(fit, "ditimpute_dit")
+  expect_equal(fit$steps, 30)
+  expect_gt(fit$n_parameters, 1000)
+  expect_true(all(c("step", "train_loss", "val_loss") %in% names(fit$history)))
+  expect_true(all(is.finite(fit$history$train_loss)))
+  expect_true(any(is.finite(fit$history$val_loss)))
+  expect_output(print(fit), "DiT for H = 24, d = 2")
+  expect_output(print(summary(fit)), "Loss curve")
+  f <- tempfile(fileext = ".png"); grDevices::png(f); plot(fit); grDevices::dev.off()
+  expect_gt(file.size(f), 1000)
+})
+
+test_that("sampling keeps observed values, and seeds make it repeatable", {
+  fit <- tiny_fit(steps = 10)
+  x <- gp_simulate(tiny_spec(), 1, seed = 2)[1, , ]
+  x[10:15, ] <- NA
+  s1 <- dit_sample(fit, x, n_samples = 8, steps = 10, seed = 3, threads = 1)
+  s2 <- dit_sample(fit, x, n_samples = 8, steps = 10, seed = 3, threads = 1)
+  expect_equal(dim(s1), c(8, 24, 2))
+  expect_identical(s1, s2)
+  expect_equal(s1[5, -(10:15), ], x[-(10:15), ])
+  expect_true(all(is.finite(s1)))
+  expect_false(identical(s1, dit_sample(fit, x, n_samples = 8, steps = 10, seed = 4, threads = 1)))
+})
+
+test_that("save, load and saveRDS round-trip to identical samples", {
+  fit <- tiny_fit(steps = 10)
+  x <- gp_simulate(tiny_spec(), 1, seed = 2)[1, , ]
+  x[20:24, ] <- NA
+  ref <- dit_sample(fit, x, n_samples = 4, steps = 8, seed = 5, threads = 1)
+  f <- tempfile(fileext = ".dit")
+  dit_save(fit, f)
+  expect_identical(dit_sample(dit_load(f), x, n_samples = 4, steps = 8, seed = 5, threads = 1), ref)
+  r <- tempfile(fileext = ".rds")
+  saveRDS(fit, r)
+  back <- readRDS(r)
+  expect_identical(dit_sample(back, x, n_samples = 4, steps = 8, seed = 5, threads = 1), ref)
+  # a corrupt file is a clear error, not a crash
+  bytes <- readBin(f, "raw", file.size(f))
+  bytes[length(bytes) %/% 2] <- as.raw((as.integer(bytes[length(bytes) %/% 2]) + 1L) %% 256L)
+  bad <- tempfile(); writeBin(bytes, bad)
+  expect_input_error(dit_load(bad), "file")
+  junk <- tempfile(); writeLines("not a model", junk)
+  expect_input_error(dit_load(junk), "file")
+  expect_input_error(dit_load(tempfile()), "file")
+})
+
+test_that("training resumes from a checkpoint and trains with NA in the data", {
+  ck <- tempfile(fileext = ".dit")
+  fit <- tiny_fit(steps = 10, checkpoint_path = ck)
+  expect_true(file.exists(ck))
+  more <- dit_fit(gp_simulate(tiny_spec(), 120, seed = 1), dit_config(24, 2, width = 32, depth = 1, heads = 2),
+                  strategy = mask_strategy("6x1"), steps = 20, batch_size = 16, resume_from = ck, seed = 1,
+                  threads = 1, progress = FALSE)
+  expect_equal(more$steps, 20)
+  x <- gp_simulate(tiny_spec(), 60, seed = 3)
+  x[sample(length(x), 200)] <- NA
+  withna <- dit_fit(x, dit_config(24, 2, width = 32, depth = 1, heads = 2), strategy = mask_strategy("mcar0.2"),
+                    steps = 5, batch_size = 8, validation = 0, seed = 1, threads = 1, progress = FALSE)
+  expect_true(all(is.finite(withna$history$train_loss)))
+})
+
+test_that("an exploding loss stops with a numeric error", {
+  expect_error(tiny_fit(steps = 200, lr = 1e8, grad_clip = 0), class = "ditimpute_error_numeric")
+})
+
+test_that("bad DiT input gives classed errors naming the argument", {
+  fit <- tiny_fit(steps = 2)
+  x <- gp_simulate(tiny_spec(), 1, seed = 2)[1, , ]
+  expect_input_error(dit_fit(matrix(0, 3, 3)), "x")
+  expect_input_error(dit_fit(array(0, c(4, 24, 2)), config = dit_config(24, 3)), "x")
+  expect_input_error(dit_fit(array(0, c(4, 24, 2)), strategy = "S4"), "strategy")
+  expect_input_error(tiny_fit(steps = 0), "steps")
+  expect_input_error(tiny_fit(lr = -1), "lr")
+  expect_input_error(tiny_fit(validation = 1), "validation")
+  expect_input_error(dit_sample(fit, x), "x")                        # nothing missing
+  x[3, ] <- NA
+  expect_input_error(dit_sample(fit, x[, 1, drop = FALSE]), "x")     # another d
+  expect_input_error(dit_sample(fit, x, n_samples = 0), "n_samples")
+  expect_input_error(dit_sample(fit, x, method = "rk4"), "method")
+  expect_input_error(dit_sample("model", x), "object")
+  expect_input_error(dit_fit(array(0, c(4, 24, 2)), device = "tpu"), "device")
+})
+
+test_that("oracle sampling matches the exact conditional law", {
+  spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 16))
+  x <- gp_simulate(spec, 1, seed = 1)[1, , ]
+  cond <- gp_conditional(spec, x, missing = 17:24)
+  s <- oracle_sample(spec, x, missing = 17:24, n_samples = 2000, seed = 2, threads = 1)
+  flat <- t(apply(s, 1, function(z) t(z)[t(cond$missing)]))
+  sds <- sqrt(diag(cond$cov))
+  # 2000 draws: the sample mean is within 4 sd/sqrt(2000) of the truth per entry
+  expect_true(all(abs(colMeans(flat) - cond$cond_mean[1, ]) < 4 * sds / sqrt(2000)))
+  expect_lt(norm(cov(flat) - cond$cov, "F") / norm(cond$cov, "F"), 0.15)
+  expect_equal(s[1, 1:16, ], x[1:16, ])
+})
+
+test_that("torch_backend reports the linked LibTorch", {
+  b <- torch_backend()
+  expect_match(b$torch_version, "^[0-9]+\\.[0-9]+")
+  expect_type(b$cuda_available, "logical")
+})

@@ -1,0 +1,110 @@
+spec96 <- function() gp_spec(96, d = 8, kernel = gp_kernel("laplace", lengthscale = 128))
+
+test_that("the oracle imputer's 95% regions cover 95% +- 1.5% on P1-P4", {
+  # One sequence per pattern, 2000 exact samples build the region, 20000 fresh
+  # exact draws test it. The region's own coverage varies with its radius
+  # estimate (a 95% quantile from 2000 samples: sd about 0.5%), so +-1.5% is
+  # about three standard deviations.
+  spec <- spec96()
+  x <- gp_simulate(spec, 1, seed = 11)[1, , ]
+  for (p in paper_patterns()) {
+    xm <- x
+    xm[p$frames, ] <- NA
+    imp <- impute(spec, xm, n_samples = 2000, seed = 12)
+    cv <- coverage(imp, spec = spec, n_draws = 20000, seed = 13)
+    expect_lt(abs(cv$coverage - 0.95), 0.015)
+  }
+})
+
+test_that("impute returns the documented pieces for a matrix and an array", {
+  spec <- gp_spec(30, d = 3, kernel = gp_kernel("matern32", lengthscale = 6))
+  truth <- gp_simulate(spec, 4, seed = 1)
+  x <- truth
+  x[1, 10:14, ] <- NA
+  x[2, 20:30, ] <- NA
+  x[3, , 2] <- NA                    # entry-level
+  x[4, c(3, 9, 27), c(1, 3)] <- NA
+  imp <- impute(spec, x, n_samples = 50, level = 0.9, truth = truth, seed = 2)
+  expect_s3_class(imp, "ditimpute_imputation")
+  expect_equal(dim(imp$point), dim(x))
+  expect_equal(imp$point[!is.na(x)], x[!is.na(x)])
+  expect_true(all(is.finite(imp$point)))
+  expect_true(all(is.na(imp$lower[!is.na(x)])))
+  expect_true(all(imp$lower[is.na(x)] <= imp$point[is.na(x)] & imp$point[is.na(x)] <= imp$upper[is.na(x)]))
+  expect_length(imp$radius, 4)
+  expect_equal(vapply(imp$samples, ncol, 0), c(15, 33, 30, 6))
+  # the point estimate is the sample mean, the radius the 90% quantile of distances
+  s <- imp$samples[[2]]
+  centre <- colMeans(s)
+  expect_equal(missing_values_of(imp$point[2, , ], is.na(x[2, , ])), centre, tolerance = 1e-12)
+  expect_equal(imp$radius[2], unname(quantile(sqrt(rowSums(sweep(s, 2, centre)^2)), 0.9)), tolerance = 1e-12)
+  one <- impute(spec, x[2, , ], n_samples = 50, seed = 2)
+  expect_true(is.matrix(one$point))
+  expect_output(print(imp), "exact GP, 4 sequences of 30 x 3, 50 samples each")
+  expect_output(print(summary(imp)), "Imputation by exact GP")
+  ci <- confint(imp)
+  expect_equal(nrow(ci), sum(is.na(x)))
+  expect_equal(names(ci), c("sequence", "frame", "variable", "estimate", "lower", "upper"))
+  ci80 <- confint(imp, level = 0.8)
+  expect_true(all(ci80$upper - ci80$lower <= ci$upper - ci$lower + 1e-12))
+  df <- as.data.frame(imp)
+  expect_equal(nrow(df), length(x))
+  expect_true(all(c("estimate", "lower", "upper", "truth", "missing") %in% names(df)))
+  sets <- completions(imp, m = 1:3)
+  expect_length(sets, 3)
+  expect_equal(sets[[2]][!is.na(x)], x[!is.na(x)])
+  expect_equal(sets[[2]][2, 20:30, ], matrix(imp$samples[[2]][2, ], 11, 3, byrow = TRUE))
+  med <- impute(spec, x, n_samples = 51, point = "median", seed = 2)
+  expect_equal(missing_values_of(med$point[1, , ], is.na(x[1, , ])), apply(med$samples[[1]], 2, median))
+})
+
+test_that("metrics and coverage against the truth are computed as documented", {
+  spec <- gp_spec(20, d = 2, kernel = gp_kernel("laplace", lengthscale = 10))
+  truth <- gp_simulate(spec, 30, seed = 1)
+  x <- truth
+  x[, 8:12, ] <- NA
+  imp <- impute(spec, x, n_samples = 400, truth = truth, seed = 2)
+  met <- imputation_metrics(imp)
+  expect_equal(nrow(met), 30)
+  err <- imp$point[, 8:12, ] - truth[, 8:12, ]
+  expect_equal(mean(met$mse), mean(apply(err^2, 1, mean)), tolerance = 1e-12)
+  expect_equal(met$mae[3], mean(abs(err[3, , ])), tolerance = 1e-12)
+  expect_equal(met$mre[3], sum(abs(err[3, , ])) / sum(abs(truth[3, 8:12, ])), tolerance = 1e-12)
+  # CRPS of a sample against y equals the mean over samples of |X - y| minus half the mean pair distance
+  s <- imp$samples[[1]][, 1]; y <- truth[1, 8, 1]
+  crps1 <- mean(abs(s - y)) - mean(abs(outer(s, s, "-"))) / 2
+  expect_equal(ditimpute:::crps_sample(matrix(s), y), crps1, tolerance = 1e-12)
+  # against the exact conditional mean the oracle's MSE is Monte Carlo error only: trace(Sigma)/Z per entry
+  met_gp <- imputation_metrics(imp, spec = spec)
+  cond <- gp_conditional(spec, x[1, , ])
+  expect_lt(mean(met_gp$mse), 5 * mean(diag(cond$cov)) / 400)
+  # per-entry and region coverage of the truths, 30 sequences: loose binomial bounds
+  cv <- coverage(imp)
+  expect_true(all(cv$coverage %in% c(0, 1)))
+  expect_gt(mean(cv$coverage), 0.8)
+  expect_gt(mean(cv$interval_coverage), 0.85)
+  expect_output(print(cv), "Coverage of the 95% regions against the true values")
+})
+
+test_that("bad imputation input gives classed errors naming the argument", {
+  spec <- gp_spec(20, d = 2)
+  x <- gp_simulate(spec, 1, seed = 1)[1, , ]
+  expect_input_error(impute(spec, x), "x")                            # no missing value
+  xm <- x; xm[5, ] <- NA
+  expect_input_error(impute(spec, matrix(NA_real_, 20, 2)), "x")      # no observed value
+  expect_input_error(impute(spec, xm[, 1, drop = FALSE]), "x")       # another d
+  expect_input_error(impute(spec, rbind(xm, xm)), "x")               # another H
+  expect_input_error(impute(spec, xm, level = 1), "level")
+  expect_input_error(impute(spec, xm, level = 0), "level")
+  expect_input_error(impute(spec, xm, n_samples = 1), "n_samples")
+  expect_input_error(impute(spec, xm, point = "mode"), "point")
+  expect_input_error(impute(spec, xm, truth = x[1:3, ]), "truth")
+  expect_input_error(impute("gp", xm), "object")
+  imp <- impute(spec, xm, n_samples = 10, seed = 1)
+  expect_input_error(coverage(imp), "truth")
+  expect_input_error(coverage(imp, spec = gp_spec(21, d = 2)), "spec")
+  expect_input_error(coverage(list()), "object")
+  expect_input_error(imputation_metrics(imp), "truth")
+  expect_input_error(completions(imp, m = 11), "m")
+  expect_input_error(confint(imp, level = 2), "level")
+})
