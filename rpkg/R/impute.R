@@ -28,8 +28,8 @@
 #' @param seed Optional seed; without one, [set.seed()] makes results repeatable.
 #' @param threads CPU threads.
 #' @return An object of class `ditimpute_imputation` with `point` (completed
-#'   data, shaped like `x`), `lower`, `upper` (per-entry intervals, `NA` on
-#'   observed entries), `radius` (one per sequence), `samples` (a list of
+#'   data, shaped like `x`), `lower`, `upper` (per-entry intervals shaped like
+#'   `x`, `NA` on observed entries), `radius` (one per sequence), `samples` (a list of
 #'   `n_samples x m` matrices of the missing entries in frame-major order),
 #'   `missing`, `level`. Methods: `print()`, `summary()`, `plot()`,
 #'   `confint()`, `as.data.frame()`; [completions()] extracts completed data
@@ -156,10 +156,28 @@ impute_cases <- function(cases, draw, n_samples, level, point, truth, seed, meth
     lower[i, , ] <- fill_missing(array(NA_real_, c(1, cases$H, cases$d)), mi, matrix(reg$lower, 1))[1, , ]
     upper[i, , ] <- fill_missing(array(NA_real_, c(1, cases$H, cases$d)), mi, matrix(reg$upper, 1))[1, , ]
   }
-  structure(list(x = cases$arr, missing = cases$miss, point = point_arr, lower = lower, upper = upper,
-                 radius = radius, samples = samples, level = level, point_type = point, method = method,
-                 n_samples = n_samples, truth = truth, single = cases$single, dimnames = cases$dimnames),
-            class = "ditimpute_imputation")
+  out <- list(x = cases$arr, missing = cases$miss, point = point_arr, lower = lower, upper = upper,
+              radius = radius, samples = samples, level = level, point_type = point, method = method,
+              n_samples = n_samples, truth = truth, single = cases$single, dimnames = cases$dimnames)
+  if (cases$single) {
+    # Give back the caller's shape: H x d matrices for one sequence.
+    for (f in array_fields) {
+      if (!is.null(out[[f]])) out[[f]] <- matrix(out[[f]][1, , ], cases$H, cases$d, dimnames = cases$dimnames)
+    }
+  }
+  structure(out, class = "ditimpute_imputation")
+}
+
+array_fields <- c("x", "missing", "point", "lower", "upper", "truth")
+
+# The imputation with every data field as an n x H x d array (n = 1 for a
+# single sequence), the form all summaries work on.
+as3 <- function(object) {
+  if (!isTRUE(object$single)) return(object)
+  for (f in array_fields) {
+    if (length(dim(object[[f]])) == 2) object[[f]] <- array(object[[f]], c(1L, dim(object[[f]])))
+  }
+  object
 }
 
 check_truth <- function(truth, cases, arg = "truth", call = rlang::caller_env()) {
@@ -180,6 +198,7 @@ as_user_shape <- function(object, arr) {
 
 #' @export
 print.ditimpute_imputation <- function(x, ...) {
+  x <- as3(x)
   n <- dim(x$x)[1]
   cat(sprintf("<ditimpute_imputation> %s, %d sequence%s of %d x %d, %d samples each\n", x$method, n,
               if (n == 1) "" else "s", dim(x$x)[2], dim(x$x)[3], x$n_samples))
@@ -200,6 +219,7 @@ format_range <- function(v) if (length(v) == 1) sprintf("%.3g", v) else sprintf(
 
 #' @export
 summary.ditimpute_imputation <- function(object, ...) {
+  object <- as3(object)
   out <- list(method = object$method, n = dim(object$x)[1], H = dim(object$x)[2], d = dim(object$x)[3],
               n_samples = object$n_samples, level = object$level, point_type = object$point_type,
               radius = object$radius, n_missing = apply(object$missing, 1, sum),
@@ -239,6 +259,7 @@ print.summary.ditimpute_imputation <- function(x, ...) {
 #' @export
 confint.ditimpute_imputation <- function(object, parm, level = object$level, ...) {
   level <- check_level(level)
+  object <- as3(object)
   rows <- lapply(seq_len(dim(object$x)[1]), function(i) {
     miss <- matrix(object$missing[i, , ], dim(object$x)[2])
     idx <- which(t(miss))
@@ -266,6 +287,7 @@ variable_names <- function(object) {
 
 #' @export
 as.data.frame.ditimpute_imputation <- function(x, row.names = NULL, optional = FALSE, ...) {
+  x <- as3(x)
   n <- dim(x$x)[1]; H <- dim(x$x)[2]; d <- dim(x$x)[3]
   grid <- expand.grid(sequence = seq_len(n), frame = seq_len(H), variable = seq_len(d))
   out <- data.frame(sequence = grid$sequence, frame = grid$frame,
@@ -295,6 +317,7 @@ as.data.frame.ditimpute_imputation <- function(x, row.names = NULL, optional = F
 #' @export
 completions <- function(object, m = NULL) {
   if (!inherits(object, "ditimpute_imputation")) abort_input("object", "must be an imputation from impute().")
+  object <- as3(object)
   if (is.null(m)) m <- seq_len(object$n_samples)
   if (!is.numeric(m) || any(m < 1 | m > object$n_samples) || any(m != round(m))) {
     abort_input("m", sprintf("must be sample numbers in 1..%d.", object$n_samples))

@@ -28,6 +28,7 @@
 #' @export
 coverage <- function(object, spec = NULL, truth = NULL, n_draws = 2000, seed = NULL) {
   if (!inherits(object, "ditimpute_imputation")) abort_input("object", "must be an imputation from impute().")
+  object <- as3(object)
   n <- dim(object$x)[1]
   H <- dim(object$x)[2]; d <- dim(object$x)[3]
   if (!is.null(spec)) {
@@ -111,6 +112,7 @@ print.ditimpute_coverage <- function(x, ...) {
 #' @export
 imputation_metrics <- function(object, truth = NULL, spec = NULL) {
   if (!inherits(object, "ditimpute_imputation")) abort_input("object", "must be an imputation from impute().")
+  object <- as3(object)
   n <- dim(object$x)[1]; H <- dim(object$x)[2]; d <- dim(object$x)[3]
   truth <- if (is.null(truth)) object$truth else check_truth(truth, list(arr = object$x, miss = object$missing))
   if (is.null(truth) && is.null(spec)) abort_input("truth", "give the true values or the spec of the GP the data came from.")

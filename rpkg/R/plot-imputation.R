@@ -17,6 +17,7 @@
 #' plot(impute(spec, x, n_samples = 200, truth = truth, seed = 2))
 #' @export
 plot.ditimpute_imputation <- function(x, sequence = 1, variables = NULL, ...) {
+  x <- as3(x)
   n <- dim(x$x)[1]
   sequence <- check_count(sequence, max = n)
   names_all <- variable_names(x)

@@ -108,3 +108,18 @@ test_that("bad imputation input gives classed errors naming the argument", {
   expect_input_error(completions(imp, m = 11), "m")
   expect_input_error(confint(imp, level = 2), "level")
 })
+
+test_that("plot draws an imputation with its band and truth", {
+  spec <- gp_spec(30, d = 3, kernel = gp_kernel("matern32", lengthscale = 6))
+  truth <- gp_simulate(spec, 1, seed = 1)[1, , ]
+  x <- truth
+  x[10:14, ] <- NA
+  imp <- impute(spec, x, n_samples = 50, truth = truth, seed = 2)
+  p <- plot(imp, variables = 1:2)
+  expect_s3_class(p, "ggplot")
+  f <- tempfile(fileext = ".png")
+  ggplot2::ggsave(f, p, width = 6, height = 3)
+  expect_gt(file.size(f), 1000)
+  expect_input_error(plot(imp, variables = 5), "variables")
+  expect_input_error(plot(imp, sequence = 2), "sequence")
+})
