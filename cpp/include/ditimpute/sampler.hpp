@@ -2,6 +2,26 @@
 // eq. 6): options shared by the network-driven and the oracle (exact GP
 // score) modes. This header is torch-free; the samplers live in
 // cpp/src/dit/sampler.cpp.
+//
+// Forward process (eq. 4): dx = -x/2 dt + dW, so x_t = alpha_t x_0 + sigma_t e
+// with alpha_t = exp(-t/2), sigma_t^2 = 1 - exp(-t). Sampling runs the reverse
+// SDE (eq. 6) dv = [v/2 + s(v, t)] dt + dW, or the probability-flow ODE
+// dx/dt = -(x + s(x, t))/2, from t = T down to t = t0, on the missing entries
+// only; observed entries are held at their values throughout.
+//
+// Defaults, chosen in oracle mode (exact GP score, H = 96, d = 8, patterns
+// P1-P4; numbers in cpp/tests/dit/test_sampler.cpp): conditional variances go
+// down to ~1e-3 .. 1e-4, so the grid is geometric in t (equal steps in log t,
+// as fine near t0 as the variances need) and t0 = 1e-5 (the state at t0 carries
+// extra variance ~t0, negligible against 1e-4 .. 1e-3). T = 15 makes the prior
+// mismatch alpha_T = 5.5e-4 negligible: the ODE carries it to the output
+// unchanged (in standard units), and at T = 10 it biased the mean measurably.
+// No final denoising step (x0 = (x + sigma^2 s)/alpha): at t0 = 1e-5 it
+// changes nothing measurable. Euler-Maruyama, the plain discretisation of
+// eq. 6, is first order in the step and over-disperses (at 200 geometric steps
+// a 95% region covers ~97-98% for pattern P4; it needs >1000 steps), so the
+// default SDE sampler is the stochastic Heun scheme, weak order 2 for additive
+// noise, at two score evaluations a step.
 #pragma once
 
 #include "ditimpute/common.hpp"
@@ -9,30 +29,45 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ditimpute {
 
 struct SamplerOptions {
-  enum class Method { euler_maruyama, heun_ode };
+  // euler_maruyama: v <- v + h (v/2 + s(v, t)) + sqrt(h) z, one score call a step.
+  // heun_sde: stochastic Heun on the reverse SDE: an Euler-Maruyama predictor,
+  //   then the trapezoidal drift with the same noise; two score calls a step.
+  // heun_ode: Heun (trapezoidal predictor-corrector) on the probability-flow
+  //   ODE; deterministic given x_T; two score calls a step.
+  enum class Method { euler_maruyama, heun_sde, heun_ode };
+  // geometric: t_k = T (t0 / T)^(k / steps); uniform: equal steps in t.
   enum class Grid { geometric, uniform };
-  Method method = Method::euler_maruyama;
+  Method method = Method::heun_sde;
   Grid grid = Grid::geometric;
   int steps = 200;
-  double t0 = 1e-4;   // early-stopping time
-  double T = 10.0;    // terminal time; x_T ~ N(0, I) is the prior
+  double t0 = 1e-5;   // early-stopping time
+  double T = 15.0;    // terminal time; x_T ~ N(0, I) is the prior
   void validate() const;  // input_error "steps", "t0", "T"
 };
 
-SamplerOptions::Method sampler_method_from_string(const std::string& name);  // "sde", "ode"
-SamplerOptions::Grid time_grid_from_string(const std::string& name);         // "geometric", "uniform"
+// "sde" / "heun_sde" -> heun_sde; "euler" / "euler_maruyama" / "em" ->
+// euler_maruyama; "ode" / "heun_ode" -> heun_ode. input_error "method" otherwise.
+SamplerOptions::Method sampler_method_from_string(const std::string& name);
+std::string to_string(SamplerOptions::Method method);
+// "geometric", "uniform"; input_error "grid" otherwise.
+SamplerOptions::Grid time_grid_from_string(const std::string& name);
+std::string to_string(SamplerOptions::Grid grid);
+// Score-function calls one sampling run makes (per batch of Z samples).
+int score_evaluations(const SamplerOptions& options);
 
 // The time grid T = t_0 > t_1 > ... > t_steps = t0 (steps + 1 points).
 std::vector<double> time_grid(const SamplerOptions& options);
 
 // Oracle mode: Z samples of the missing entries of one sequence `x` (its full
-// vec; observed entries are read) drawn by the same reverse-time sampler as the
-// network, driven by the exact conditional score of `cond`.
-// Returns Z x cond.n_missing() (missing entries in vec order).
+// vec; only observed entries are read) drawn by the same reverse-time sampler as
+// the network, driven by the exact conditional score of `cond` (float64).
+// Returns Z x cond.n_missing() (missing entries in vec order). The same seed and
+// thread count give the same samples; threads <= 0 means every core.
 Matrix sample_oracle(const Conditional& cond, const double* x, int Z, const SamplerOptions& options,
                      std::uint64_t seed, int threads = 0);
 
