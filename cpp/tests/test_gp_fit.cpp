@@ -1,0 +1,157 @@
+// Tests of the ECME fit of the separable GP (gp_fit.hpp): the precision-based
+// marginal likelihood against the textbook dense formula, recovery of known
+// parameters from simulated windows with missing entries, monotone
+// likelihood, and input errors.
+#include <catch2/catch.hpp>
+
+#include "ditimpute/gp_fit.hpp"
+
+#include <Eigen/Cholesky>
+
+#include <cmath>
+#include <limits>
+
+using namespace ditimpute;
+
+namespace {
+
+Matrix lambda3() {
+  Matrix L(3, 3);
+  L << 1.0, 0.5, 0.2,
+       0.5, 2.0, -0.3,
+       0.2, -0.3, 0.5;
+  return L;
+}
+
+Kernel matern(double ell) {
+  Kernel k;
+  k.type = KernelType::matern32;
+  k.lengthscale = ell;
+  return k;
+}
+
+// n windows from the process with each entry hidden (NaN) with probability p.
+Batch simulate_with_gaps(const GaussianProcess& gp, int n, double p, std::uint64_t seed) {
+  Rng rng(seed);
+  Batch x = gp.simulate(n, rng);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (double& v : x.data)
+    if (u(rng) < p) v = std::numeric_limits<double>::quiet_NaN();
+  return x;
+}
+
+// log N(x_o; mu_o, Sigma_oo) with Sigma_oo gathered from Gamma (x) Lambda.
+double dense_loglik(const GaussianProcess& gp, const Batch& x) {
+  double s = 0.0;
+  for (int i = 0; i < x.n; ++i) {
+    std::vector<int> obs;
+    for (int k = 0; k < x.H * x.d; ++k)
+      if (!std::isnan(x.seq(i)[k])) obs.push_back(k);
+    if (obs.empty()) continue;
+    const Matrix S = covariance_entries(gp, obs, obs);
+    Vector r(obs.size());
+    for (std::size_t a = 0; a < obs.size(); ++a) r(a) = x.seq(i)[obs[a]] - gp.mean()(obs[a] / x.d, obs[a] % x.d);
+    Eigen::LLT<Matrix> llt(S);
+    s += -0.5 * (obs.size() * std::log(2.0 * M_PI) + 2.0 * Matrix(llt.matrixL()).diagonal().array().log().sum() +
+                 r.dot(llt.solve(r)));
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("gp_marginal_loglik equals the dense Gaussian log-density of the observed entries", "[gp_fit]") {
+  const Vector mu = (Vector(3) << 1.0, -2.0, 0.5).finished();
+  RowMatrix M(7, 3);
+  for (int h = 0; h < 7; ++h) M.row(h) = mu.transpose();
+  const GaussianProcess gp(kernel_matrix(matern(2.5), 7), lambda3(), M);
+  Batch x = simulate_with_gaps(gp, 5, 0.3, 11);
+  // One window fully observed, one with a single observed entry: both paths of the formula.
+  for (int k = 0; k < 21; ++k) x.seq(0)[k] = gp.mean()(k / 3, k % 3) + 0.1 * k;
+  for (int k = 1; k < 21; ++k) x.seq(1)[k] = std::numeric_limits<double>::quiet_NaN();
+  const double ours = gp_marginal_loglik(x, gp.Gamma(), gp.Lambda(), mu);
+  // Both are sums of a few dozen O(1)..O(10) terms in double precision.
+  CHECK(ours == Approx(dense_loglik(gp, x)).epsilon(1e-10));
+}
+
+TEST_CASE("gp_fit_em recovers lengthscale, Lambda and mean from windows with 20% missing entries", "[gp_fit]") {
+  const int H = 24, n = 150;
+  const Vector mu = (Vector(3) << 1.0, -2.0, 0.5).finished();
+  RowMatrix M(H, 3);
+  for (int h = 0; h < H; ++h) M.row(h) = mu.transpose();
+  const GaussianProcess gp(kernel_matrix(matern(4.0), H), lambda3(), M);
+  const Batch x = simulate_with_gaps(gp, n, 0.2, 2024);
+
+  GpFitOptions opt;
+  opt.kernel = matern(1.0);  // start far from the truth
+  opt.lengthscale_upper = 100.0;
+  const GpFitResult fit = gp_fit_em(x, opt);
+
+  REQUIRE(fit.converged);
+  // With Gamma known the frames whiten into n*H = 3600 draws of N(0, Lambda):
+  // the sd of an entry of Lambda-hat is about sqrt((L_jj L_kk + L_jk^2)/3600),
+  // under 2.5% of sqrt(L_jj L_kk); 10% is four such sds (20% missing adds a little).
+  const Matrix L = lambda3();
+  for (int j = 0; j < 3; ++j)
+    for (int k = 0; k < 3; ++k) CHECK(std::abs(fit.Lambda(j, k) - L(j, k)) < 0.1 * std::sqrt(L(j, j) * L(k, k)));
+  // The lengthscale is pinned by 150 * 24 frames; 10% is several of its sds.
+  CHECK(fit.kernel.lengthscale == Approx(4.0).epsilon(0.1));
+  CHECK(fit.kernel.variance == 1.0);
+  // The GLS mean of 150 windows has sd sqrt(L_jj / (150 * 1'Gamma^-1 1)) ~ 0.04 sqrt(L_jj).
+  for (int j = 0; j < 3; ++j) CHECK(std::abs(fit.mean(j) - mu(j)) < 0.15 * std::sqrt(L(j, j)));
+
+  // ECME never lowers the likelihood (up to rounding of a sum of ~10^4 terms).
+  for (std::size_t k = 1; k < fit.loglik_trace.size(); ++k)
+    CHECK(fit.loglik_trace[k] >= fit.loglik_trace[k - 1] - 1e-8 * std::abs(fit.loglik_trace[k - 1]));
+  CHECK(fit.loglik == Approx(gp_marginal_loglik(x, fit.Gamma, fit.Lambda, fit.mean)).epsilon(1e-12));
+  // A maximum of the likelihood beats the true parameters on the same data.
+  CHECK(fit.loglik >= gp_marginal_loglik(x, gp.Gamma(), gp.Lambda(), mu));
+  long n_obs = 0;
+  for (double v : x.data) n_obs += std::isnan(v) ? 0 : 1;
+  CHECK(fit.n_observed == n_obs);
+}
+
+TEST_CASE("gp_fit_em with the lengthscale fixed keeps it and still raises the likelihood", "[gp_fit]") {
+  const int H = 12;
+  const GaussianProcess gp(kernel_matrix(matern(3.0), H), lambda3(), RowMatrix::Zero(H, 3));
+  const Batch x = simulate_with_gaps(gp, 40, 0.3, 5);
+  GpFitOptions opt;
+  opt.kernel = matern(3.0);
+  opt.fit_lengthscale = false;
+  const GpFitResult fit = gp_fit_em(x, opt);
+  CHECK(fit.kernel.lengthscale == 3.0);
+  CHECK(fit.loglik > fit.loglik_trace.front());
+}
+
+TEST_CASE("gp_fit_em rejects bad input naming the argument", "[gp_fit]") {
+  const int H = 6;
+  const GaussianProcess gp(kernel_matrix(matern(2.0), H), lambda3(), RowMatrix::Zero(H, 3));
+  Rng rng(1);
+  Batch x = gp.simulate(4, rng);
+  GpFitOptions opt;
+  opt.kernel = matern(2.0);
+  auto arg_of = [&](const Batch& b, const GpFitOptions& o) {
+    try {
+      gp_fit_em(b, o);
+    } catch (const input_error& e) {
+      return e.arg();
+    }
+    return std::string("no error");
+  };
+  GpFitOptions bad = opt;
+  bad.lengthscale_lower = 5.0;
+  CHECK(arg_of(x, bad) == "lengthscale");
+  bad = opt;
+  bad.lengthscale_upper = 0.05;
+  CHECK(arg_of(x, bad) == "upper");
+  bad = opt;
+  bad.max_iter = 0;
+  CHECK(arg_of(x, bad) == "max_iter");
+  Batch no_var = x;
+  for (int i = 0; i < 4; ++i)
+    for (int h = 0; h < H; ++h) no_var.at(i, h, 1) = std::numeric_limits<double>::quiet_NaN();
+  CHECK(arg_of(no_var, opt) == "x");
+  Batch inf = x;
+  inf.at(2, 3, 0) = std::numeric_limits<double>::infinity();
+  CHECK(arg_of(inf, opt) == "x");
+}
