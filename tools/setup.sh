@@ -8,7 +8,7 @@ cd "$top"
 
 packages=(
   r-base-dev r-cran-rcpp r-cran-rcppeigen r-cran-testthat r-cran-cli r-cran-rlang
-  r-cran-ggplot2 r-cran-knitr r-cran-rmarkdown pandoc
+  r-cran-ggplot2 r-cran-future.apply r-cran-knitr r-cran-rmarkdown pandoc
   libtorch-dev libeigen3-dev catch2 cmake g++ make
   libopenblas0-openmp
 )
