@@ -101,48 +101,6 @@ Matrix gamma_of(const Kernel& k, int H, double nugget) {
   return G;
 }
 
-// Log-likelihood as a function of the lengthscale (mu, Lambda fixed);
-// -inf where Gamma is numerically singular.
-double loglik_at(const std::vector<Window>& ws, Kernel k, double lengthscale, double nugget, const Vector& mu,
-                 const Factored& L) {
-  k.lengthscale = lengthscale;
-  Factored G;
-  if (!factor(gamma_of(k, static_cast<int>(ws[0].x.rows()), nugget), G))
-    return -std::numeric_limits<double>::infinity();
-  return total_loglik(ws, mu, G, L);
-}
-
-// Golden-section search of log(lengthscale) over [lo, hi]; returns the best
-// point seen, which is `start` unless another one is strictly better (so the
-// step never lowers the likelihood even if it is not unimodal).
-double best_lengthscale(const std::vector<Window>& ws, const Kernel& k, double nugget, const Vector& mu,
-                        const Factored& L, double lo, double hi, double start, double& best_ll) {
-  const double g = 0.5 * (std::sqrt(5.0) - 1.0);
-  double a = std::log(lo), b = std::log(hi);
-  double best = start;
-  best_ll = loglik_at(ws, k, start, nugget, mu, L);
-  auto f = [&](double t) {
-    const double v = loglik_at(ws, k, std::exp(t), nugget, mu, L);
-    if (v > best_ll) {
-      best_ll = v;
-      best = std::exp(t);
-    }
-    return v;
-  };
-  double c = b - g * (b - a), e = a + g * (b - a);
-  double fc = f(c), fe = f(e);
-  while (b - a > 1e-4) {  // 1e-4 in log lengthscale: 0.01% relative, far below its standard error
-    if (fc >= fe) {
-      b = e; e = c; fe = fc;
-      c = b - g * (b - a); fc = f(c);
-    } else {
-      a = c; c = e; fc = fe;
-      e = a + g * (b - a); fe = f(e);
-    }
-  }
-  return best;
-}
-
 void check_options(const GpFitOptions& o, int H) {
   auto positive = [](double v) { return std::isfinite(v) && v > 0.0; };
   if (!positive(o.lengthscale_lower)) throw input_error("lower", "the lengthscale's lower bound must be > 0.");
@@ -152,6 +110,11 @@ void check_options(const GpFitOptions& o, int H) {
       o.kernel.lengthscale > o.lengthscale_upper)
     throw input_error("lengthscale", "the starting lengthscale must lie between the lower and upper bounds.");
   if (!(std::isfinite(o.nugget) && o.nugget >= 0.0)) throw input_error("nugget", "nugget must be finite and >= 0.");
+  if (o.fit_nugget && (!positive(o.nugget_lower) || !(o.nugget_upper > o.nugget_lower) || !std::isfinite(o.nugget_upper)))
+    throw input_error("nugget_bounds", "the nugget's bounds must satisfy 0 < lower < upper < Inf.");
+  if (o.fit_nugget && (o.nugget < o.nugget_lower || o.nugget > o.nugget_upper))
+    throw input_error("nugget", "the starting nugget must lie between its bounds.");
+  if (!(std::isfinite(o.ridge) && o.ridge >= 0.0)) throw input_error("ridge", "ridge must be finite and >= 0.");
   if (o.max_iter < 1) throw input_error("max_iter", "max_iter must be at least 1.");
   if (!positive(o.tol)) throw input_error("tol", "tol must be > 0.");
   if (H < 2) throw input_error("x", "windows need at least 2 frames.");
@@ -193,18 +156,129 @@ double gp_marginal_loglik(const Batch& x, const Matrix& Gamma, const Matrix& Lam
   return total_loglik(windows_of(x), mean, G, L);
 }
 
+namespace {
+
+// The E-step's output: what the closed-form updates need for any Gamma.
+struct EStep {
+  std::vector<RowMatrix> completed;  // E[X_i | x_o], H x d
+  std::vector<Matrix> cond_cov;      // Cov[x_m | x_o] of each window
+};
+
+// Closed-form maximisers of the (penalised) expected complete-data
+// log-likelihood for a given Gamma^{-1}: mu by generalised least squares
+// (it does not involve Lambda), then
+// Lambda = (sum_i E[(X_i - 1 mu')' Gamma^{-1} (X_i - 1 mu')] + ridge n H I) / (n H).
+void closed_form(const std::vector<Window>& ws, const EStep& e, const Matrix& Ginv, double ridge, Vector& mu,
+                 Matrix& Lambda) {
+  const int H = static_cast<int>(Ginv.rows());
+  const int d = static_cast<int>(e.completed[0].cols());
+  const double n = static_cast<double>(ws.size());
+  const Vector w1 = Ginv * Vector::Ones(H);
+  mu = Vector::Zero(d);
+  for (const RowMatrix& Xc : e.completed) mu += Xc.transpose() * w1;
+  mu /= n * w1.sum();
+  Matrix S = Matrix::Zero(d, d);
+  for (std::size_t i = 0; i < ws.size(); ++i) {
+    const RowMatrix R = e.completed[i].rowwise() - mu.transpose();
+    S.noalias() += R.transpose() * Ginv * R;
+    const std::vector<int>& miss = ws[i].miss;
+    for (std::size_t a = 0; a < miss.size(); ++a)
+      for (std::size_t c = 0; c < miss.size(); ++c)
+        S(miss[a] % d, miss[c] % d) += Ginv(miss[a] / d, miss[c] / d) * e.cond_cov[i](a, c);
+  }
+  Lambda = S / (n * H);
+  Lambda.diagonal().array() += ridge;
+  Lambda = 0.5 * (Lambda + Lambda.transpose());
+}
+
+// The objective ECME raises: log-likelihood minus the ridge penalty
+// (ridge n H / 2) tr(Lambda^{-1}), which keeps Lambda away from singular when
+// variables are (nearly) collinear.
+double objective(const std::vector<Window>& ws, const Vector& mu, const Factored& G, const Factored& L,
+                 double ridge, int H) {
+  return total_loglik(ws, mu, G, L) - 0.5 * ridge * static_cast<double>(ws.size()) * H * L.inv.trace();
+}
+
+struct Candidate {
+  double ell = 0.0, nugget = 0.0, value = -std::numeric_limits<double>::infinity();
+  Vector mu;
+  Matrix Lambda;
+  Factored L;
+};
+
+// Profile step: for a lengthscale and nugget, the closed-form mu and Lambda
+// from this E-step and the objective there (-inf where Gamma or Lambda is
+// singular).
+Candidate profile(const std::vector<Window>& ws, const EStep& e, Kernel k, double ell, double nugget,
+                  const GpFitOptions& o) {
+  Candidate c;
+  c.ell = ell;
+  c.nugget = nugget;
+  k.lengthscale = ell;
+  const int H = static_cast<int>(ws[0].x.rows());
+  Factored G;
+  if (!factor(gamma_of(k, H, nugget), G)) return c;
+  closed_form(ws, e, G.inv, o.ridge, c.mu, c.Lambda);
+  if (!factor(c.Lambda, c.L)) return c;
+  c.value = objective(ws, c.mu, G, c.L, o.ridge, H);
+  return c;
+}
+
+// Golden-section search of log(p) over [lo, hi] for one parameter p of the
+// profile (`at(p)` evaluates it); updates `best`, which it only replaces by a
+// strictly better candidate, so the step never lowers the objective even if
+// the profile is not unimodal.
+template <class At>
+void golden_search(double lo, double hi, At at, Candidate& best) {
+  auto f = [&](double t) {
+    Candidate c = at(std::exp(t));
+    const double v = c.value;
+    if (v > best.value) best = std::move(c);
+    return v;
+  };
+  const double g = 0.5 * (std::sqrt(5.0) - 1.0);
+  double a = std::log(lo), b = std::log(hi);
+  double c = b - g * (b - a), d = a + g * (b - a);
+  double fc = f(c), fd = f(d);
+  while (b - a > 1e-4) {  // 1e-4 in log p: 0.01% relative, far below any standard error here
+    if (fc >= fd) {
+      b = d; d = c; fd = fc;
+      c = b - g * (b - a); fc = f(c);
+    } else {
+      a = c; c = d; fc = fd;
+      d = a + g * (b - a); fd = f(d);
+    }
+  }
+}
+
+// The CM-step over (lengthscale, nugget): one coordinate search each,
+// starting from the current values.
+Candidate best_profile(const std::vector<Window>& ws, const EStep& e, const Kernel& k, double ell, double nugget,
+                       const GpFitOptions& o) {
+  Candidate best = profile(ws, e, k, ell, nugget, o);
+  if (o.fit_lengthscale) {
+    golden_search(o.lengthscale_lower, o.lengthscale_upper,
+                  [&](double p) { return profile(ws, e, k, p, best.nugget, o); }, best);
+  }
+  if (o.fit_nugget) {
+    golden_search(o.nugget_lower, o.nugget_upper, [&](double p) { return profile(ws, e, k, best.ell, p, o); }, best);
+  }
+  return best;
+}
+
+}  // namespace
+
 GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
   check_options(options, x.H);
   const int H = x.H, d = x.d;
   const std::vector<Window> ws = windows_of(x);
-  const double n = static_cast<double>(ws.size());
   GpFitResult res;
   res.kernel = options.kernel;
   res.kernel.variance = 1.0;
   for (const Window& w : ws) res.n_observed += w.n_obs;
 
   // Start: per-variable means and variances of the observed values, no
-  // cross-correlation; EM supplies it in the first Lambda step.
+  // cross-correlation; the first E-step and Lambda update supply it.
   Vector mu = Vector::Zero(d), sq = Vector::Zero(d), cnt = Vector::Zero(d);
   for (const Window& w : ws)
     for (int h = 0; h < H; ++h)
@@ -220,70 +294,61 @@ GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
     sq(j) = sq(j) / cnt(j) - mu(j) * mu(j);
     if (!(sq(j) > 0.0)) throw input_error("x", "variable " + std::to_string(j + 1) + " has no spread.");
   }
-  Matrix Lambda = sq.asDiagonal();
-  double ell = options.kernel.lengthscale;
-
   Factored L;
-  if (!factor(Lambda, L)) throw numeric_error("the starting Lambda could not be factorised.");
-  double ll = loglik_at(ws, res.kernel, ell, options.nugget, mu, L);
-  res.loglik_trace.push_back(ll);
+  if (!factor(Matrix(sq.asDiagonal()), L)) throw numeric_error("the starting Lambda could not be factorised.");
+  double ell = options.kernel.lengthscale;
+  double nugget = options.nugget;
+  Kernel k = res.kernel;
+  k.lengthscale = ell;
+  Factored G;
+  if (!factor(gamma_of(k, H, nugget), G))
+    throw input_error("lengthscale", "the starting lengthscale gives a numerically singular Gamma; add a nugget.");
+  double value = objective(ws, mu, G, L, options.ridge, H);
+  res.objective_trace.push_back(value);
   res.lengthscale_trace.push_back(ell);
 
-  std::vector<RowMatrix> completed(ws.size());
+  EStep e;
+  e.completed.resize(ws.size());
+  e.cond_cov.resize(ws.size());
+  Matrix Lambda;
   for (int it = 0; it < options.max_iter; ++it) {
-    // E-step at the current parameters.
-    Kernel k = res.kernel;
-    k.lengthscale = ell;
-    Factored G;
-    if (!factor(gamma_of(k, H, options.nugget), G)) throw numeric_error("Gamma could not be factorised.");
-    Matrix corr = Matrix::Zero(d, d);  // sum_i E[cov part of (X - mu)^T Gamma^{-1} (X - mu)]
+    // E-step at the current parameters (G, L, mu).
     WindowLaw law;
     for (std::size_t i = 0; i < ws.size(); ++i) {
       if (!window_law(ws[i], mu, G, L, true, law))
         throw numeric_error("the precision of a window's missing entries could not be factorised.");
-      completed[i] = law.completed;
-      const std::vector<int>& miss = ws[i].miss;
-      for (std::size_t a = 0; a < miss.size(); ++a)
-        for (std::size_t c = 0; c < miss.size(); ++c)
-          corr(miss[a] % d, miss[c] % d) += G.inv(miss[a] / d, miss[c] / d) * law.cond_cov(a, c);
+      e.completed[i].swap(law.completed);
+      e.cond_cov[i].swap(law.cond_cov);
     }
-    // CM-step 1: mu by generalised least squares (it does not involve Lambda),
-    // then Lambda in closed form at that mu.
-    const Vector w1 = G.inv * Vector::Ones(H);
-    Vector mu_new = Vector::Zero(d);
-    for (const RowMatrix& Xc : completed) mu_new += Xc.transpose() * w1;
-    mu = mu_new / (n * w1.sum());
-    Matrix S = corr;
-    for (const RowMatrix& Xc : completed) {
-      const RowMatrix R = Xc.rowwise() - mu.transpose();
-      S += R.transpose() * G.inv * R;
-    }
-    Lambda = S / (n * H);
-    Lambda = 0.5 * (Lambda + Lambda.transpose());
-    if (!factor(Lambda, L)) throw numeric_error("the updated Lambda is not positive definite.");
-    // CM-step 2: the lengthscale on the exact likelihood (ECME).
-    double ll_new;
-    if (options.fit_lengthscale) {
-      ell = best_lengthscale(ws, res.kernel, options.nugget, mu, L, options.lengthscale_lower,
-                             options.lengthscale_upper, ell, ll_new);
-    } else {
-      ll_new = loglik_at(ws, res.kernel, ell, options.nugget, mu, L);
-    }
-    res.loglik_trace.push_back(ll_new);
+    // CM-steps: mu and Lambda in closed form, the lengthscale on the exact
+    // objective with them profiled (it includes the current lengthscale, so
+    // the iteration is at least an ECM step).
+    Candidate c = best_profile(ws, e, res.kernel, ell, nugget, options);
+    if (!std::isfinite(c.value)) throw numeric_error("the updated Lambda is not positive definite; raise ridge.");
+    ell = c.ell;
+    nugget = c.nugget;
+    mu = c.mu;
+    Lambda = c.Lambda;
+    L = c.L;
+    k.lengthscale = ell;
+    if (!factor(gamma_of(k, H, nugget), G)) throw numeric_error("Gamma could not be factorised.");
+    res.objective_trace.push_back(c.value);
     res.lengthscale_trace.push_back(ell);
     res.iterations = it + 1;
-    const double gain = ll_new - ll;
-    ll = ll_new;
+    const double gain = c.value - value;
+    value = c.value;
     if (gain < options.tol * static_cast<double>(res.n_observed)) {
       res.converged = true;
       break;
     }
   }
   res.kernel.lengthscale = ell;
-  res.Gamma = gamma_of(res.kernel, H, options.nugget);
+  res.nugget = nugget;
+  res.Gamma = gamma_of(res.kernel, H, nugget);
   res.Lambda = Lambda;
   res.mean = mu;
-  res.loglik = ll;
+  res.objective = value;
+  res.loglik = total_loglik(ws, mu, G, L);
   return res;
 }
 

@@ -7,6 +7,7 @@
 #include "ditimpute/gp_fit.hpp"
 
 #include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
 
 #include <cmath>
 #include <limits>
@@ -101,14 +102,37 @@ TEST_CASE("gp_fit_em recovers lengthscale, Lambda and mean from windows with 20%
   for (int j = 0; j < 3; ++j) CHECK(std::abs(fit.mean(j) - mu(j)) < 0.15 * std::sqrt(L(j, j)));
 
   // ECME never lowers the likelihood (up to rounding of a sum of ~10^4 terms).
-  for (std::size_t k = 1; k < fit.loglik_trace.size(); ++k)
-    CHECK(fit.loglik_trace[k] >= fit.loglik_trace[k - 1] - 1e-8 * std::abs(fit.loglik_trace[k - 1]));
+  for (std::size_t k = 1; k < fit.objective_trace.size(); ++k)
+    CHECK(fit.objective_trace[k] >= fit.objective_trace[k - 1] - 1e-8 * std::abs(fit.objective_trace[k - 1]));
+  CHECK(fit.objective == fit.loglik);  // ridge 0: plain maximum likelihood
   CHECK(fit.loglik == Approx(gp_marginal_loglik(x, fit.Gamma, fit.Lambda, fit.mean)).epsilon(1e-12));
   // A maximum of the likelihood beats the true parameters on the same data.
   CHECK(fit.loglik >= gp_marginal_loglik(x, gp.Gamma(), gp.Lambda(), mu));
   long n_obs = 0;
   for (double v : x.data) n_obs += std::isnan(v) ? 0 : 1;
   CHECK(fit.n_observed == n_obs);
+}
+
+TEST_CASE("gp_fit_em fits a nugget together with the lengthscale", "[gp_fit]") {
+  const int H = 24;
+  Matrix G = kernel_matrix(matern(5.0), H);
+  G.diagonal().array() += 0.2;  // a white-noise share of Gamma
+  const GaussianProcess gp(G, lambda3(), RowMatrix::Zero(H, 3));
+  const Batch x = simulate_with_gaps(gp, 150, 0.2, 77);
+  GpFitOptions opt;
+  opt.kernel = matern(2.0);
+  opt.lengthscale_upper = 100.0;
+  opt.fit_nugget = true;
+  opt.nugget = 0.01;
+  const GpFitResult fit = gp_fit_em(x, opt);
+  REQUIRE(fit.converged);
+  // 3,600 frames pin both; 15% / 25% are several standard errors (a smaller
+  // nugget trades against a shorter lengthscale, so it is the looser one).
+  CHECK(fit.kernel.lengthscale == Approx(5.0).epsilon(0.15));
+  CHECK(fit.nugget == Approx(0.2).epsilon(0.25));
+  for (std::size_t k = 1; k < fit.objective_trace.size(); ++k)
+    CHECK(fit.objective_trace[k] >= fit.objective_trace[k - 1] - 1e-8 * std::abs(fit.objective_trace[k - 1]));
+  CHECK(fit.loglik >= gp_marginal_loglik(x, gp.Gamma(), gp.Lambda(), Vector::Zero(3)));
 }
 
 TEST_CASE("gp_fit_em with the lengthscale fixed keeps it and still raises the likelihood", "[gp_fit]") {
@@ -120,7 +144,33 @@ TEST_CASE("gp_fit_em with the lengthscale fixed keeps it and still raises the li
   opt.fit_lengthscale = false;
   const GpFitResult fit = gp_fit_em(x, opt);
   CHECK(fit.kernel.lengthscale == 3.0);
-  CHECK(fit.loglik > fit.loglik_trace.front());
+  CHECK(fit.loglik > fit.objective_trace.front());
+}
+
+TEST_CASE("gp_fit_em with a ridge fits collinear variables that plain ML cannot", "[gp_fit]") {
+  // Variable 3 is an exact copy of variable 1 (as BeijingAir sites that share a
+  // weather station): Lambda is singular at the maximum, the likelihood unbounded.
+  const int H = 10;
+  const GaussianProcess gp(kernel_matrix(matern(2.0), H), lambda3(), RowMatrix::Zero(H, 3));
+  Batch x = simulate_with_gaps(gp, 30, 0.1, 9);
+  for (int i = 0; i < x.n; ++i)
+    for (int h = 0; h < H; ++h) x.at(i, h, 2) = x.at(i, h, 0);
+  GpFitOptions opt;
+  opt.kernel = matern(2.0);
+  // The lengthscale is held: exact zeros in the copy's differences also pull
+  // Gamma towards singular (that needs a nugget), which is not this test.
+  opt.fit_lengthscale = false;
+  opt.ridge = 1e-3;
+  const GpFitResult fit = gp_fit_em(x, opt);
+  CHECK(fit.converged);
+  for (std::size_t k = 1; k < fit.objective_trace.size(); ++k)
+    CHECK(fit.objective_trace[k] >= fit.objective_trace[k - 1] - 1e-8 * std::abs(fit.objective_trace[k - 1]));
+  // The ridge is the floor of Lambda's spectrum: S / (nH) is PSD, plus ridge I.
+  Eigen::SelfAdjointEigenSolver<Matrix> es(fit.Lambda);
+  CHECK(es.eigenvalues().minCoeff() >= 1e-3 * (1 - 1e-9));
+  CHECK(fit.objective < fit.loglik);
+  // The copy is (almost) perfectly correlated with its original.
+  CHECK(fit.Lambda(0, 2) / std::sqrt(fit.Lambda(0, 0) * fit.Lambda(2, 2)) > 0.99);
 }
 
 TEST_CASE("gp_fit_em rejects bad input naming the argument", "[gp_fit]") {

@@ -7,11 +7,20 @@
 //  * E-step: the exact conditional law of each window's missing entries, read
 //    off the joint precision Gamma^{-1} (x) Lambda^{-1} (so the cost is
 //    O(m^3 + H^2 d + H d^2) for m missing entries, never (Hd)^3);
-//  * CM-step 1: mu (GLS) and Lambda = (1/(nH)) sum_i E[(X_i - 1 mu^T)^T
-//    Gamma^{-1} (X_i - 1 mu^T)] in closed form;
-//  * CM-step 2: the lengthscale maximising the exact marginal log-likelihood
-//    with mu and Lambda fixed (golden-section search over log lengthscale,
-//    kept only if it does not lower the likelihood).
+//  * CM-steps: for a lengthscale, mu (GLS) and Lambda = (1/(nH)) sum_i
+//    E[(X_i - 1 mu^T)^T Gamma^{-1} (X_i - 1 mu^T)] (+ ridge I) in closed form;
+//    the lengthscale maximises the exact objective with mu and Lambda so
+//    profiled (golden-section search over log lengthscale that always
+//    includes the current value, so the step is at least an ECM step).
+//    With fit_nugget, a second search over log nugget follows. A nugget
+//    bounds Gamma away from singular: exact ties between variables (below)
+//    otherwise pull the lengthscale to its upper bound.
+//    Profiling, rather than alternating lengthscale and Lambda, matters:
+//    the two are strongly coupled and alternating crawls.
+// The objective is the log-likelihood minus (ridge n H / 2) tr(Lambda^{-1}):
+// with ridge = 0 plain maximum likelihood; a small ridge keeps Lambda
+// invertible when variables are collinear (BeijingAir has sites that share
+// identical weather columns, where the likelihood is unbounded).
 #pragma once
 
 #include "ditimpute/common.hpp"
@@ -27,20 +36,25 @@ struct GpFitOptions {
   bool fit_lengthscale = true;
   double lengthscale_lower = 0.1;   // search interval of the lengthscale
   double lengthscale_upper = 1e3;
-  double nugget = 0.0;              // fixed, added to the diagonal of Gamma
+  double nugget = 0.0;              // added to the diagonal of Gamma (start value when fitted)
+  bool fit_nugget = false;          // fit it too (coordinate search after the lengthscale)
+  double nugget_lower = 1e-6, nugget_upper = 1.0;
+  double ridge = 0.0;               // Lambda's penalty, see above (0 = plain ML)
   int max_iter = 200;
-  // Stop when an iteration raises the log-likelihood by less than
+  // Stop when an iteration raises the objective by less than
   // tol * (number of observed entries).
   double tol = 1e-7;
 };
 
 struct GpFitResult {
   Kernel kernel;                     // with the fitted lengthscale, variance 1
+  double nugget = 0.0;
   Matrix Gamma;                      // H x H, kernel matrix plus nugget
   Matrix Lambda;                     // d x d
   Vector mean;                       // d, one mean per variable
   double loglik = 0.0;               // exact marginal log-likelihood at the fit
-  std::vector<double> loglik_trace;  // at the start and after each iteration
+  double objective = 0.0;            // loglik minus the ridge penalty (= loglik when ridge = 0)
+  std::vector<double> objective_trace;  // at the start and after each iteration
   std::vector<double> lengthscale_trace;
   int iterations = 0;
   bool converged = false;
