@@ -33,9 +33,9 @@ fit <- dit_fit(train, config = dit_config(H, 4, width = 64, depth = 2, heads = 4
                steps = 400, batch_size = 64, lr = 1e-3, progress = interactive())
 print(fit)
 
-cat("\n== 3. Impute 50 new sequences: DiT against the exact GP imputer ==\n")
+cat("\n== 3. Impute 20 new sequences: DiT against the exact GP imputer ==\n")
 tests <- list(`tail 6 (P1-like)` = (H - 5):H, `3 pairs (P4-like)` = c(5, 6, 16, 17, 27, 28))
-truth <- gp_simulate(spec, n = 50)
+truth <- gp_simulate(spec, n = 20)
 rows <- list()
 for (nm in names(tests)) {
   x <- truth
