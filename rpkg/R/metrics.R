@@ -90,18 +90,34 @@ print.ditimpute_coverage <- function(x, ...) {
 
 #' Accuracy metrics of an imputation
 #'
-#' Per sequence, over its missing entries: `mse` and `mae` of the point
-#' estimate against the target, `mre` (sum of absolute errors over the sum of
-#' absolute targets, as in the paper's appendix), `crps` (the continuous ranked
+#' Over the scored missing entries: `mse` and `mae` of the point estimate
+#' against the target, `mre` (sum of absolute errors over the sum of absolute
+#' targets, as in the paper's appendix), `crps` (the continuous ranked
 #' probability score of the samples against the truth, averaged over entries),
 #' the mean per-entry interval `width` and `interval_coverage`. The target is
 #' the exact conditional mean when `spec` is given (the paper's MSE on GP data;
 #' CRPS and interval coverage then still use the truth when known), otherwise
 #' the truth.
 #'
+#' Deterministic imputations ([impute_baseline()], or
+#' [imputation_from_completions()] with one completion) have no samples and no
+#' intervals: their `width` and `interval_coverage` are `NA`, and their `crps`
+#' is that of a point forecast, which is its absolute error.
+#'
+#' On real data only some missing entries have a known truth (those hidden by
+#' [hide_mcar()]; the data's own gaps have none): pass `hidden` to score those
+#' alone; `truth` then needs values only there.
+#'
 #' @inheritParams coverage
-#' @return A data frame with one row per sequence; [colMeans()] of its numeric
-#'   columns gives the averages.
+#' @param hidden Optional logical array shaped like the imputed `x`: the
+#'   missing entries to score (e.g. `hide_mcar()$hidden`). Default: all
+#'   missing entries.
+#' @param by `"sequence"` for one row per sequence, `"all"` for one row that
+#'   pools every scored entry (the paper's MAE, MSE and MRE).
+#' @return A data frame: with `by = "sequence"` one row per sequence (first
+#'   column `sequence`; [colMeans()] of the other columns gives the averages);
+#'   with `by = "all"` one row whose first column `entries` counts the scored
+#'   entries.
 #' @examples
 #' spec <- gp_spec(48, d = 2, kernel = gp_kernel("laplace", lengthscale = 20))
 #' truth <- gp_simulate(spec, 10, seed = 1)
@@ -109,12 +125,15 @@ print.ditimpute_coverage <- function(x, ...) {
 #' x[, 30:40, ] <- NA
 #' imp <- impute(spec, x, n_samples = 100, seed = 2, truth = truth)
 #' colMeans(imputation_metrics(imp)[-1])
+#' imputation_metrics(imp, by = "all")
 #' @export
-imputation_metrics <- function(object, truth = NULL, spec = NULL) {
+imputation_metrics <- function(object, truth = NULL, spec = NULL, hidden = NULL, by = c("sequence", "all")) {
   if (!inherits(object, "ditimpute_imputation")) abort_input("object", "must be an imputation from impute().")
   object <- as3(object)
+  by <- check_string(by, c("sequence", "all"))
   n <- dim(object$x)[1]; H <- dim(object$x)[2]; d <- dim(object$x)[3]
-  truth <- if (is.null(truth)) object$truth else check_truth(truth, list(arr = object$x, miss = object$missing))
+  scored <- scored_entries(hidden, object)
+  truth <- if (is.null(truth)) object$truth else check_truth(truth, list(arr = object$x, miss = scored))
   if (is.null(truth) && is.null(spec)) abort_input("truth", "give the true values or the spec of the GP the data came from.")
   target <- truth
   if (!is.null(spec)) {
@@ -126,23 +145,51 @@ imputation_metrics <- function(object, truth = NULL, spec = NULL) {
       target[i, , ] <- gp_conditional(spec, xi, missing = mi)$mean
     }
   }
-  rows <- lapply(seq_len(n), function(i) {
+  # Per scored entry, sequence by sequence (frame-major over missing entries).
+  entries <- lapply(seq_len(n), function(i) {
     mi <- matrix(object$missing[i, , ], H, d)
-    est <- region_centre(object, i)
-    tg <- missing_values(target[i, , , drop = FALSE], mi)
-    err <- est - tg
-    lo <- missing_values(object$lower[i, , , drop = FALSE], mi)
-    hi <- missing_values(object$upper[i, , , drop = FALSE], mi)
-    out <- data.frame(sequence = i, mse = mean(err^2), mae = mean(abs(err)),
-                      mre = sum(abs(err)) / sum(abs(tg)), width = mean(hi - lo))
+    keep <- missing_values(scored[i, , , drop = FALSE] * 1, mi) == 1
+    est <- region_centre(object, i)[keep]
+    tg <- missing_values(target[i, , , drop = FALSE], mi)[keep]
+    lo <- missing_values(object$lower[i, , , drop = FALSE], mi)[keep]
+    hi <- missing_values(object$upper[i, , , drop = FALSE], mi)[keep]
+    out <- data.frame(sequence = rep(i, length(est)), err = est - tg, target = tg, width = hi - lo)
     if (!is.null(truth)) {
-      tv <- missing_values(truth[i, , , drop = FALSE], mi)
-      out$crps <- mean(crps_sample(object$samples[[i]], tv))
-      out$interval_coverage <- mean(tv >= lo & tv <= hi)
+      tv <- missing_values(truth[i, , , drop = FALSE], mi)[keep]
+      s <- object$samples[[i]]
+      out$crps <- if (is.null(s)) abs(est - tv) else crps_sample(s[, keep, drop = FALSE], tv)
+      out$inside <- tv >= lo & tv <= hi
     }
     out
   })
-  do.call(rbind, rows)
+  summarise <- function(e) {
+    out <- data.frame(mse = mean(e$err^2), mae = mean(abs(e$err)), mre = sum(abs(e$err)) / sum(abs(e$target)),
+                      width = mean(e$width))
+    if (!is.null(truth)) {
+      out$crps <- mean(e$crps)
+      out$interval_coverage <- mean(e$inside)
+    }
+    out
+  }
+  if (by == "all") return(cbind(entries = sum(vapply(entries, nrow, 0L)), summarise(do.call(rbind, entries))))
+  do.call(rbind, lapply(seq_len(n), function(i) cbind(sequence = i, summarise(entries[[i]]))))
+}
+
+# The entries to score: the missing entries of the imputation, or those of
+# them marked in `hidden`.
+scored_entries <- function(hidden, object, call = rlang::caller_env()) {
+  if (is.null(hidden)) return(object$missing)
+  if (!is.logical(hidden) || anyNA(hidden)) abort_input("hidden", "must be a logical array (TRUE = score).", call = call)
+  if (length(dim(hidden)) == 2) hidden <- array(hidden, c(1L, dim(hidden)))
+  if (!identical(as.integer(dim(hidden)), as.integer(dim(object$x)))) {
+    abort_input("hidden", "must have the same shape as the imputed x.", call = call)
+  }
+  if (any(hidden & !object$missing)) {
+    abort_input("hidden", "marks entries that are observed in the imputed x; only missing entries can be scored.",
+                call = call)
+  }
+  if (!any(hidden)) abort_input("hidden", "marks no entry to score.", call = call)
+  hidden
 }
 
 # CRPS of each column's samples (Z x m) against y (length m):

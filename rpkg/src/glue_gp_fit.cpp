@@ -1,0 +1,44 @@
+// Glue for the maximum-likelihood GP fit (cpp/include/ditimpute/gp_fit.hpp).
+#include "glue.h"
+
+#include "ditimpute/gp_fit.hpp"
+
+// x: n x H x d array, NA = missing. The kernel is over the frame index
+// (e_i = i * scale); its variance is fixed at 1 by the core.
+// [[Rcpp::export]]
+Rcpp::List cpp_gp_fit(Rcpp::NumericVector x, int n, int H, int d, std::string type, double lengthscale,
+                      double scale, bool fit_lengthscale, double lower, double upper, double nugget, bool fit_nugget, double ridge, int max_iter,
+                      double tol) {
+  DITIMPUTE_GLUE_BEGIN
+  ditimpute::GpFitOptions opt;
+  opt.kernel.type = ditimpute::kernel_type_from_string(type);
+  opt.kernel.lengthscale = lengthscale;
+  opt.kernel.embedding.scale = scale;
+  opt.fit_lengthscale = fit_lengthscale;
+  opt.lengthscale_lower = lower;
+  opt.lengthscale_upper = upper;
+  opt.nugget = nugget;
+  opt.ridge = ridge;
+  opt.fit_nugget = fit_nugget;
+  opt.max_iter = max_iter;
+  opt.tol = tol;
+  const ditimpute::GpFitResult fit = ditimpute::gp_fit_em(glue::batch_from_array(x, n, H, d), opt);
+  return Rcpp::List::create(
+      Rcpp::Named("lengthscale") = fit.kernel.lengthscale, Rcpp::Named("nugget") = fit.nugget, Rcpp::Named("Gamma") = Rcpp::wrap(fit.Gamma),
+      Rcpp::Named("Lambda") = Rcpp::wrap(fit.Lambda), Rcpp::Named("mean") = Rcpp::wrap(fit.mean),
+      Rcpp::Named("loglik") = fit.loglik, Rcpp::Named("objective") = fit.objective,
+      Rcpp::Named("objective_trace") = fit.objective_trace,
+      Rcpp::Named("lengthscale_trace") = fit.lengthscale_trace, Rcpp::Named("iterations") = fit.iterations,
+      Rcpp::Named("converged") = fit.converged, Rcpp::Named("n_observed") = static_cast<double>(fit.n_observed));
+  DITIMPUTE_GLUE_END
+}
+
+// Exact marginal log-likelihood of the observed entries of x under a model.
+// [[Rcpp::export]]
+double cpp_gp_loglik(Rcpp::NumericVector x, int n, Eigen::MatrixXd Gamma, Eigen::MatrixXd Lambda,
+                     Eigen::VectorXd mean) {
+  DITIMPUTE_GLUE_BEGIN
+  const int H = static_cast<int>(Gamma.rows()), d = static_cast<int>(Lambda.rows());
+  return ditimpute::gp_marginal_loglik(glue::batch_from_array(x, n, H, d), Gamma, Lambda, mean);
+  DITIMPUTE_GLUE_END
+}

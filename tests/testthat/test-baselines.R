@@ -1,0 +1,64 @@
+# Baselines and outside imputers in the impute() interface, and metrics that
+# score only hidden entries and handle imputations without intervals.
+
+test_that("impute_baseline wraps impute_linear and impute_mean without intervals", {
+  set.seed(1)
+  x <- array(rnorm(3 * 12 * 2), c(3, 12, 2))
+  held <- hide_mcar(x, rate = 0.25, seed = 1)
+  lin <- impute_baseline(held$x, "linear")
+  expect_s3_class(lin, "ditimpute_imputation")
+  expect_equal(lin$point, impute_linear(held$x), ignore_attr = TRUE)
+  expect_true(all(is.na(lin$lower)) && all(is.na(lin$radius)))
+  m <- imputation_metrics(lin, truth = x, by = "all")
+  err <- impute_linear(held$x)[held$hidden] - held$truth
+  expect_equal(m$entries, sum(held$hidden))
+  expect_equal(m$mae, mean(abs(err)))
+  expect_equal(m$mse, mean(err^2))
+  expect_equal(m$mre, sum(abs(err)) / sum(abs(held$truth)))
+  # a point forecast's CRPS is its absolute error; no interval, no coverage
+  expect_equal(m$crps, m$mae)
+  expect_true(is.na(m$width) && is.na(m$interval_coverage))
+  mn <- impute_baseline(held$x, "mean", means = c(1, 2))
+  expect_equal(mn$point, impute_mean(held$x, means = c(1, 2)), ignore_attr = TRUE)
+  one <- impute_baseline(held$x[1, , ], "linear")
+  expect_equal(dim(one$point), c(12, 2))
+})
+
+test_that("imputation_metrics scores only hidden entries, never real gaps", {
+  set.seed(2)
+  x <- array(rnorm(2 * 10 * 3), c(2, 10, 3))
+  x[1, 2:3, 1] <- NA                     # real gaps: no truth
+  truth <- x
+  held <- hide_mcar(x, rate = 0.3, seed = 2)
+  imp <- impute_baseline(held$x, "mean")
+  expect_input_error(imputation_metrics(imp, truth = truth), "truth")   # NA truth at real gaps
+  all <- imputation_metrics(imp, truth = truth, hidden = held$hidden, by = "all")
+  expect_equal(all$entries, sum(held$hidden))
+  expect_equal(all$mae, mean(abs(held$truth)))
+  seqs <- imputation_metrics(imp, truth = truth, hidden = held$hidden)
+  expect_equal(nrow(seqs), 2)
+  bad <- held$hidden
+  bad[!held$hidden & !is.na(held$x)][1] <- TRUE
+  expect_input_error(imputation_metrics(imp, truth = truth, hidden = bad), "hidden")
+  expect_input_error(imputation_metrics(imp, truth = truth, hidden = held$hidden, by = "window"), "by")
+})
+
+test_that("imputation_from_completions turns several completions into samples", {
+  set.seed(3)
+  x <- array(rnorm(2 * 8 * 2), c(2, 8, 2))
+  held <- hide_mcar(x, rate = 0.3, seed = 3)
+  fills <- lapply(1:20, function(k) { f <- held$x; f[is.na(f)] <- rnorm(sum(is.na(f))); f })
+  imp <- imputation_from_completions(held$x, fills, method = "toy", level = 0.9)
+  expect_equal(imp$n_samples, 20)
+  expect_equal(imp$point[held$hidden], Reduce(`+`, fills)[held$hidden] / 20)
+  lo <- apply(simplify2array(lapply(fills, function(f) f[held$hidden])), 1, quantile, 0.05, type = 7)
+  expect_equal(imp$lower[held$hidden], unname(lo))
+  m <- imputation_metrics(imp, truth = x, by = "all")
+  expect_false(is.na(m$interval_coverage))
+  expect_lt(m$crps, m$mae)              # a spread of samples scores below its own MAE here
+  changed <- fills[[1]]
+  changed[!is.na(held$x)][1] <- 99
+  expect_input_error(imputation_from_completions(held$x, list(changed)), "completions")
+  unfilled <- held$x
+  expect_input_error(imputation_from_completions(held$x, list(unfilled)), "completions")
+})

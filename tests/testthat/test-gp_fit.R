@@ -1,0 +1,77 @@
+# gp_fit(): maximum likelihood with missing entries marginalised (the core's
+# ECME is tested in cpp/tests/test_gp_fit.cpp; here the R contract).
+
+sim_windows <- function(n = 80, H = 16, seed = 1, rate = 0.2) {
+  truth <- gp_spec(H, d = 2, kernel = gp_kernel("matern32", lengthscale = 3),
+                   Lambda = matrix(c(1, 0.6, 0.6, 2), 2), mean = c(1, -1))
+  x <- gp_simulate(truth, n, seed = seed)
+  set.seed(seed)
+  x[sample(length(x), round(rate * length(x)))] <- NA
+  list(truth = truth, x = x)
+}
+
+test_that("gp_fit recovers the model and returns a usable gp_spec", {
+  s <- sim_windows()
+  fit <- gp_fit(s$x, seed = 1)
+  expect_s3_class(fit, c("ditimpute_gp_fit", "ditimpute_gp"))
+  expect_true(fit$fit$converged)
+  # 80 x 16 = 1280 whitened frames: entries of Lambda have sd < 5% of their
+  # scale; the lengthscale and means are pinned to ~ 10% (tolerances ~3 sd).
+  expect_equal(fit$Lambda, s$truth$Lambda, tolerance = 0.15, ignore_attr = TRUE)
+  expect_equal(fit$kernel$lengthscale, 3, tolerance = 0.15)
+  expect_equal(fit$mean[1, ], c(1, -1), tolerance = 0.3, ignore_attr = TRUE)
+  expect_true(all(diff(fit$fit$objective_trace) > -1e-8 * abs(fit$fit$objective_trace[-1])))
+  # the reported log-likelihood is the exact one of the data at the fit, and
+  # beats the true parameters
+  expect_equal(as.numeric(logLik(fit)), gp_loglik(fit, s$x), tolerance = 1e-10)
+  expect_gt(gp_loglik(fit, s$x), gp_loglik(s$truth, s$x))
+  expect_equal(attr(logLik(fit), "df"), 1 + 2 + 3)
+  expect_equal(attr(logLik(fit), "nobs"), sum(!is.na(s$x)))
+  # impute() works as for any gp_spec, with intervals
+  held <- hide_mcar(s$x[1:4, , ], rate = 0.2, seed = 2)
+  imp <- impute(fit, held$x, n_samples = 50, level = 0.9, seed = 3)
+  expect_false(anyNA(imp$point))
+  expect_output(print(fit), "fitted by ECME on 80 windows")
+})
+
+test_that("gp_fit uses a repeatable random subset of n_windows windows", {
+  s <- sim_windows(n = 30)
+  a <- gp_fit(s$x, n_windows = 10, seed = 5)
+  b <- gp_fit(s$x, n_windows = 10, seed = 5)
+  expect_length(a$fit$windows, 10)
+  expect_identical(a$fit$windows, b$fit$windows)
+  expect_identical(a$Lambda, b$Lambda)
+  set.seed(9); c1 <- gp_fit(s$x, n_windows = 10)
+  set.seed(9); c2 <- gp_fit(s$x, n_windows = 10)
+  expect_identical(c1$fit$windows, c2$fit$windows)
+})
+
+test_that("gp_fit with a fixed lengthscale, a fitted nugget and a ridge", {
+  s <- sim_windows(n = 40)
+  fixed <- gp_fit(s$x, lengthscale = 2, fit_lengthscale = FALSE)
+  expect_equal(fixed$kernel$lengthscale, 2)
+  expect_equal(attr(logLik(fixed), "df"), 2 + 3)
+  nug <- gp_fit(s$x, fit_nugget = TRUE)
+  expect_gte(nug$nugget, 1e-6)
+  expect_lte(nug$nugget, 1)
+  # a tied copy of a variable: the ridge keeps Lambda invertible
+  x3 <- array(c(s$x, s$x[, , 1]), c(dim(s$x)[1:2], 3))
+  x3[, , 3] <- x3[, , 1]
+  r <- gp_fit(x3, ridge = 1e-3, lengthscale = 3, fit_lengthscale = FALSE)
+  expect_gt(min(eigen(r$Lambda, only.values = TRUE)$values), 0)
+  expect_gt(cov2cor(r$Lambda)[1, 3], 0.99)
+})
+
+test_that("gp_fit rejects bad input naming the argument", {
+  s <- sim_windows(n = 10)
+  expect_input_error(gp_fit(s$x[1, , ]), "x")
+  expect_input_error(gp_fit(s$x, kernel = "cosine"), "kernel")
+  expect_input_error(gp_fit(s$x, lengthscale = 0.01), "lengthscale")
+  expect_input_error(gp_fit(s$x, lower = 5, upper = 2, lengthscale = 3), "upper")
+  expect_input_error(gp_fit(s$x, ridge = -1), "ridge")
+  expect_input_error(gp_fit(s$x, n_windows = 0), "n_windows")
+  empty <- s$x
+  empty[, , 2] <- NA
+  expect_input_error(gp_fit(empty), "x")
+  expect_input_error(gp_loglik(s$truth, s$x[, 1:5, ]), "x")
+})
