@@ -7,7 +7,7 @@
 // (e_i = i * scale); its variance is fixed at 1 by the core.
 // [[Rcpp::export]]
 Rcpp::List cpp_gp_fit(Rcpp::NumericVector x, int n, int H, int d, std::string type, double lengthscale,
-                      double scale, bool fit_lengthscale, double lower, double upper, double nugget, bool fit_nugget, double ridge, int max_iter,
+                      double scale, bool fit_lengthscale, double lower, double upper, double nugget, bool fit_nugget, double nugget_lower, double nugget_upper, double ridge, int max_iter,
                       double tol) {
   DITIMPUTE_GLUE_BEGIN
   ditimpute::GpFitOptions opt;
@@ -20,6 +20,8 @@ Rcpp::List cpp_gp_fit(Rcpp::NumericVector x, int n, int H, int d, std::string ty
   opt.nugget = nugget;
   opt.ridge = ridge;
   opt.fit_nugget = fit_nugget;
+  opt.nugget_lower = nugget_lower;
+  opt.nugget_upper = nugget_upper;
   opt.max_iter = max_iter;
   opt.tol = tol;
   const ditimpute::GpFitResult fit = ditimpute::gp_fit_em(glue::batch_from_array(x, n, H, d), opt);
