@@ -5,6 +5,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+export R_MAKEVARS_USER="$top/tools/R-Makevars"
 
 packages=(
   r-base-dev r-cran-rcpp r-cran-rcppeigen r-cran-testthat r-cran-cli r-cran-rlang

@@ -5,6 +5,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+export R_MAKEVARS_USER="$top/tools/R-Makevars"
 bash "$top/tools/setup.sh"
 
 echo "== ctest (Catch2) =="

@@ -156,16 +156,29 @@ kappas <- function(spec, missing, call = rlang::caller_env()) {
 #' apply(draws[, 12, ], 2, sd)
 #' @export
 gp_sample_conditional <- function(spec, x, missing = NULL, n_samples = 100, seed = NULL) {
-  check_spec(spec)
-  seqs <- as_sequences(x, spec$H, spec$d)
-  if (!seqs$single) abort_input("x", "must be one sequence (an H x d matrix).")
-  miss <- resolve_missing(missing, spec$H, spec$d, x = x)
-  check_observed_finite(seqs$arr, miss)
+  one <- one_sequence(spec, x, missing)
   n_samples <- check_count(n_samples)
   seed <- resolve_seed(seed)
-  x0 <- x
-  x0[is.na(x0)] <- 0
-  draws <- core_call(cpp_sample_conditional(spec$Gamma, spec$Lambda, spec$mean, x0, miss, n_samples, seed))
-  arr <- array(rep(as.numeric(x0), each = n_samples), c(n_samples, spec$H, spec$d))
-  fill_missing(arr, miss, draws)
+  draws <- core_call(cpp_sample_conditional(spec$Gamma, spec$Lambda, spec$mean, one$x, one$miss, n_samples, seed))
+  completed_draws(one, draws)
+}
+
+# One sequence of a spec with its pattern: the H x d values with missing
+# entries zeroed (the core reads only observed ones) and the pattern.
+one_sequence <- function(spec, x, missing, call = rlang::caller_env()) {
+  check_spec(spec, call = call)
+  seqs <- as_sequences(x, spec$H, spec$d, call = call)
+  if (!seqs$single) abort_input("x", "must be one sequence (an H x d matrix).", call = call)
+  miss <- resolve_missing(missing, spec$H, spec$d, x = x, call = call)
+  check_observed_finite(seqs$arr, miss, call = call)
+  x0 <- matrix(seqs$arr[1, , ], spec$H, spec$d)
+  x0[miss] <- 0
+  list(x = x0, miss = miss)
+}
+
+# Z x m draws of the missing entries -> Z x H x d completed sequences.
+completed_draws <- function(one, draws) {
+  Z <- nrow(draws)
+  arr <- array(rep(as.numeric(one$x), each = Z), c(Z, dim(one$x)))
+  fill_missing(arr, one$miss, draws)
 }

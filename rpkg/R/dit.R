@@ -367,20 +367,14 @@ dit_sample <- function(object, x, n_samples = 100, method = NULL, steps = NULL, 
 #' @export
 oracle_sample <- function(spec, x, missing = NULL, n_samples = 100, method = NULL, steps = NULL, grid = NULL,
                           t0 = NULL, T = NULL, seed = NULL, threads = NULL) {
-  check_spec(spec)
-  seqs <- as_sequences(x, spec$H, spec$d)
-  if (!seqs$single) abort_input("x", "must be one sequence (an H x d matrix).")
-  miss <- resolve_missing(missing, spec$H, spec$d, x = x)
-  check_observed_finite(seqs$arr, miss)
+  one <- one_sequence(spec, x, missing)
   n_samples <- check_count(n_samples)
   opts <- sampler_options(method, steps, grid, t0, T)
   seed <- resolve_seed(seed)
   threads <- if (is.null(threads)) default_threads() else check_count(threads)
-  x0 <- x
-  x0[is.na(x0)] <- 0
-  draws <- core_call(cpp_sample_oracle(spec$Gamma, spec$Lambda, spec$mean, x0, miss, n_samples, opts, seed, threads))
-  arr <- array(rep(as.numeric(x0), each = n_samples), c(n_samples, spec$H, spec$d))
-  fill_missing(arr, miss, draws)
+  draws <- core_call(cpp_sample_oracle(spec$Gamma, spec$Lambda, spec$mean, one$x, one$miss, n_samples, opts, seed,
+                                       threads))
+  completed_draws(one, draws)
 }
 
 #' Denoising loss of a fitted DiT on held-out sequences

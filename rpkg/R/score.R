@@ -1,21 +1,15 @@
 # Shared preparation of the score functions: one sequence, its pattern, and
 # the states v (one value per missing entry, frame-major).
 score_inputs <- function(spec, x, missing, v, t, call = rlang::caller_env()) {
-  check_spec(spec, call = call)
-  seqs <- as_sequences(x, spec$H, spec$d, call = call)
-  if (!seqs$single) abort_input("x", "must be one sequence (an H x d matrix).", call = call)
-  miss <- resolve_missing(missing, spec$H, spec$d, x = x, call = call)
-  check_observed_finite(seqs$arr, miss, call = call)
-  m <- sum(miss)
+  one <- one_sequence(spec, x, missing, call = call)
+  m <- sum(one$miss)
   if (!is.numeric(v) || any(!is.finite(v))) abort_input("v", "must be finite numbers.", call = call)
   V <- if (is.matrix(v)) v else matrix(v, nrow = 1)
   if (ncol(V) != m) {
     abort_input("v", sprintf("must have one value per missing entry (%d), not %d.", m, ncol(V)), call = call)
   }
   t <- check_number(t, lower = 0, upper = Inf, call = call)
-  x0 <- x
-  x0[is.na(x0)] <- 0
-  list(x = x0, miss = miss, V = V, t = t, vector = !is.matrix(v))
+  list(x = one$x, miss = one$miss, V = V, t = t, vector = !is.matrix(v))
 }
 
 #' Exact conditional score of a Gaussian process
