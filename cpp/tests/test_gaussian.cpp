@@ -2,6 +2,8 @@
 // conditionals on the Kronecker and dense paths, kappa, score and sampling.
 #include <catch2/catch.hpp>
 
+#include "test_helpers.hpp"
+
 #include "ditimpute/gaussian.hpp"
 
 #include <cmath>
@@ -80,15 +82,7 @@ std::vector<int> blocks1(std::vector<int> starts, int len) {
   return out;
 }
 
-template <class F>
-void require_input_error(F&& f, const std::string& arg) {
-  try {
-    f();
-    FAIL("no input_error thrown; expected one naming '" << arg << "'");
-  } catch (const input_error& e) {
-    CHECK(e.arg() == arg);
-  }
-}
+using testing::require_input_error;
 
 }  // namespace
 

@@ -1,6 +1,8 @@
 // Tests of missing patterns and masking strategies (patterns.hpp).
 #include <catch2/catch.hpp>
 
+#include "test_helpers.hpp"
+
 #include "ditimpute/patterns.hpp"
 
 #include <algorithm>
@@ -28,16 +30,7 @@ std::vector<std::pair<int, int>> runs(const std::vector<int>& frames) {
   return out;
 }
 
-template <class F>
-void require_input_error(F&& f, const std::string& arg) {
-  try {
-    f();
-    FAIL("no input_error thrown; expected one naming \"" << arg << "\"");
-  } catch (const input_error& e) {
-    CHECK(e.arg() == arg);
-    CHECK(std::string(e.what()).size() > 10);
-  }
-}
+using testing::require_input_error;
 
 // Pearson's chi-square statistic of observed counts against equal expected counts.
 double chi_square_uniform(const std::map<std::vector<int>, int>& counts, int cells, int draws) {

@@ -1,6 +1,8 @@
 // Tests of the nested gradient descent (Algorithm 2) and Lemma 1's counts.
 #include <catch2/catch.hpp>
 
+#include "test_helpers.hpp"
+
 #include "ditimpute/score.hpp"
 
 #include <cmath>
@@ -44,15 +46,7 @@ Case make_case(const GaussianProcess& gp, const Mask& mask, double t, Rng& rng) 
   return c;
 }
 
-template <class F>
-void require_input_error(F&& f, const std::string& arg) {
-  try {
-    f();
-    FAIL("no input_error thrown; expected one naming '" << arg << "'");
-  } catch (const input_error& e) {
-    CHECK(e.arg() == arg);
-  }
-}
+using testing::require_input_error;
 
 }  // namespace
 

@@ -1,0 +1,26 @@
+// Helpers shared by the Catch2 tests of the core.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include "ditimpute/common.hpp"
+
+#include <string>
+
+namespace ditimpute {
+namespace testing {
+
+// Runs f and requires an input_error that names `arg` and says something.
+template <class F>
+void require_input_error(F&& f, const std::string& arg) {
+  try {
+    f();
+    FAIL("no input_error thrown; expected one naming \"" << arg << "\"");
+  } catch (const input_error& e) {
+    CHECK(e.arg() == arg);
+    CHECK(std::string(e.what()).size() > 10);
+  }
+}
+
+}  // namespace testing
+}  // namespace ditimpute
