@@ -99,7 +99,7 @@ print.ditimpute_gp <- function(x, ...) {
 #'   number generator, so [set.seed()] makes the draws repeatable.
 #' @return An `n x H x d` array.
 #' @examples
-#' spec <- gp_spec(32, d = 2, kernel = gp_kernel("rbf", lengthscale = 4))
+#' spec <- gp_spec(32, d = 2, kernel = gp_kernel("rbf", lengthscale = 4), nugget = 1e-6)
 #' x <- gp_simulate(spec, n = 3, seed = 1)
 #' dim(x)
 #' matplot(x[1, , ], type = "l")
