@@ -1,0 +1,196 @@
+# Real-data benchmark: BeijingAir and ETTh1 (the stand-in for the paper's ETTm1),
+# 10/20/50% of the observed test entries hidden completely at random, scored on
+# those hidden entries only (the data's own gaps have no truth and are never
+# scored), on the standardised scale like the paper's tables.
+#
+# Methods, all through impute() / imputation_metrics():
+#   DiT          a small diffusion transformer trained briefly on CPU (the
+#                paper's is 256 wide, 12 deep, trained on a GPU);
+#   fitted GP    gp_fit(): Matern 3/2 lengthscale, nugget, Lambda, mean by
+#                maximum likelihood (ECME) on 100 training windows;
+#   linear       linear interpolation along time within each window;
+#   mean         the training mean of each variable;
+#   Amelia       Amelia::amelia() (EM for a multivariate normal across the
+#                variables, bootstrapped; 10 imputations) on training and
+#                test frames stacked as rows, an imputer R users know.
+# Per-entry intervals are at 90%. Run from the repository root:
+#   Rscript bench/real_data.R [data_dir]
+# It writes bench/results/real_data.md and inst/extdata/real-data-results.rds
+# (read by the vignette). Environment: DITIMPUTE_BENCH_DIT_STEPS (default 3000;
+# 0 leaves the DiT out).
+suppressPackageStartupMessages(library(ditimpute))
+
+args <- commandArgs(trailingOnly = TRUE)
+data_dir <- if (length(args)) args[1] else Sys.getenv("DITIMPUTE_DATA_DIR", "../shared/data")
+dit_steps <- as.integer(Sys.getenv("DITIMPUTE_BENCH_DIT_STEPS", "3000"))
+rates <- c(0.1, 0.2, 0.5)
+level <- 0.9
+# BeijingAir's test part has 234 windows of 30 x 132; the exact GP conditional
+# on ~3,500 observed entries costs ~2 s a window, so the table uses 48 test
+# windows spread evenly over the test period (the same ones for every method).
+n_test <- c(ett_h1 = Inf, beijing_air = 48)
+
+timed <- function(expr) {
+  t0 <- proc.time()[["elapsed"]]
+  value <- expr
+  list(value = value, seconds = proc.time()[["elapsed"]] - t0)
+}
+
+# Amelia on frames as rows (the last 100 training windows + the test windows),
+# a ridge prior of 1% of the rows (Amelia's `empri`) because BeijingAir has
+# exactly tied columns. Amelia leaves frames with no observed value missing:
+# those get the training mean (0), as the mean baseline would.
+amelia_completions <- function(train, x, m = 10, seed = 1) {
+  d <- dim(x)[3]
+  train <- train[max(1, dim(train)[1] - 99):dim(train)[1], , , drop = FALSE]
+  rows <- function(a) matrix(aperm(a, c(2, 1, 3)), ncol = d)        # frames of each window in order
+  tr <- rows(train)
+  te <- rows(x)
+  both <- stats::setNames(as.data.frame(rbind(tr, te)), paste0("v", seq_len(d)))
+  set.seed(seed)
+  out <- Amelia::amelia(both, m = m, p2s = 0, empri = 0.01 * nrow(both))
+  if (out$code != 1) stop("Amelia failed: ", out$message)
+  lapply(out$imputations, function(imp) {
+    v <- as.matrix(imp)[nrow(tr) + seq_len(nrow(te)), ]
+    v[is.na(v)] <- 0
+    aperm(array(v, c(dim(x)[2], dim(x)[1], d)), c(2, 1, 3))
+  })
+}
+
+run_dataset <- function(name) {
+  cat(sprintf("== %s ==\n", name))
+  dat <- load_real_data(name, dir = data_dir)
+  test <- dat$test
+  if (is.finite(n_test[[name]]) && dim(test)[1] > n_test[[name]]) {
+    keep <- round(seq(1, dim(test)[1], length.out = n_test[[name]]))
+    test <- test[keep, , , drop = FALSE]
+  }
+  H <- dim(test)[2]; d <- dim(test)[3]
+  cat(sprintf("train %d windows, test %d windows of %d x %d; %.2f%% of test entries missing in the data\n",
+              dim(dat$train)[1], dim(test)[1], H, d, 100 * mean(is.na(test))))
+
+  # BeijingAir's tied weather columns: a ridge on Lambda and a nugget of at
+  # least 1% (see ?gp_fit); ETTh1 needs neither.
+  gp <- timed(gp_fit(dat$train, kernel = "matern32", fit_nugget = TRUE, ridge = if (d > 20) 1e-3 else 0,
+                     nugget_bounds = c(if (d > 20) 0.01 else 1e-6, 1),
+                     n_windows = 100, seed = 1))
+  print(gp$value)
+  strategy <- mask_strategy(c(mcar0.1 = 1, mcar0.2 = 1, mcar0.5 = 1))
+  dit <- if (dit_steps > 0) tryCatch(timed(dit_fit(dat$train, config = dit_config(H, d, width = 64, depth = 3, heads = 4),
+                                strategy = strategy, steps = dit_steps, batch_size = 32, lr = 1e-3, ema = 0.999,
+                                seed = 1, progress = FALSE)),
+                  error = function(e) { cat("DiT training failed:", conditionMessage(e), "\n"); NULL })
+
+  rows <- list()
+  examples <- list()
+  for (rate in rates) {
+    held <- hide_mcar(test, rate = rate, seed = round(1000 * rate))
+    score <- function(method, run) {
+      res <- tryCatch(timed(run()), error = function(e) {
+        cat(sprintf("  %s failed: %s\n", method, conditionMessage(e)))
+        NULL
+      })
+      if (is.null(res)) return(NULL)
+      met <- imputation_metrics(res$value, truth = test, hidden = held$hidden, by = "all")
+      cat(sprintf("  %3.0f%% %-10s MAE %.4f MSE %.4f CRPS %.4f cover %s (%.0f s)\n", 100 * rate, method, met$mae,
+                  met$mse, met$crps, if (is.na(met$interval_coverage)) "  -  " else
+                    sprintf("%.3f", met$interval_coverage), res$seconds))
+      rows[[length(rows) + 1]] <<- data.frame(data = dat$name, rate = rate, method = method, met,
+                                              seconds = res$seconds)
+      res$value
+    }
+    gp_imp <- score("fitted GP", function() impute(gp$value, held$x, n_samples = 100, level = level, seed = 1))
+    dit_imp <- if (!is.null(dit)) {
+      score("DiT", function() impute(dit$value, held$x, n_samples = 50, level = level, seed = 1))
+    }
+    score("linear", function() impute_baseline(held$x, "linear"))
+    score("mean", function() impute_baseline(held$x, "mean"))
+    # Amelia's EM visits each distinct missing pattern; MCAR hiding makes
+    # nearly every frame its own pattern, and at 132 variables one rate took
+    # over 15 minutes without finishing here, so it runs on ETTh1 only.
+    if (d <= 20) score("Amelia", function() imputation_from_completions(held$x, amelia_completions(dat$train, held$x),
+                                                           method = "Amelia", level = level))
+    if (rate == 0.5) {
+      # One window for the vignette's plots: data, truth, and both imputers' bands.
+      examples <- list(x = held$x[1, , ], truth = test[1, , ], hidden = held$hidden[1, , ],
+                       gp = gp_imp[c("point", "lower", "upper")] |> lapply(function(a) a[1, , ]),
+                       dit = if (!is.null(dit_imp)) dit_imp[c("point", "lower", "upper")] |> lapply(function(a) a[1, , ]))
+    }
+  }
+  fit_info <- data.frame(data = dat$name, lengthscale = gp$value$kernel$lengthscale, nugget = gp$value$nugget,
+                         loglik = gp$value$fit$loglik, iterations = gp$value$fit$iterations,
+                         converged = gp$value$fit$converged, windows = length(gp$value$fit$windows),
+                         seconds = gp$seconds,
+                         lambda_kappa = kappa(gp$value$Lambda, exact = TRUE),
+                         test_loglik_per_entry = gp_loglik(gp$value, test) / sum(!is.na(test)))
+  list(table = do.call(rbind, rows), gp = fit_info, example = examples,
+       dit_seconds = if (!is.null(dit)) dit$seconds else NA, dit_steps = dit_steps)
+}
+
+# The paper's appendix tables (mean of 5 runs; ETTm1, not ETTh1): MAE, MSE, MRE.
+paper <- data.frame(
+  data = rep(c("ETTm1 (paper)", "BeijingAir (paper)"), each = 3 * 3),
+  rate = rep(rep(rates, each = 3), 2),
+  method = rep(c("CSDI", "GP-VAE", "DiT"), 6),
+  mae = c(0.1448, 0.2786, 0.1269, 0.1521, 0.3267, 0.1377, 0.1650, 0.4666, 0.1543,
+          0.1780, 0.4152, 0.1753, 0.1800, 0.4401, 0.1815, 0.2141, 0.5265, 0.2057),
+  mse = c(0.0615, 0.1567, 0.0534, 0.0698, 0.2138, 0.0606, 0.0797, 0.4249, 0.0684,
+          0.4196, 0.4096, 0.3683, 0.3926, 0.4777, 0.4025, 0.4534, 0.7017, 0.4255),
+  mre = c(0.1706, 0.3285, 0.1592, 0.1808, 0.3882, 0.1701, 0.1938, 0.5478, 0.1825,
+          0.2380, 0.5598, 0.2154, 0.2420, 0.5917, 0.2578, 0.2929, 0.7042, 0.3073))
+
+results <- lapply(c("ett_h1", "beijing_air"), run_dataset)
+table <- do.call(rbind, lapply(results, `[[`, "table"))
+gp_info <- do.call(rbind, lapply(results, `[[`, "gp"))
+fmt <- function(v) ifelse(is.na(v), "–", sprintf("%.4f", v))
+md_table <- function(tab) {
+  lines <- c("| data | hidden | method | MAE | MSE | MRE | CRPS | 90% coverage | 90% width | seconds |",
+             "|---|---|---|---|---|---|---|---|---|---|")
+  for (i in seq_len(nrow(tab))) {
+    r <- tab[i, ]
+    lines <- c(lines, sprintf("| %s | %.0f%% | %s | %s | %s | %s | %s | %s | %s | %.0f |", r$data, 100 * r$rate,
+                              r$method, fmt(r$mae), fmt(r$mse), fmt(r$mre), fmt(r$crps),
+                              fmt(r$interval_coverage), fmt(r$width), r$seconds))
+  }
+  lines
+}
+paper_lines <- c("| data | hidden | method | MAE | MSE | MRE |", "|---|---|---|---|---|---|",
+                 sprintf("| %s | %.0f%% | %s | %.4f | %.4f | %.4f |", paper$data, 100 * paper$rate, paper$method,
+                         paper$mae, paper$mse, paper$mre))
+gp_lines <- c("| data | lengthscale | nugget | log-lik (train) | iterations | converged | windows | fit seconds | kappa(Lambda) | test log-lik / entry |",
+              "|---|---|---|---|---|---|---|---|---|---|",
+              sprintf("| %s | %.3f | %.3g | %.1f | %d | %s | %d | %.1f | %.3g | %.3f |", gp_info$data,
+                      gp_info$lengthscale, gp_info$nugget, gp_info$loglik, gp_info$iterations, gp_info$converged,
+                      gp_info$windows, gp_info$seconds, gp_info$lambda_kappa, gp_info$test_loglik_per_entry))
+dit_secs <- vapply(results, `[[`, 0, "dit_seconds")
+md <- c("# Real data: imputation of hidden entries (bench/real_data.R)", "",
+        sprintf("Produced by `Rscript bench/real_data.R` on %s (%s, %d CPU cores). Standardised scale (training means",
+                format(Sys.Date()), R.version.string, parallel::detectCores()),
+        "and sds), errors over the hidden entries only; CRPS of deterministic methods is their absolute error;",
+        if (dit_steps > 0) sprintf("DiT: width 64, depth 3, %d Adam steps on CPU (%s s); 50 samples per window.",
+                                   dit_steps, paste(sprintf("%.0f", dit_secs), collapse = " / ")) else
+          "DiT: not run here (DITIMPUTE_BENCH_DIT_STEPS=0); see the note at the end.",
+        "Fitted GP: 100 exact conditional samples per window. Amelia: 10 imputations, ETTh1 only (too slow at 132 variables).",
+        "BeijingAir: 48 of the 234 test windows (evenly spread), ETTh1: all test windows.", "",
+        md_table(table), "", "## Fitted GP (gp_fit, Matern 3/2, ECME)", "", gp_lines, "",
+        "## The paper's numbers (appendix, ETTm1 and BeijingAir, mean of 5 runs)", "", paper_lines, "",
+        "## Reading the comparison", "",
+        "* Protocols differ: the paper uses ETTm1 (15-minute steps; ETTh1 here), PyPOTS preprocessing and the",
+        "  mean of 5 runs; here one run, one hiding seed per rate, and BeijingAir on 48 test windows. Linear",
+        "  interpolation alone scores below the paper's BeijingAir MAE, which says the tasks are not the same:",
+        "  do not read the fitted GP's lower errors as beating the paper's DiT.",
+        "* Where we are behind: the DiT is not in this table. On this 2-core CPU (shared) training ran at about",
+        "  1 s a step for a width-64 model and 50 samples of 4 ETTh1 windows took about 50 s; a model trained",
+        "  for 100-200 steps gives samples that blow up (errors of tens of sds), so there is no DiT number to",
+        "  report yet. Run with DITIMPUTE_BENCH_DIT_STEPS=3000 (or more) on a faster machine.",
+        "* BeijingAir has sites that share identical weather columns: hiding an entry often leaves its twin",
+        "  observed, which the GP's Lambda exploits (and which needs the ridge and the 1% nugget floor).",
+        "* Coverage of the fitted GP's 90% intervals is read from the table's `90% coverage` column.",
+        "")
+dir.create("bench/results", showWarnings = FALSE, recursive = TRUE)
+writeLines(md, "bench/results/real_data.md")
+dir.create("inst/extdata", showWarnings = FALSE, recursive = TRUE)
+saveRDS(list(table = table, gp = gp_info, paper = paper, examples = lapply(results, `[[`, "example"),
+             dit_steps = dit_steps, date = Sys.Date()),
+        "inst/extdata/real-data-results.rds")
+cat(md, sep = "\n")
