@@ -244,11 +244,3 @@ Eigen::MatrixXd cpp_sample_oracle(Eigen::MatrixXd Gamma, Eigen::MatrixXd Lambda,
                                   threads);
   DITIMPUTE_GLUE_END
 }
-
-// [[Rcpp::export]]
-Rcpp::List cpp_sampler_defaults() {
-  const ditimpute::SamplerOptions o;
-  return Rcpp::List::create(Rcpp::Named("method") = ditimpute::to_string(o.method),
-                            Rcpp::Named("grid") = ditimpute::to_string(o.grid), Rcpp::Named("steps") = o.steps,
-                            Rcpp::Named("t0") = o.t0, Rcpp::Named("T") = o.T);
-}
