@@ -6,7 +6,7 @@
 //       network in Python PyTorch (bench/dit_pytorch.py, /usr/bin/python3) timed
 //       in the same run; then seconds to impute one 96 x 8 sequence with 100
 //       samples and 50 sampler steps through the public API.
-//   bench_dit gp [threads] [steps]       the full demonstration of the issue: a
+//   bench_dit gp [threads] [steps] [prediction] [loss_weight] [lr]   the full demonstration of the issue: a
 //       128/4/4 DiT trained on 5,000 GP sequences (H = 32, d = 4, RBF with
 //       lengthscale 8, correlated Lambda); held-out denoising loss before/after
 //       and the MSE of the sample mean against the exact conditional mean.
@@ -137,7 +137,50 @@ void speed(int threads, int reps) {
   }
 }
 
-void gp_demo(int threads, int steps) {
+// Per-time diagnosis of a trained model against the exact GP: states x_t
+// drawn from the conditional's forward marginal, the network's eps_hat
+// against the noise (its loss), the Bayes-optimal eps* = -sigma_t s* (the
+// least loss any network can reach) and the excess |eps_hat - eps*|^2.
+void per_time_table(const DiTModel& model, const GaussianProcess& gp, const MaskStrategy& strategy,
+                    const Batch& test, Rng& rng, int threads) {
+  const auto& c = model.config();
+  std::printf("  %8s %10s %10s %10s\n", "t", "net loss", "Bayes", "excess");
+  for (double t : {1e-4, 1e-3, 1e-2, 0.1, 0.3, 1.0, 3.0, 10.0}) {
+    const double a = std::exp(-t / 2), s = std::sqrt(vp_sigma2(t));
+    double net = 0, bayes = 0, excess = 0;
+    long count = 0;
+    for (int i = 0; i < test.n; ++i) {
+      Mask mask = strategy.draw(c.H, c.d, rng);
+      auto cond = make_conditional(gp, mask);
+      const Vector mu = cond->mean(test.seq(i));
+      const int Z = 32, m = cond->n_missing();
+      const Matrix x0 = cond->sample(mu, Z, rng);
+      Matrix eps(Z, m), xt(Z, m);
+      std::normal_distribution<double> nd;
+      for (int z = 0; z < Z; ++z)
+        for (int e = 0; e < m; ++e) eps(z, e) = nd(rng), xt(z, e) = a * x0(z, e) + s * eps(z, e);
+      const Matrix star = -s * cond->score(xt, mu, t);
+      Batch states(Z, c.H, c.d);
+      const auto& miss = cond->missing_entries();
+      for (int z = 0; z < Z; ++z) {
+        std::copy(test.seq(i), test.seq(i) + test.seq_size(), states.seq(z));
+        for (int e = 0; e < m; ++e) states.seq(z)[miss[e]] = xt(z, e);
+      }
+      const Batch hat = model.predict_noise(states, mask, t, threads);
+      for (int z = 0; z < Z; ++z)
+        for (int e = 0; e < m; ++e) {
+          const double h = hat.seq(z)[miss[e]];
+          net += (h - eps(z, e)) * (h - eps(z, e));
+          bayes += (star(z, e) - eps(z, e)) * (star(z, e) - eps(z, e));
+          excess += (h - star(z, e)) * (h - star(z, e));
+          ++count;
+        }
+    }
+    std::printf("  %8.0e %10.4f %10.4f %10.4f\n", t, net / count, bayes / count, excess / count);
+  }
+}
+
+void gp_demo(int threads, int steps, const std::string& prediction, const std::string& loss_weight, double lr) {
   const int H = 32, d = 4;
   Kernel k;
   k.type = KernelType::rbf;
@@ -155,12 +198,15 @@ void gp_demo(int threads, int steps) {
                          PatternGenerator::block_frames(2, 4), PatternGenerator::tail_frames(8)};
   strategy.weights = {1, 1, 1, 1};
 
-  auto model = DiTModel::create(make_config(H, d, 128, 4, 4), 1, "cpu");
+  auto config = make_config(H, d, 128, 4, 4);
+  config.prediction = prediction;
+  auto model = DiTModel::create(config, 1, "cpu");
   const double untrained = model.denoising_loss(val, strategy, "log_uniform", 9, threads);
   TrainOptions o;
   o.steps = steps;
   o.batch_size = 64;
-  o.lr = 5e-4;
+  o.lr = lr;
+  o.loss_weight = loss_weight;
   o.ema = 0.995;
   o.val_every = std::max(1, steps / 10);
   o.threads = threads;
@@ -172,32 +218,39 @@ void gp_demo(int threads, int steps) {
     return true;
   });
   const double trained = model.denoising_loss(val, strategy, "log_uniform", 9, threads);
+  std::printf("GP demo (H = %d, d = %d, n = 5000, DiT 128/4/4, prediction %s, loss weight %s, lr %g, %d steps, "
+              "%d threads)\n", H, d, prediction.c_str(), loss_weight.c_str(), lr, steps, threads);
+  std::printf("  training time %.1f s; held-out eps loss (eq. 13) untrained %.4f, trained %.4f\n", res.seconds,
+              untrained, trained);
+  per_time_table(model, gp, strategy, test, rng, threads);
 
   SamplerOptions so;
   so.steps = 100;
-  double mse = 0, prior = 0;
+  double mse = 0, prior = 0, var_s = 0, var_e = 0;
   int count = 0;
   auto start = clock_type::now();
   for (int i = 0; i < test.n; ++i) {
     Mask mask = strategy.draw(H, d, rng);
     auto cond = make_conditional(gp, mask);
     Vector mu = cond->mean(test.seq(i));
+    const Matrix C = cond->covariance();
     Batch s = model.sample(test.seq(i), mask, 100, so, 1000 + i, threads);
     const auto& miss = cond->missing_entries();
     for (std::size_t e = 0; e < miss.size(); ++e) {
-      double mean = 0;
+      double mean = 0, sq = 0;
       for (int z = 0; z < s.n; ++z) mean += s.seq(z)[miss[e]] / s.n;
+      for (int z = 0; z < s.n; ++z) sq += std::pow(s.seq(z)[miss[e]] - mean, 2) / (s.n - 1);
       mse += (mean - mu(e)) * (mean - mu(e));
       prior += mu(e) * mu(e);
+      var_s += sq;
+      var_e += C(e, e);
       ++count;
     }
   }
-  std::printf("GP demo (H = %d, d = %d, n = 5000, DiT 128/4/4, %d steps, %d threads)\n", H, d, steps, threads);
-  std::printf("  training time %.1f s; held-out denoising loss untrained %.4f, trained %.4f\n", res.seconds,
-              untrained, trained);
   std::printf("  %d test cases, Z = 100, %d-step sampler: MSE(sample mean, exact cond. mean) %.4f, "
-              "prior-mean MSE %.4f, ratio %.3f (%.1f s)\n",
-              test.n, so.steps, mse / count, prior / count, mse / prior, seconds_since(start));
+              "prior-mean MSE %.4f, ratio %.3f; mean sample variance %.4f vs exact %.4f (%.1f s)\n",
+              test.n, so.steps, mse / count, prior / count, mse / prior, var_s / count, var_e / count,
+              seconds_since(start));
 }
 
 }  // namespace
@@ -206,7 +259,9 @@ int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "speed";
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int threads = argc > 2 ? std::stoi(argv[2]) : cores;
-  if (mode == "gp") gp_demo(threads, argc > 3 ? std::stoi(argv[3]) : 3000);
+  if (mode == "gp")
+    gp_demo(threads, argc > 3 ? std::stoi(argv[3]) : 3000, argc > 4 ? argv[4] : "v", argc > 5 ? argv[5] : "auto",
+            argc > 6 ? std::stod(argv[6]) : 5e-4);
   else speed(threads, argc > 3 ? std::stoi(argv[3]) : 6);
   return 0;
 }

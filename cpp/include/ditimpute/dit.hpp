@@ -38,7 +38,16 @@ struct DiTConfig {
   double mlp_ratio = 4.0;  // MLP hidden width = mlp_ratio * width
   double t0 = 1e-5;        // early-stopping time (SamplerOptions' default)
   double T = 15.0;         // terminal time (SamplerOptions' default)
-  // input_error "H", "d", "width", "depth", "heads", "mlp_ratio", "t0", "T".
+  // What the network's output F means (the loss and the sampler always see
+  // the noise prediction eps_hat):
+  //  "v":   eps_hat = sigma_t x_t - alpha_t F on the missing entries, i.e. F
+  //         predicts v = alpha_t eps - sigma_t x0 (EDM preconditioning of the
+  //         VP process for unit-variance data). At large t eps_hat -> x_t with
+  //         no learning and F carries the conditional mean; at small t
+  //         eps_hat -> -F.
+  //  "eps": eps_hat = F (plain noise prediction).
+  std::string prediction = "v";
+  // input_error "H", "d", "width", "depth", "heads", "mlp_ratio", "t0", "T", "prediction".
   void validate() const;
   bool operator==(const DiTConfig& other) const;
   bool operator!=(const DiTConfig& other) const { return !(*this == other); }
@@ -59,6 +68,13 @@ struct TrainOptions {
   // under 1% of the examples, so the small-noise end where sampling finishes
   // is barely trained.
   std::string t_sampling = "log_uniform";
+  // Weight of each example's squared noise error in eq. 13: "eps" (1, the
+  // plain noise-prediction loss) or "v" (1 / alpha_t^2 = 1 + sigma_t^2 /
+  // alpha_t^2: the squared error of the v prediction; puts the weight where the
+  // observed frames decide the answer, at moderate and large t). "auto" = "v"
+  // for prediction "v" and "eps" for prediction "eps" (1 / alpha_t^2 reaches
+  // e^T there and a plain eps network would not tolerate it).
+  std::string loss_weight = "auto";
   int val_every = 100;         // validation loss / history record every k steps
   int checkpoint_every = 0;    // write checkpoint_path every k steps (0: only at the end)
   std::string checkpoint_path; // "" = no checkpoints
@@ -130,10 +146,17 @@ class DiTModel {
   TrainResult fit(const Batch& train, const Batch* val, const MaskStrategy& strategy,
                   const TrainOptions& options, const ProgressCallback& callback = nullptr);
 
+  // The network's noise prediction eps_hat for Z states of one sequence at
+  // time t: `x` is Z x H x d (observed entries hold the data, missing ones the
+  // noisy state), `mask` the pattern. For diagnostics against the exact score
+  // (eps* = -sigma_t s*). Uses the EMA weights when present.
+  Batch predict_noise(const Batch& x, const Mask& mask, double t, int threads = 0) const;
+
   // Mean denoising loss over `data` with masks, t and noise drawn from `seed`
-  // (uses the EMA weights when present, as sampling does).
+  // (uses the EMA weights when present, as sampling does). `loss_weight` as in
+  // TrainOptions; the default "eps" is eq. 13's plain noise-prediction loss.
   double denoising_loss(const Batch& data, const MaskStrategy& strategy, const std::string& t_sampling,
-                        std::uint64_t seed, int threads = 0) const;
+                        std::uint64_t seed, int threads = 0, const std::string& loss_weight = "eps") const;
 
   // Z samples of one sequence given its observed entries: `x` is the full vec
   // (H*d values, only observed entries are read). All Z samples run as one

@@ -31,11 +31,13 @@ void DiTConfig::validate() const {
     throw input_error("mlp_ratio", "mlp_ratio must be positive and give an MLP width of at least 1.");
   if (!(t0 > 0) || !std::isfinite(t0)) throw input_error("t0", "t0 must be positive and finite.");
   if (!(T > t0) || !std::isfinite(T)) throw input_error("T", "T must be finite and larger than t0.");
+  if (prediction != "v" && prediction != "eps")
+    throw input_error("prediction", "prediction must be \"v\" or \"eps\", not \"" + prediction + "\".");
 }
 
 bool DiTConfig::operator==(const DiTConfig& o) const {
   return H == o.H && d == o.d && width == o.width && depth == o.depth && heads == o.heads &&
-         mlp_ratio == o.mlp_ratio && t0 == o.t0 && T == o.T;
+         mlp_ratio == o.mlp_ratio && t0 == o.t0 && T == o.T && prediction == o.prediction;
 }
 
 void TrainOptions::validate() const {
@@ -50,6 +52,8 @@ void TrainOptions::validate() const {
   if (!(grad_clip >= 0)) throw input_error("grad_clip", "grad_clip must be >= 0 (0 = off).");
   if (t_sampling != "log_uniform" && t_sampling != "uniform")
     throw input_error("t_sampling", "t_sampling must be \"log_uniform\" or \"uniform\", not \"" + t_sampling + "\".");
+  if (loss_weight != "auto" && loss_weight != "eps" && loss_weight != "v")
+    throw input_error("loss_weight", "loss_weight must be \"auto\", \"eps\" or \"v\", not \"" + loss_weight + "\".");
   if (val_every < 1) throw input_error("val_every", "val_every must be at least 1.");
   if (checkpoint_every < 0) throw input_error("checkpoint_every", "checkpoint_every must be >= 0.");
   if (threads < 0) throw input_error("threads", "threads must be >= 0 (0 = all cores).");
@@ -67,6 +71,11 @@ struct Examples {
 };
 
 bool log_uniform_t(const std::string& t_sampling) { return t_sampling == "log_uniform"; }
+
+// True when examples are weighted by 1 / alpha_t^2 (TrainOptions::loss_weight).
+bool v_weighted(const std::string& loss_weight, const DiTConfig& c) {
+  return loss_weight == "v" || (loss_weight == "auto" && c.prediction == "v");
+}
 
 // For each listed sequence: a mask from the strategy, a time, then (for the
 // whole batch) the noise, all from `rng` in a fixed order.
@@ -108,27 +117,31 @@ Examples slice(const Examples& e, int64_t from, int64_t to) {
 }
 
 // Sum of squared noise-prediction errors over the entries in the loss
-// (missing under the training mask and observed in the data), and their
-// count. x_t = alpha_t x0 + sigma_t eps on those entries (eq. 13's forward
-// marginal); the token shows clean values wherever the entry counts as observed.
-std::pair<torch::Tensor, torch::Tensor> squared_error(DiTNet& net, const Examples& e, torch::Device dev) {
+// (missing under the training mask and observed in the data), each example
+// weighted by 1 / alpha_t^2 = e^t when `v_weight`, and their count. x_t =
+// alpha_t x0 + sigma_t eps on those entries (eq. 13's forward marginal); the
+// token shows clean values wherever the entry counts as observed.
+std::pair<torch::Tensor, torch::Tensor> squared_error(DiTNet& net, const Examples& e, torch::Device dev,
+                                                      bool v_weight) {
   auto x0 = e.x0.to(dev), dobs = e.data_obs.to(dev), mask = e.mask.to(dev), t = e.t.to(dev), eps = e.eps.to(dev);
   auto alpha = torch::exp(-0.5 * t).view({-1, 1, 1});
   auto sigma = torch::sqrt(-torch::expm1(-t)).view({-1, 1, 1});
   auto seen = mask * dobs;
   auto target = (1 - mask) * dobs;
   auto token = seen * x0 + (1 - seen) * (alpha * x0 + sigma * eps);
-  auto eps_hat = net->forward(token, seen, t);
-  return {((eps_hat - eps).square() * target).sum(), target.sum()};
+  auto eps_hat = net->noise(token, seen, t);
+  auto err = (eps_hat - eps).square() * target;
+  if (v_weight) err = err * torch::exp(t).view({-1, 1, 1});
+  return {err.sum(), target.sum()};
 }
 
 // Mean loss over a fixed set of drawn examples, in chunks, without gradients.
-double fixed_loss(DiTNet& net, const Examples& e, torch::Device dev) {
+double fixed_loss(DiTNet& net, const Examples& e, torch::Device dev, bool v_weight) {
   torch::NoGradGuard no_grad;
   double sum = 0, count = 0;
   const int64_t n = e.t.size(0), chunk = 256;
   for (int64_t from = 0; from < n; from += chunk) {
-    auto se = squared_error(net, slice(e, from, std::min(n, from + chunk)), dev);
+    auto se = squared_error(net, slice(e, from, std::min(n, from + chunk)), dev, v_weight);
     sum += se.first.item<double>();
     count += se.second.item<double>();
   }
@@ -240,6 +253,7 @@ TrainResult DiTModel::fit(const Batch& train, const Batch* val, const MaskStrate
   set_device(o.device);
   const auto dev = m.device;
   const bool log_t = detail::log_uniform_t(o.t_sampling);
+  const bool v_weight = detail::v_weighted(o.loss_weight, c);
 
   // Training state of this run (or of the run being resumed).
   detail::TrainState st;
@@ -327,7 +341,7 @@ TrainResult DiTModel::fit(const Batch& train, const Batch* val, const MaskStrate
     r.train_loss = window_sum / window_n;
     if (val) {
       auto eval_net = m.sampling_net();
-      r.val_loss = prog.val_loss = detail::fixed_loss(eval_net, val_ex, dev);
+      r.val_loss = prog.val_loss = detail::fixed_loss(eval_net, val_ex, dev, v_weight);
     }
     m.history.push_back(r);
     window_sum = 0;
@@ -344,7 +358,7 @@ TrainResult DiTModel::fit(const Batch& train, const Batch* val, const MaskStrate
       i = st.perm[st.pos++];
     }
     auto ex = detail::draw_examples(train, idx, strategy, log_t, c, rng);
-    auto se = detail::squared_error(m.net, ex, dev);
+    auto se = detail::squared_error(m.net, ex, dev, v_weight);
     auto loss = se.first / se.second.clamp_min(1.0);
     const double lv = loss.item<double>();
     const std::string where = " at step " + std::to_string(m.steps_trained + 1) + " (learning rate " +
@@ -393,12 +407,13 @@ TrainResult DiTModel::fit(const Batch& train, const Batch* val, const MaskStrate
 }
 
 double DiTModel::denoising_loss(const Batch& data, const MaskStrategy& strategy, const std::string& t_sampling,
-                                std::uint64_t seed, int threads) const {
+                                std::uint64_t seed, int threads, const std::string& loss_weight) const {
   const auto& m = *impl_;
   detail::check_batch(data, m.config, "data");
   strategy.validate();
   TrainOptions probe;
   probe.t_sampling = t_sampling;
+  probe.loss_weight = loss_weight;
   probe.validate();
   set_threads(threads);
   Rng rng(seed);
@@ -406,7 +421,7 @@ double DiTModel::denoising_loss(const Batch& data, const MaskStrategy& strategy,
   for (int i = 0; i < data.n; ++i) all[i] = i;
   auto ex = detail::draw_examples(data, all, strategy, detail::log_uniform_t(t_sampling), m.config, rng);
   auto net = m.sampling_net();
-  return detail::fixed_loss(net, ex, m.device);
+  return detail::fixed_loss(net, ex, m.device, detail::v_weighted(loss_weight, m.config));
 }
 
 Batch DiTModel::sample(const double* x, const Mask& mask, int Z, const SamplerOptions& options, std::uint64_t seed,
@@ -447,7 +462,7 @@ Batch DiTModel::sample(const double* x, const Mask& mask, int Z, const SamplerOp
     auto flat = xt.reshape({-1, c.H, c.d});
     const int64_t n = flat.size(0);
     if (n > Z) throw numeric_error("the sampler asked for the score of more than Z states.");
-    auto eps_hat = net->forward(flat, mask_z.slice(0, 0, n), torch::full({n}, t, f32.device(dev)));
+    auto eps_hat = net->noise(flat, mask_z.slice(0, 0, n), torch::full({n}, t, f32.device(dev)));
     return (eps_hat * (-1.0 / std::sqrt(vp_sigma2(t)))).view(xt.sizes());
   };
   // The sampler draws its noise on the CPU from this generator, so a seed
@@ -464,6 +479,31 @@ Batch DiTModel::sample(const double* x, const Mask& mask, int Z, const SamplerOp
     for (std::size_t k = 0; k < S; ++k)
       if (mask.observed[k]) res.seq(z)[k] = x[k];
   return res;
+}
+
+Batch DiTModel::predict_noise(const Batch& x, const Mask& mask, double t, int threads) const {
+  const auto& m = *impl_;
+  const auto& c = m.config;
+  if (x.H != c.H || x.d != c.d || x.n < 1)
+    throw input_error("x", "x must hold at least one " + std::to_string(c.H) + " x " + std::to_string(c.d) + " state.");
+  if (mask.H != c.H || mask.d != c.d) throw input_error("mask", "the mask does not match the model's H x d.");
+  if (!(t > 0) || !std::isfinite(t)) throw input_error("t", "t must be positive and finite.");
+  set_threads(threads);
+  torch::NoGradGuard no_grad;
+  auto net = m.sampling_net();
+  const std::size_t S = x.seq_size();
+  std::vector<float> xs(x.data.begin(), x.data.end()), ob(x.data.size());
+  for (int i = 0; i < x.n; ++i)
+    for (std::size_t k = 0; k < S; ++k) ob[i * S + k] = mask.observed[k] ? 1.0f : 0.0f;
+  auto f32 = torch::TensorOptions().dtype(torch::kFloat32);
+  auto xt = torch::from_blob(xs.data(), {x.n, c.H, c.d}, f32).clone().to(m.device);
+  auto mk = torch::from_blob(ob.data(), {x.n, c.H, c.d}, f32).clone().to(m.device);
+  auto eps = net->noise(xt, mk, torch::full({x.n}, t, f32.device(m.device)))
+                 .to(torch::kCPU, torch::kFloat64)
+                 .contiguous();
+  Batch out(x.n, c.H, c.d);
+  std::copy(eps.data_ptr<double>(), eps.data_ptr<double>() + out.data.size(), out.data.begin());
+  return out;
 }
 
 Batch DiTModel::sample(const std::vector<double>& x, int Z, const SamplerOptions& options, std::uint64_t seed,

@@ -65,7 +65,8 @@ torch::Tensor DiTBlockImpl::forward(const torch::Tensor& x, const torch::Tensor&
   return y + gate_m.unsqueeze(1) * m;
 }
 
-DiTNetImpl::DiTNetImpl(const DiTConfig& c) : config(c), log_t0(std::log(c.t0)), log_T(std::log(c.T)) {
+DiTNetImpl::DiTNetImpl(const DiTConfig& c)
+    : config(c), log_t0(std::log(c.t0)), log_T(std::log(c.T)), v_prediction(c.prediction == "v") {
   const int W = c.width;
   const int hidden = static_cast<int>(std::lround(c.mlp_ratio * W));
   embed = register_module("embed", torch::nn::Linear(2 * c.d, W));
@@ -101,7 +102,7 @@ void DiTNetImpl::initialize() {
   torch::nn::init::normal_(t_fc2->weight, 0.0, 0.02);
   torch::nn::init::zeros_(t_fc2->bias);
   zero_linear(ada_final);
-  zero_linear(out);  // eps_hat = 0 at start: the untrained loss is E|eps|^2 = 1
+  zero_linear(out);  // F = 0 at start: eps_hat = 0 ("eps") or sigma_t x_t ("v")
 }
 
 torch::Tensor DiTNetImpl::forward(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& t) {
@@ -116,6 +117,14 @@ torch::Tensor DiTNetImpl::forward(const torch::Tensor& x, const torch::Tensor& m
 
   auto mod = ada_final(torch::silu(c)).chunk(2, 1);
   return out(modulate(norm_final(h), mod[0], mod[1]));
+}
+
+torch::Tensor DiTNetImpl::noise(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& t) {
+  auto F = forward(x, mask, t);
+  if (!v_prediction) return F;
+  auto alpha = torch::exp(-0.5 * t).view({-1, 1, 1});
+  auto sigma = torch::sqrt(-torch::expm1(-t)).view({-1, 1, 1});
+  return sigma * x - alpha * F;
 }
 
 }  // namespace detail

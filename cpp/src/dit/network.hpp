@@ -30,7 +30,11 @@ TORCH_MODULE(DiTBlock);
 // t [B] diffusion times. Token input = [x, mask] (2d features).
 struct DiTNetImpl : torch::nn::Module {
   explicit DiTNetImpl(const DiTConfig& config);
+  // The raw output F (its meaning depends on config.prediction).
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& t);
+  // The noise prediction eps_hat built from F (DiTConfig::prediction); the
+  // one place training and sampling turn the output into eps_hat.
+  torch::Tensor noise(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& t);
   // Re-initialises the weights (xavier for linear maps, N(0, 0.02) for the
   // timestep MLP, zeros for every modulation and the output layer) from the
   // global torch generator.
@@ -38,6 +42,7 @@ struct DiTNetImpl : torch::nn::Module {
 
   DiTConfig config;
   double log_t0, log_T;
+  bool v_prediction;
   torch::nn::Linear embed{nullptr};
   torch::nn::Linear t_fc1{nullptr}, t_fc2{nullptr};
   torch::nn::ModuleList blocks{nullptr};

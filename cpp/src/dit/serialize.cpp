@@ -158,6 +158,7 @@ TrainState read_train_state(const std::string& payload, const std::string& arg) 
 
 DiTConfig parse_config(const std::string& text, int& steps_trained, const std::string& arg) {
   DiTConfig c;
+  c.prediction = "eps";
   std::istringstream is(text);
   std::string line;
   int seen = 0;
@@ -175,6 +176,8 @@ DiTConfig parse_config(const std::string& text, int& steps_trained, const std::s
       else if (key == "t0") c.t0 = std::stod(value), ++seen;
       else if (key == "T") c.T = std::stod(value), ++seen;
       else if (key == "steps_trained") steps_trained = std::stoi(value), ++seen;
+      else if (key == "prediction") c.prediction = value;  // absent in files of 0.1 models: "eps"
+
     } catch (const std::exception&) {
       throw input_error(arg, "not a valid ditimpute DiT model: config entry '" + line + "' is unreadable.");
     }
@@ -195,7 +198,8 @@ std::string write_archive(const DiTModel::Impl& m, const TrainState* state) {
   std::string conf = "format=ditimpute-dit\nH=" + std::to_string(c.H) + "\nd=" + std::to_string(c.d) +
                      "\nwidth=" + std::to_string(c.width) + "\ndepth=" + std::to_string(c.depth) +
                      "\nheads=" + std::to_string(c.heads) + "\nmlp_ratio=" + num(c.mlp_ratio) + "\nt0=" + num(c.t0) +
-                     "\nT=" + num(c.T) + "\nsteps_trained=" + std::to_string(m.steps_trained) + "\n";
+                     "\nT=" + num(c.T) + "\nsteps_trained=" + std::to_string(m.steps_trained) +
+                     "\nprediction=" + c.prediction + "\n";
   Writer w;
   w.out.append(kMagic, sizeof kMagic);
   w.put<std::uint32_t>(kVersion);

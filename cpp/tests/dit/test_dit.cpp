@@ -101,14 +101,44 @@ TEST_CASE("DiT parameter count matches the architecture of DESIGN section 4", "[
   CHECK(big.n_parameters() > 10'000'000);  // ~16M: the size the paper trains
 }
 
-TEST_CASE("An untrained DiT predicts zero noise (adaLN-Zero), so its loss is E|eps|^2 = 1", "[dit]") {
+TEST_CASE("An untrained eps-prediction DiT predicts zero noise (adaLN-Zero), so its loss is E|eps|^2 = 1", "[dit]") {
   const int H = 12, d = 2;
-  auto model = DiTModel::create(tiny_config(H, d), 3, "cpu");
+  auto config = tiny_config(H, d);
+  config.prediction = "eps";
+  auto model = DiTModel::create(config, 3, "cpu");
   Batch data = gp_data(400, H, d, 11);
   // 400 sequences x ~3/12 missing x 2 variables ~ 2,400 squared normals: the
   // mean has sd sqrt(2/2400) ~ 0.03, so 0.12 is a 4-sigma band.
   const double loss = model.denoising_loss(data, mixed_strategy(H), "log_uniform", 5, 1);
   CHECK(std::abs(loss - 1.0) < 0.12);
+}
+
+TEST_CASE("An untrained v-prediction DiT gives eps_hat = sigma_t x_t, and survives a save/load round trip", "[dit]") {
+  const int H = 12, d = 2;
+  auto model = DiTModel::create(tiny_config(H, d), 3, "cpu");  // prediction "v" by default
+  REQUIRE(model.config().prediction == "v");
+  Batch x = gp_data(3, H, d, 12);
+  Mask mask(H, d, true);
+  for (int h = 4; h < 8; ++h)
+    for (int j = 0; j < d; ++j) mask.observed[h * d + j] = 0;
+  for (double t : {1e-4, 0.5, 10.0}) {
+    const Batch eps = model.predict_noise(x, mask, t, 1);
+    const double s = std::sqrt(vp_sigma2(t));
+    double worst = 0;
+    for (std::size_t k = 0; k < x.data.size(); ++k)
+      worst = std::max(worst, std::abs(eps.data[k] - s * x.data[k]));
+    CHECK(worst < 1e-5);  // float32 network
+  }
+  auto back = DiTModel::from_bytes(model.to_bytes(), "cpu");
+  CHECK(back.config() == model.config());
+  auto config = tiny_config(H, d);
+  config.prediction = "eps";
+  auto eps_model = DiTModel::create(config, 3, "cpu");
+  CHECK(DiTModel::from_bytes(eps_model.to_bytes(), "cpu").config().prediction == "eps");
+  config.prediction = "x0";
+  CHECK(arg_of([&] { DiTModel::create(config, 3, "cpu"); }) == "prediction");
+  CHECK(arg_of([&] { model.predict_noise(x, mask, 0.0, 1); }) == "t");
+  CHECK(arg_of([&] { model.predict_noise(gp_data(2, H + 1, d, 1), mask, 1.0, 1); }) == "x");
 }
 
 TEST_CASE("DiT training is repeatable for a seed and resumes exactly from a checkpoint", "[dit]") {
