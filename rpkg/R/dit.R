@@ -15,16 +15,25 @@
 #' @param t0,T Diffusion time range `[t0, T]` of the VP-SDE
 #'   (`alpha_t = exp(-t / 2)`, `sigma_t^2 = 1 - exp(-t)`); `NULL` takes the
 #'   engine's defaults.
+#' @param prediction What the network's output `F` stands for. `"v"` (default):
+#'   the noise prediction is `sigma_t x_t - alpha_t F`, so `F` predicts
+#'   `v = alpha_t eps - sigma_t x0` (the EDM preconditioning of this process for
+#'   unit-variance data); at large `t` the network's job is the conditional
+#'   mean, at small `t` the noise. `"eps"`: the network predicts the noise
+#'   directly, which learns the conditioning far more slowly (see the package's
+#'   bench/bench_dit.cpp).
 #' @return An object of class `ditimpute_dit_config`.
 #' @seealso [dit_fit()]
 #' @examples
 #' dit_config(H = 32, d = 4)
 #' dit_config(H = 96, d = 8, width = 256, depth = 12, heads = 16)   # the paper's size
 #' @export
-dit_config <- function(H, d, width = 128, depth = 4, heads = 4, mlp_ratio = 4, t0 = NULL, T = NULL) {
+dit_config <- function(H, d, width = 128, depth = 4, heads = 4, mlp_ratio = 4, t0 = NULL, T = NULL,
+                       prediction = c("v", "eps")) {
   cfg <- list(H = check_count(H, min = 2), d = check_count(d), width = check_count(width),
               depth = check_count(depth), heads = check_count(heads),
-              mlp_ratio = check_number(mlp_ratio, lower = 0, upper = Inf))
+              mlp_ratio = check_number(mlp_ratio, lower = 0, upper = Inf),
+              prediction = check_string(prediction, c("v", "eps")))
   if (!is.null(t0)) cfg$t0 <- check_number(t0, lower = 0, upper = Inf)
   if (!is.null(T)) cfg$T <- check_number(T, lower = 0, upper = Inf)
   structure(core_call(cpp_dit_config_check(cfg)), class = "ditimpute_dit_config")
@@ -32,8 +41,8 @@ dit_config <- function(H, d, width = 128, depth = 4, heads = 4, mlp_ratio = 4, t
 
 #' @export
 print.ditimpute_dit_config <- function(x, ...) {
-  cat(sprintf("<ditimpute_dit_config> H = %d, d = %d; width %d, depth %d, heads %d, mlp ratio %g; t in [%g, %g]\n",
-              x$H, x$d, x$width, x$depth, x$heads, x$mlp_ratio, x$t0, x$T))
+  cat(sprintf("<ditimpute_dit_config> H = %d, d = %d; width %d, depth %d, heads %d, mlp ratio %g; t in [%g, %g]; %s-prediction\n",
+              x$H, x$d, x$width, x$depth, x$heads, x$mlp_ratio, x$t0, x$T, x$prediction %||% "eps"))
   invisible(x)
 }
 
@@ -116,6 +125,10 @@ default_threads <- function() {
 #'   a share of `x` to hold out (the last sequences), or 0 for none.
 #' @param val_every Steps between records of the loss curve.
 #' @param t_sampling How training times are drawn: `"log_uniform"` or `"uniform"` on `[t0, T]`.
+#' @param loss_weight Weight of each example's squared noise error: `"auto"`
+#'   (`"v"` for a v-prediction model, `"eps"` otherwise), `"eps"` (eq. 13 as
+#'   written, weight 1) or `"v"` (weight `1 / alpha_t^2`, the squared error of
+#'   the v prediction).
 #' @param checkpoint_path,checkpoint_every File and interval of checkpoints.
 #' @param resume_from A checkpoint file to continue from.
 #' @param seed Optional seed; without one, [set.seed()] makes training repeatable
@@ -137,7 +150,7 @@ default_threads <- function() {
 dit_fit <- function(x, config = NULL, strategy = NULL, steps = 2000, batch_size = 64, lr = 3e-4,
                     weight_decay = 0, optimizer = c("adamw", "adam"), ema = 0, grad_clip = 1,
                     validation = 0.1, val_every = 100, t_sampling = c("log_uniform", "uniform"),
-                    checkpoint_path = NULL, checkpoint_every = 0, resume_from = NULL, seed = NULL,
+                    loss_weight = c("auto", "eps", "v"), checkpoint_path = NULL, checkpoint_every = 0, resume_from = NULL, seed = NULL,
                     threads = NULL, device = "auto", progress = interactive()) {
   if (!is.numeric(x) && !(is.logical(x) && all(is.na(x)))) abort_input("x", "must be a numeric n x H x d array.")
   dm <- dim(x)
@@ -177,6 +190,7 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = 2000, batch_size 
                ema = check_number(ema, lower = 0, upper = 1, open = FALSE),
                grad_clip = check_number(grad_clip, lower = 0, upper = Inf, open = FALSE),
                t_sampling = check_string(t_sampling, c("log_uniform", "uniform")),
+               loss_weight = check_string(loss_weight, c("auto", "eps", "v")),
                val_every = check_count(val_every), checkpoint_every = check_count(checkpoint_every, min = 0),
                seed = seed, threads = threads, device = check_string(device, c("auto", "cpu", "cuda")))
   if (!is.null(checkpoint_path)) opts$checkpoint_path <- path.expand(checkpoint_path)
@@ -204,7 +218,7 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = 2000, batch_size 
   info <- list(n_train = dim(x)[1], n_val = if (is.null(val)) 0L else dim(val)[1], seconds = res$seconds,
                final_loss = res$final_loss, final_val_loss = res$final_val_loss, threads = threads,
                options = opts[c("steps", "batch_size", "lr", "weight_decay", "optimizer", "ema", "grad_clip",
-                                "t_sampling", "seed")])
+                                "t_sampling", "loss_weight", "seed")])
   fit <- new_dit(ptr, strategy, info, device = opts$device)
   if (isTRUE(res$interrupted)) {
     cli::cli_warn("Training was interrupted at step {res$steps_done} of {opts$steps}; the model keeps the weights reached.")
@@ -217,8 +231,9 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = 2000, batch_size 
 #' @export
 print.ditimpute_dit <- function(x, ...) {
   cfg <- x$config
-  cat(sprintf("<ditimpute_dit> DiT for H = %d, d = %d: width %d, depth %d, heads %d, %s parameters\n",
-              cfg$H, cfg$d, cfg$width, cfg$depth, cfg$heads, format(x$n_parameters, big.mark = ",")))
+  cat(sprintf("<ditimpute_dit> DiT for H = %d, d = %d: width %d, depth %d, heads %d, %s parameters, %s-prediction\n",
+              cfg$H, cfg$d, cfg$width, cfg$depth, cfg$heads, format(x$n_parameters, big.mark = ","),
+              cfg$prediction %||% "eps"))
   cat(sprintf("  trained %d steps", x$steps))
   if (!is.null(x$train_info$n_train)) {
     cat(sprintf(" on %d sequences in %.1f s", x$train_info$n_train, x$train_info$seconds))

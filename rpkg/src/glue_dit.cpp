@@ -35,6 +35,7 @@ ditimpute::DiTConfig config_from_r(const Rcpp::List& c) {
   cfg.mlp_ratio = get_or<double>(c, "mlp_ratio", cfg.mlp_ratio);
   cfg.t0 = get_or<double>(c, "t0", cfg.t0);
   cfg.T = get_or<double>(c, "T", cfg.T);
+  cfg.prediction = get_or<std::string>(c, "prediction", cfg.prediction);
   return cfg;
 }
 
@@ -42,7 +43,7 @@ Rcpp::List config_to_r(const ditimpute::DiTConfig& c) {
   return Rcpp::List::create(Rcpp::Named("H") = c.H, Rcpp::Named("d") = c.d, Rcpp::Named("width") = c.width,
                             Rcpp::Named("depth") = c.depth, Rcpp::Named("heads") = c.heads,
                             Rcpp::Named("mlp_ratio") = c.mlp_ratio, Rcpp::Named("t0") = c.t0,
-                            Rcpp::Named("T") = c.T);
+                            Rcpp::Named("T") = c.T, Rcpp::Named("prediction") = c.prediction);
 }
 
 ditimpute::SamplerOptions sampler_from_r(const Rcpp::List& s) {
@@ -177,6 +178,7 @@ Rcpp::List cpp_dit_fit(SEXP ptr, Rcpp::NumericVector train, Rcpp::Nullable<Rcpp:
   o.ema = get_or<double>(options, "ema", o.ema);
   o.grad_clip = get_or<double>(options, "grad_clip", o.grad_clip);
   o.t_sampling = get_or<std::string>(options, "t_sampling", o.t_sampling);
+  o.loss_weight = get_or<std::string>(options, "loss_weight", o.loss_weight);
   o.val_every = get_or<int>(options, "val_every", o.val_every);
   o.checkpoint_every = get_or<int>(options, "checkpoint_every", o.checkpoint_every);
   o.checkpoint_path = get_or<std::string>(options, "checkpoint_path", o.checkpoint_path);

@@ -15,6 +15,21 @@ test_that("dit_config validates and prints", {
   expect_input_error(dit_config(1, 8), "H")
   expect_input_error(dit_config(96, 0), "d")
   expect_input_error(dit_config(96, 8, t0 = -1), "t0")
+  expect_equal(dit_config(96, 8)$prediction, "v")
+  expect_output(print(dit_config(96, 8, prediction = "eps")), "eps-prediction")
+  expect_input_error(dit_config(96, 8, prediction = "x0"), "prediction")
+})
+
+test_that("the prediction type survives saving, and loss_weight is checked", {
+  fit <- dit_fit(gp_simulate(tiny_spec(), 40, seed = 1),
+                 dit_config(24, 2, width = 32, depth = 1, heads = 2, prediction = "eps"),
+                 steps = 3, batch_size = 8, loss_weight = "v", seed = 1, threads = 1, progress = FALSE)
+  expect_equal(fit$config$prediction, "eps")
+  expect_output(print(fit), "eps-prediction")
+  f <- tempfile(fileext = ".dit")
+  dit_save(fit, f)
+  expect_equal(dit_load(f)$config$prediction, "eps")
+  expect_input_error(tiny_fit(steps = 2, loss_weight = "snr"), "loss_weight")
 })
 
 test_that("a DiT trains, reports its loss curve, prints and plots", {
