@@ -30,7 +30,7 @@ print(spec)
 train <- gp_simulate(spec, n = 2000)
 strategy <- mask_strategy(c("6x1", "3x2", "1x6"))
 fit <- dit_fit(train, config = dit_config(H, 4, width = 64, depth = 2, heads = 4), strategy = strategy,
-               steps = 400, batch_size = 64, lr = 1e-3, progress = interactive())
+               steps = 1000, batch_size = 64, lr = 1e-3, progress = interactive())
 print(fit)
 
 cat("\n== 3. Impute 20 new sequences: DiT against the exact GP imputer ==\n")

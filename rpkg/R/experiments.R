@@ -17,7 +17,8 @@
 #' * `H`: sequence length (default 96);
 #' * `strategy`: the training masks, a preset of [strategy_preset()] (`"S1"`..
 #'   `"S4"`, `"8x2"`, `"4x4"`, `"1x16"`; block lengths scale with `H / 96` like
-#'   the patterns) or generator strings
+#'   the patterns, so at `H = 48` blocks of 2 become single frames and `"S1"`,
+#'   `"S2"` and `"8x2"` all draw 8 random frames) or generator strings
 #'   joined by `+` in equal parts (`"8x1+4x2"`); default `"S4"`;
 #' * `imputer`: `"dit"` (default) or `"oracle"`, the exact Gaussian imputer;
 #' * `seed`: a whole number that fixes everything in the row (data, masks,

@@ -200,17 +200,24 @@ as_user_shape <- function(object, arr) {
 print.ditimpute_imputation <- function(x, ...) {
   x <- as3(x)
   n <- dim(x$x)[1]
-  cat(sprintf("<ditimpute_imputation> %s, %d sequence%s of %d x %d, %d samples each\n", x$method, n,
-              if (n == 1) "" else "s", dim(x$x)[2], dim(x$x)[3], x$n_samples))
+  cat(sprintf("<ditimpute_imputation> %s, %d sequence%s of %d x %d, %d sample%s each\n", x$method, n,
+              if (n == 1) "" else "s", dim(x$x)[2], dim(x$x)[3], x$n_samples, if (x$n_samples == 1) "" else "s"))
   m <- apply(x$missing, 1, sum)
   cat(sprintf("  missing entries per sequence: %s\n", if (length(unique(m)) == 1) m[1] else
     sprintf("%d to %d", min(m), max(m))))
-  cat(sprintf("  point estimate: %s; %g%% L2-ball radius: %s; mean %g%% interval width: %.3g\n", x$point_type,
-              100 * x$level, format_range(x$radius), 100 * x$level, mean(x$upper - x$lower, na.rm = TRUE)))
+  if (all(is.na(x$radius))) {
+    # A deterministic imputer (one completion) has no region and no intervals.
+    cat(sprintf("  point estimate: %s; no confidence region or intervals (one completion per sequence)\n",
+                x$point_type))
+  } else {
+    cat(sprintf("  point estimate: %s; %g%% L2-ball radius: %s; mean %g%% interval width: %.3g\n", x$point_type,
+                100 * x$level, format_range(x$radius), 100 * x$level, mean(x$upper - x$lower, na.rm = TRUE)))
+  }
   if (!is.null(x$truth)) {
     met <- imputation_metrics(x)
-    cat(sprintf("  against the truth: MSE %.4g, MAE %.4g, CRPS %.4g, interval coverage %.1f%%\n",
-                mean(met$mse), mean(met$mae), mean(met$crps), 100 * mean(met$interval_coverage)))
+    cover <- mean(met$interval_coverage)
+    cat(sprintf("  against the truth: MSE %.4g, MAE %.4g, CRPS %.4g%s\n", mean(met$mse), mean(met$mae),
+                mean(met$crps), if (is.na(cover)) "" else sprintf(", interval coverage %.1f%%", 100 * cover)))
   }
   invisible(x)
 }

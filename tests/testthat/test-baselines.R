@@ -22,6 +22,10 @@ test_that("impute_baseline wraps impute_linear and impute_mean without intervals
   expect_equal(mn$point, impute_mean(held$x, means = c(1, 2)), ignore_attr = TRUE)
   one <- impute_baseline(held$x[1, , ], "linear")
   expect_equal(dim(one$point), c(12, 2))
+  # print() says there is no region instead of showing NA radii and NaN widths
+  out <- capture.output(print(impute_baseline(held$x, "linear", truth = x)))
+  expect_true(any(grepl("no confidence region", out)))
+  expect_false(any(grepl("NaN|NA%|NA to NA", out)))
 })
 
 test_that("imputation_metrics scores only hidden entries, never real gaps", {
