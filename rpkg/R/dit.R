@@ -42,7 +42,7 @@ dit_config <- function(H, d, width = 128, depth = 4, heads = 4, mlp_ratio = 4, t
 #' @export
 print.ditimpute_dit_config <- function(x, ...) {
   cat(sprintf("<ditimpute_dit_config> H = %d, d = %d; width %d, depth %d, heads %d, mlp ratio %g; t in [%g, %g]; %s-prediction\n",
-              x$H, x$d, x$width, x$depth, x$heads, x$mlp_ratio, x$t0, x$T, x$prediction %||% "eps"))
+              x$H, x$d, x$width, x$depth, x$heads, x$mlp_ratio, x$t0, x$T, x$prediction))
   invisible(x)
 }
 
@@ -150,8 +150,8 @@ default_threads <- function() {
 dit_fit <- function(x, config = NULL, strategy = NULL, steps = 2000, batch_size = 64, lr = 3e-4,
                     weight_decay = 0, optimizer = c("adamw", "adam"), ema = 0, grad_clip = 1,
                     validation = 0.1, val_every = 100, t_sampling = c("log_uniform", "uniform"),
-                    loss_weight = c("auto", "eps", "v"), checkpoint_path = NULL, checkpoint_every = 0, resume_from = NULL, seed = NULL,
-                    threads = NULL, device = "auto", progress = interactive()) {
+                    loss_weight = c("auto", "eps", "v"), checkpoint_path = NULL, checkpoint_every = 0,
+                    resume_from = NULL, seed = NULL, threads = NULL, device = "auto", progress = interactive()) {
   if (!is.numeric(x) && !(is.logical(x) && all(is.na(x)))) abort_input("x", "must be a numeric n x H x d array.")
   dm <- dim(x)
   if (length(dm) != 3) abort_input("x", "must be an n x H x d array of training sequences.")
@@ -233,7 +233,7 @@ print.ditimpute_dit <- function(x, ...) {
   cfg <- x$config
   cat(sprintf("<ditimpute_dit> DiT for H = %d, d = %d: width %d, depth %d, heads %d, %s parameters, %s-prediction\n",
               cfg$H, cfg$d, cfg$width, cfg$depth, cfg$heads, format(x$n_parameters, big.mark = ","),
-              cfg$prediction %||% "eps"))
+              cfg$prediction))
   cat(sprintf("  trained %d steps", x$steps))
   if (!is.null(x$train_info$n_train)) {
     cat(sprintf(" on %d sequences in %.1f s", x$train_info$n_train, x$train_info$seconds))
