@@ -154,7 +154,7 @@ void per_time_table(const DiTModel& model, const GaussianProcess& gp, const Mask
   const auto& c = model.config();
   std::printf("  %8s %10s %10s %10s\n", "t", "net loss", "Bayes", "excess");
   for (double t : {1e-4, 1e-3, 1e-2, 0.1, 0.3, 1.0, 3.0, 10.0}) {
-    const double a = std::exp(-t / 2), s = std::sqrt(vp_sigma2(t));
+    const double a = vp_alpha(t), s = vp_sigma(t);
     double net = 0, bayes = 0, excess = 0;
     long count = 0;
     for (int i = 0; i < test.n; ++i) {
@@ -237,17 +237,17 @@ void gp_demo(int threads, int steps, const std::string& prediction, const std::s
   double mse = 0, prior = 0, var_s = 0, var_e = 0;
   int count = 0;
   auto start = clock_type::now();
+  std::vector<Mask> masks;
+  for (int i = 0; i < test.n; ++i) masks.push_back(strategy.draw(H, d, rng));
+  const std::vector<Matrix> samples = model.sample_missing(test, masks, 100, so, 1000, threads);
   for (int i = 0; i < test.n; ++i) {
-    Mask mask = strategy.draw(H, d, rng);
-    auto cond = make_conditional(gp, mask);
+    auto cond = make_conditional(gp, masks[i]);
     Vector mu = cond->mean(test.seq(i));
     const Matrix C = cond->covariance();
-    Batch s = model.sample(test.seq(i), mask, 100, so, 1000 + i, threads);
-    const auto& miss = cond->missing_entries();
-    for (std::size_t e = 0; e < miss.size(); ++e) {
-      double mean = 0, sq = 0;
-      for (int z = 0; z < s.n; ++z) mean += s.seq(z)[miss[e]] / s.n;
-      for (int z = 0; z < s.n; ++z) sq += std::pow(s.seq(z)[miss[e]] - mean, 2) / (s.n - 1);
+    const Matrix& s = samples[i];
+    for (Eigen::Index e = 0; e < s.cols(); ++e) {
+      const double mean = s.col(e).mean();
+      const double sq = (s.col(e).array() - mean).square().sum() / (s.rows() - 1);
       mse += (mean - mu(e)) * (mean - mu(e));
       prior += mu(e) * mu(e);
       var_s += sq;

@@ -12,6 +12,7 @@
 #include <Eigen/Dense>
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -42,6 +43,19 @@ class numeric_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// SplitMix64: a bijective 64-bit mixer, for deriving independent seeds.
+std::uint64_t splitmix64(std::uint64_t x);
+
+// The one per-case seed scheme of the core: case i (0-based) of a call made
+// with `seed` draws all its randomness from Rng(case_seed(seed, i)), so a case
+// gives the same samples whatever else shares the call.
+inline std::uint64_t case_seed(std::uint64_t seed, std::uint64_t i) { return splitmix64(seed ^ splitmix64(i)); }
+
+// Runs fn(i) for i in [0, n) on up to `threads` threads (<= 0: every core).
+// fn may only write state owned by index i; results then do not depend on the
+// thread count. The first exception thrown is rethrown after all threads end.
+void parallel_for(int n, int threads, const std::function<void(int)>& fn);
 
 // Fills `out[0..n)` with independent standard normals. Every sampler draws its
 // noise through this one function so that a seed fixes all of them.

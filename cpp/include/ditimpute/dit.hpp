@@ -1,11 +1,11 @@
 // The DiT score network, its training by denoising score matching with mixed
-// masking, sampling, and save/load (DESIGN.md section 4; the paper's eqs. 6,
+// masking, sampling, and save/load (the paper's eqs. 6,
 // 12-13 and Algorithm 1). This header is torch-free: the network lives behind
 // a pimpl in cpp/src/dit/.
 //
 // Conventions:
 //  * forward VP-SDE dx = -x/2 dt + dW on [t0, T]: alpha_t = exp(-t/2),
-//    sigma_t^2 = 1 - exp(-t) (vp_alpha / vp_sigma2 of gaussian.hpp);
+//    sigma_t^2 = 1 - exp(-t) (schedule.hpp);
 //  * the network predicts the noise, eps_hat = -sigma_t * s(x_t, x_obs, t), so
 //    the score handed to the sampler is s = -eps_hat / sigma_t;
 //  * masks: 1 = observed, 0 = missing; the loss counts missing entries only;
@@ -15,6 +15,7 @@
 #pragma once
 
 #include "ditimpute/common.hpp"
+#include "ditimpute/impute.hpp"
 #include "ditimpute/patterns.hpp"
 #include "ditimpute/sampler.hpp"
 
@@ -158,19 +159,22 @@ class DiTModel {
   double denoising_loss(const Batch& data, const MaskStrategy& strategy, const std::string& t_sampling,
                         std::uint64_t seed, int threads = 0, const std::string& loss_weight = "eps") const;
 
-  // Z samples of one sequence given its observed entries: `x` is the full vec
-  // (H*d values, only observed entries are read). All Z samples run as one
-  // network batch. Returns Z x H x d with observed entries held at x. Uses the
-  // EMA weights when present. options.t0/T must lie inside the config's [t0, T].
-  Batch sample(const double* x, const Mask& mask, int Z, const SamplerOptions& options, std::uint64_t seed,
-               int threads = 0) const;
-  // The same with NaN marking the missing entries of x (H*d values).
+  // Z samples of the missing entries of every case of `x` (NaN = missing;
+  // masks[i] its pattern, as from masks_from_nan): Z x m_i matrices in vec
+  // order. All cases' samples go through the network together, in batches of
+  // at most `batch_size` sequences made of whole cases (0: 1024, or Z when
+  // larger), so many short cases cost no more per sample than one. Case i
+  // draws its noise from Rng(case_seed(seed, i)): its samples do not depend
+  // on the batching. Uses the EMA weights when present; options.t0/T must lie
+  // inside the config's [t0, T].
+  std::vector<Matrix> sample_missing(const Batch& x, const std::vector<Mask>& masks, int Z,
+                                     const SamplerOptions& options, std::uint64_t seed, int threads = 0,
+                                     int batch_size = 0) const;
+  // Z completed sequences of one case (`x` its H*d values, NaN = missing),
+  // Z x H x d with observed entries exactly as given; the same draws as case 0
+  // of sample_missing() with this seed.
   Batch sample(const std::vector<double>& x, int Z, const SamplerOptions& options, std::uint64_t seed,
                int threads = 0) const;
-  // One call per case of `cases` (NaN = missing); case i uses a seed derived
-  // from (seed, i).
-  std::vector<Batch> sample_cases(const Batch& cases, int Z, const SamplerOptions& options, std::uint64_t seed,
-                                  int threads = 0) const;
 
   // Self-describing binary format: magic, version, config, weights, EMA
   // weights, loss history, checksum. Corrupt or foreign input throws
@@ -186,6 +190,24 @@ class DiTModel {
   explicit DiTModel(std::unique_ptr<Impl> impl);
   static DiTModel from_archive_bytes(const std::string& bytes, const std::string& device, const std::string& arg);
   std::unique_ptr<Impl> impl_;
+};
+
+// A fitted DiT as an imputer of the pipeline (impute.hpp). Holds a reference:
+// the model must outlive it.
+class DiTSampler : public CaseSampler {
+ public:
+  DiTSampler(const DiTModel& model, const SamplerOptions& options, int batch_size = 0)
+      : model_(model), options_(options), batch_size_(batch_size) {}
+  std::vector<Matrix> draw(const Batch& x, const std::vector<Mask>& masks, int Z, std::uint64_t seed,
+                           int threads) const override {
+    return model_.sample_missing(x, masks, Z, options_, seed, threads, batch_size_);
+  }
+  std::string name() const override { return "DiT"; }
+
+ private:
+  const DiTModel& model_;
+  SamplerOptions options_;
+  int batch_size_;
 };
 
 }  // namespace ditimpute

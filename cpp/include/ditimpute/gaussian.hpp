@@ -1,9 +1,12 @@
-// Gaussian-process layer: kernels, the separable process Gamma (x) Lambda,
-// exact simulation, and conditionals of missing values given observed ones
-// (DESIGN.md section 2; the paper's section 3.1 and eq. 9).
+// See cpp/DESIGN.md for the layers and conventions.
+// Gaussian-process layer: kernels (kernel.hpp), the separable process
+// Gamma (x) Lambda, exact simulation, and conditionals of missing values given
+// observed ones (DESIGN.md section 2; the paper's section 3.1 and eq. 9).
 #pragma once
 
 #include "ditimpute/common.hpp"
+#include "ditimpute/kernel.hpp"
+#include "ditimpute/schedule.hpp"
 
 #include <cmath>
 #include <memory>
@@ -11,37 +14,6 @@
 #include <vector>
 
 namespace ditimpute {
-
-// ---------------------------------------------------------------- kernels --
-enum class KernelType { laplace, rbf, matern32, matern52 };
-
-// Parses "laplace" (alias "exponential"), "rbf", "matern32", "matern52".
-KernelType kernel_type_from_string(const std::string& name);
-std::string to_string(KernelType type);
-
-// Time embedding e_i of frame i (i = 1..H, as in the paper):
-//  index:      e_i = i * scale                       (1-D)
-//  sinusoidal: e_i = radius * [sin(2 pi i / period), cos(2 pi i / period)]
-struct Embedding {
-  enum class Kind { index, sinusoidal };
-  Kind kind = Kind::index;
-  double scale = 1.0;
-  double radius = 1.0;
-  double period = 1.0;
-};
-
-struct Kernel {
-  KernelType type = KernelType::laplace;
-  double lengthscale = 1.0;
-  double variance = 1.0;
-  Embedding embedding;
-};
-
-// gamma(r) for distance r >= 0.
-double kernel_value(const Kernel& kernel, double r);
-// H x H matrix Gamma_ij = k(||e_i - e_j||). Validates the kernel
-// (input_error "lengthscale", "variance", "scale", "radius", "period", "H").
-Matrix kernel_matrix(const Kernel& kernel, int H);
 
 // ------------------------------------------------------ the process itself --
 // x ~ N(vec(mean), Gamma (x) Lambda), one sequence H x d.
@@ -132,9 +104,5 @@ Matrix gather(const Matrix& A, const std::vector<int>& rows, const std::vector<i
 // Entries (rows, cols) of Cov(vec X) = Gamma (x) Lambda, by 0-based vec index,
 // without forming the Hd x Hd matrix.
 Matrix covariance_entries(const GaussianProcess& gp, const std::vector<int>& rows, const std::vector<int>& cols);
-
-// alpha_t and sigma_t^2 of the VP-SDE used throughout.
-inline double vp_alpha(double t) { return std::exp(-0.5 * t); }
-inline double vp_sigma2(double t) { return -std::expm1(-t); }
 
 }  // namespace ditimpute

@@ -1,7 +1,8 @@
 // Reverse-time samplers of the VP-SDE (DESIGN.md section 4; the paper's
 // eq. 6): options shared by the network-driven and the oracle (exact GP
-// score) modes. This header is torch-free; the samplers live in
-// cpp/src/dit/sampler.cpp.
+// score) modes, and the oracle sampler itself. Eigen only: the stepping code is
+// the template of reverse_sampler.hpp, which the DiT (cpp/src/dit/sampling.cpp)
+// instantiates for torch tensors. See cpp/DESIGN.md.
 //
 // Forward process (eq. 4): dx = -x/2 dt + dW, so x_t = alpha_t x_0 + sigma_t e
 // with alpha_t = exp(-t/2), sigma_t^2 = 1 - exp(-t). Sampling runs the reverse
@@ -39,7 +40,10 @@ struct SamplerOptions {
   //   then the trapezoidal drift with the same noise; two score calls a step.
   // heun_ode: Heun (trapezoidal predictor-corrector) on the probability-flow
   //   ODE; deterministic given x_T; two score calls a step.
-  enum class Method { euler_maruyama, heun_sde, heun_ode };
+  // dpm2m: DPM-Solver++(2M) on the probability-flow ODE, one score call a
+  //   step (data prediction, exact in the linear part, second-order multistep).
+  // dpm2m_sde: its SDE counterpart (DPM-Solver++(2M) SDE), one call a step.
+  enum class Method { euler_maruyama, heun_sde, heun_ode, dpm2m, dpm2m_sde };
   // geometric: t_k = T (t0 / T)^(k / steps); uniform: equal steps in t.
   enum class Grid { geometric, uniform };
   Method method = Method::heun_sde;
@@ -51,7 +55,8 @@ struct SamplerOptions {
 };
 
 // "sde" / "heun_sde" -> heun_sde; "euler" / "euler_maruyama" / "em" ->
-// euler_maruyama; "ode" / "heun_ode" -> heun_ode. input_error "method" otherwise.
+// euler_maruyama; "ode" / "heun_ode" -> heun_ode; "dpm2m"; "dpm2m_sde".
+// input_error "method" otherwise.
 SamplerOptions::Method sampler_method_from_string(const std::string& name);
 std::string to_string(SamplerOptions::Method method);
 // "geometric", "uniform"; input_error "grid" otherwise.
@@ -65,10 +70,10 @@ std::vector<double> time_grid(const SamplerOptions& options);
 
 // Oracle mode: Z samples of the missing entries of one sequence `x` (its full
 // vec; only observed entries are read) drawn by the same reverse-time sampler as
-// the network, driven by the exact conditional score of `cond` (float64).
-// Returns Z x cond.n_missing() (missing entries in vec order). The same seed and
-// thread count give the same samples; threads <= 0 means every core.
+// the network, driven by the exact conditional score of `cond` (float64, eq. 9).
+// Returns Z x cond.n_missing() (missing entries in vec order). All noise comes
+// from Rng(seed) through fill_standard_normal.
 Matrix sample_oracle(const Conditional& cond, const double* x, int Z, const SamplerOptions& options,
-                     std::uint64_t seed, int threads = 0);
+                     std::uint64_t seed);
 
 }  // namespace ditimpute

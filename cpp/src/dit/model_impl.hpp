@@ -55,6 +55,14 @@ void load_weights(DiTNet& net, const std::vector<std::pair<std::string, torch::T
                   const std::string& arg);
 void copy_weights(DiTNet& to, const DiTNet& from);
 
+// input_error(arg) unless b holds n >= 1 sequences of the model's H x d with
+// no infinite value and at least one observed (non-NaN) value.
+void check_batch(const Batch& b, const DiTConfig& c, const std::string& arg);
+// Whole-file read; input_error(arg) when it cannot be opened.
+std::string read_file(const std::string& path, const std::string& arg);
+// Writes to a temporary name and renames, so a crash never leaves a torn file.
+void write_file(const std::string& path, const std::string& bytes, const std::string& arg);
+
 // backend.hpp's resolve_device as a torch::Device (input_error "device").
 inline torch::Device parse_device(const std::string& device) { return torch::Device(resolve_device(device)); }
 

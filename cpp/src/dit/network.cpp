@@ -122,8 +122,8 @@ torch::Tensor DiTNetImpl::forward(const torch::Tensor& x, const torch::Tensor& m
 torch::Tensor DiTNetImpl::noise(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& t) {
   auto F = forward(x, mask, t);
   if (!v_prediction) return F;
-  auto alpha = torch::exp(-0.5 * t).view({-1, 1, 1});
-  auto sigma = torch::sqrt(-torch::expm1(-t)).view({-1, 1, 1});
+  auto alpha = vp_alpha(t).view({-1, 1, 1});
+  auto sigma = vp_sigma(t).view({-1, 1, 1});
   return sigma * x - alpha * F;
 }
 

@@ -298,17 +298,51 @@ TEST_CASE("DiT sampling checks its inputs", "[dit]") {
   const int H = 8, d = 2;
   auto m = DiTModel::create(tiny_config(H, d), 4, "cpu");
   std::vector<double> x(H * d, 0.5);
-  CHECK(arg_of([&] { m.sample(x, 4, quick_sampler(), 1, 1); }) == "mask");  // nothing missing
+  CHECK(arg_of([&] { m.sample(x, 4, quick_sampler(), 1, 1); }) == "x");  // nothing missing
   x[3] = std::numeric_limits<double>::quiet_NaN();
-  CHECK(arg_of([&] { m.sample(x, 0, quick_sampler(), 1, 1); }) == "Z");
+  CHECK(arg_of([&] { m.sample(x, 0, quick_sampler(), 1, 1); }) == "n_samples");
   CHECK(arg_of([&] { m.sample(std::vector<double>(5, 0.0), 4, quick_sampler(), 1, 1); }) == "x");
   SamplerOptions wide = quick_sampler();
   wide.T = 2 * m.config().T;  // the network never saw such times
   CHECK(arg_of([&] { m.sample(x, 4, wide, 1, 1); }) == "options");
   Batch cases(3, H, d);
   for (int i = 0; i < 3; ++i) cases.at(i, i, 0) = std::numeric_limits<double>::quiet_NaN();
-  auto out = m.sample_cases(cases, 4, quick_sampler(), 1, 1);
+  const std::vector<Mask> masks = masks_from_nan(cases);
+  auto out = m.sample_missing(cases, masks, 4, quick_sampler(), 1, 1);
   REQUIRE(out.size() == 3);
-  CHECK(out[0].n == 4);
-  CHECK(out[1].data != out[2].data);
+  CHECK(out[0].rows() == 4);
+  CHECK(out[0].cols() == 1);
+  CHECK(out[1] != out[2]);
+}
+
+TEST_CASE("Batched DiT sampling: a case's samples do not depend on its batch", "[dit]") {
+  const int H = 8, d = 2, n = 5, Z = 3;
+  auto m = DiTModel::create(tiny_config(H, d), 4, "cpu");
+  Batch cases(n, H, d);
+  for (int i = 0; i < n; ++i) {
+    for (int h = 0; h < H; ++h)
+      for (int j = 0; j < d; ++j) cases.at(i, h, j) = 0.1 * (h - j) + 0.01 * i;
+    cases.at(i, i, 0) = cases.at(i, (i + 3) % H, 1) = std::numeric_limits<double>::quiet_NaN();
+  }
+  const std::vector<Mask> masks = masks_from_nan(cases);
+  // One network batch for everything, vs one case per network batch.
+  const auto all = m.sample_missing(cases, masks, Z, quick_sampler(), 7, 1, 0);
+  const auto one_by_one = m.sample_missing(cases, masks, Z, quick_sampler(), 7, 1, Z);
+  for (int i = 0; i < n; ++i) CHECK(all[i].isApprox(one_by_one[i], 1e-5));
+  // The single-case entry draws what case 0 of a batched call draws.
+  const std::vector<double> x0(cases.seq(0), cases.seq(0) + H * d);
+  const Batch full = m.sample(x0, Z, quick_sampler(), 7, 1);
+  const auto miss = masks[0].missing_entries();
+  for (int z = 0; z < Z; ++z)
+    for (std::size_t e = 0; e < miss.size(); ++e)
+      CHECK(full.seq(z)[miss[e]] == Approx(all[0](z, static_cast<Eigen::Index>(e))).margin(1e-5));
+  // Through the imputation pipeline: the DiT is one more CaseSampler.
+  ImputeOptions io;
+  io.n_samples = Z;
+  io.seed = 7;
+  io.threads = 1;
+  const Imputation imp = impute(DiTSampler(m, quick_sampler()), cases, io);
+  CHECK(imp.samples[2].isApprox(all[2], 1e-5));
+  CHECK(std::isfinite(imp.point.at(2, 2, 0)));
+  CHECK(std::isnan(imp.lower.at(2, 0, 0)));
 }

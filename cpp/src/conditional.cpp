@@ -1,5 +1,5 @@
-// Gaussian-process layer (DESIGN.md section 2): kernels, the separable process
-// Gamma (x) Lambda, exact simulation, and conditionals of missing values.
+// Conditionals of missing values given observed ones, the Gaussian-process
+// layer's third part (DESIGN.md section 2; the paper's eq. 9).
 //
 // Two conditionals share one interface:
 //  * KroneckerConditional (frame-level masks): works with the H x H and d x d
@@ -11,47 +11,23 @@
 //    and reads the conditional off the blocks of the factor.
 #include "ditimpute/gaussian.hpp"
 
+#include "gaussian_internal.hpp"
+
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 
 #include <algorithm>
-#include <cctype>
+#include <cmath>
 #include <limits>
-#include <sstream>
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace ditimpute {
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
-
-std::string dims(Eigen::Index r, Eigen::Index c) {
-  return std::to_string(r) + " x " + std::to_string(c);
-}
-
-void require_positive(double value, const std::string& arg) {
-  if (!(std::isfinite(value) && value > 0.0)) {
-    std::ostringstream msg;
-    msg << arg << " must be a finite number > 0, not " << value << ".";
-    throw input_error(arg, msg.str());
-  }
-}
-
-// Strict check of a covariance given by the caller, then its lower Cholesky
-// factor. Symmetry is judged relative to the largest entry so that scaling a
-// matrix does not change the verdict.
-Matrix checked_cholesky(const Matrix& S, const std::string& arg) {
-  if (S.rows() == 0 || S.rows() != S.cols())
-    throw input_error(arg, arg + " must be a non-empty square matrix, not " + dims(S.rows(), S.cols()) + ".");
-  if (!S.allFinite()) throw input_error(arg, arg + " has non-finite entries (NA, NaN or Inf).");
-  const double scale = S.cwiseAbs().maxCoeff();
-  if ((S - S.transpose()).cwiseAbs().maxCoeff() > 1e-10 * scale)
-    throw input_error(arg, arg + " is not symmetric.");
-  Eigen::LLT<Matrix> llt(S);
-  if (llt.info() != Eigen::Success)
-    throw input_error(arg, arg + " is not positive definite (its Cholesky factorisation fails).");
-  return llt.matrixL();
-}
+using detail::dims;
 
 double kappa_of(double lmin, double lmax) {
   return lmin > 0.0 ? lmax / lmin : std::numeric_limits<double>::infinity();
@@ -314,118 +290,6 @@ void check_pattern(const GaussianProcess& gp, const Mask& mask) {
 
 }  // namespace
 
-// ------------------------------------------------------------------ kernels --
-KernelType kernel_type_from_string(const std::string& name) {
-  std::string s(name);
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (s == "laplace" || s == "exponential") return KernelType::laplace;
-  if (s == "rbf") return KernelType::rbf;
-  if (s == "matern32") return KernelType::matern32;
-  if (s == "matern52") return KernelType::matern52;
-  throw input_error("kernel", "unknown kernel '" + name + "'; use laplace (exponential), rbf, matern32 or matern52.");
-}
-
-std::string to_string(KernelType type) {
-  switch (type) {
-    case KernelType::laplace: return "laplace";
-    case KernelType::rbf: return "rbf";
-    case KernelType::matern32: return "matern32";
-    case KernelType::matern52: return "matern52";
-  }
-  return "unknown";
-}
-
-double kernel_value(const Kernel& kernel, double r) {
-  const double u = r / kernel.lengthscale;
-  switch (kernel.type) {
-    case KernelType::laplace: return kernel.variance * std::exp(-u);
-    case KernelType::rbf: return kernel.variance * std::exp(-0.5 * u * u);
-    case KernelType::matern32: {
-      const double s = std::sqrt(3.0) * u;
-      return kernel.variance * (1.0 + s) * std::exp(-s);
-    }
-    case KernelType::matern52: {
-      const double s = std::sqrt(5.0) * u;
-      return kernel.variance * (1.0 + s + s * s / 3.0) * std::exp(-s);
-    }
-  }
-  return 0.0;
-}
-
-Matrix kernel_matrix(const Kernel& kernel, int H) {
-  if (H < 1) throw input_error("H", "H must be at least 1, not " + std::to_string(H) + ".");
-  require_positive(kernel.lengthscale, "lengthscale");
-  require_positive(kernel.variance, "variance");
-  const Embedding& e = kernel.embedding;
-  if (e.kind == Embedding::Kind::index) {
-    require_positive(e.scale, "scale");
-  } else {
-    require_positive(e.radius, "radius");
-    require_positive(e.period, "period");
-  }
-  Matrix G(H, H);
-  for (int i = 0; i < H; ++i)
-    for (int j = 0; j <= i; ++j) {
-      // ||e_i - e_j||: |i - j| scale, or 2 r |sin(pi (i - j) / C)| on the circle.
-      const double r = e.kind == Embedding::Kind::index ? (i - j) * e.scale
-                                                         : 2.0 * e.radius * std::abs(std::sin(kPi * (i - j) / e.period));
-      G(i, j) = G(j, i) = kernel_value(kernel, r);
-    }
-  return G;
-}
-
-Matrix covariance_entries(const GaussianProcess& gp, const std::vector<int>& rows, const std::vector<int>& cols) {
-  return kron_entries(gp.Gamma(), gp.Lambda(), rows, cols);
-}
-
-Matrix gather(const Matrix& A, const std::vector<int>& rows, const std::vector<int>& cols) {
-  Matrix out(rows.size(), cols.size());
-  for (std::size_t q = 0; q < cols.size(); ++q)
-    for (std::size_t p = 0; p < rows.size(); ++p) out(p, q) = A(rows[p], cols[q]);
-  return out;
-}
-
-// ------------------------------------------------------------------ process --
-GaussianProcess::GaussianProcess(Matrix Gamma, Matrix Lambda, RowMatrix mean) {
-  LG_ = checked_cholesky(Gamma, "Gamma");
-  LL_ = checked_cholesky(Lambda, "Lambda");
-  if (mean.rows() != Gamma.rows() || mean.cols() != Lambda.rows())
-    throw input_error("mean", "mean must be H x d = " + dims(Gamma.rows(), Lambda.rows()) + ", not " +
-                                  dims(mean.rows(), mean.cols()) + ".");
-  if (!mean.allFinite()) throw input_error("mean", "mean has non-finite entries (NA, NaN or Inf).");
-  // Exactly symmetric copies, so later eigen-solvers see what they assume.
-  Gamma_ = 0.5 * (Gamma + Gamma.transpose());
-  Lambda_ = 0.5 * (Lambda + Lambda.transpose());
-  mean_ = std::move(mean);
-}
-
-Batch GaussianProcess::simulate(int n, Rng& rng) const {
-  if (n < 0) throw input_error("n", "the number of sequences n must be >= 0.");
-  Batch out(n, H(), d());
-  RowMatrix Z(H(), d());
-  for (int i = 0; i < n; ++i) {
-    fill_standard_normal(rng, Z.data(), Z.size());
-    out.matrix(i) = mean_ + LG_ * Z * LL_.transpose();
-  }
-  return out;
-}
-
-Batch latent_transform(const Batch& X, double noise_var, Rng& rng) {
-  if (!(std::isfinite(noise_var) && noise_var >= 0.0))
-    throw input_error("noise_var", "noise_var must be a finite variance >= 0.");
-  Batch Y = X;
-  std::vector<double> eps(Y.data.size());
-  fill_standard_normal(rng, eps.data(), eps.size());
-  const double sd = std::sqrt(noise_var);
-  for (std::size_t k = 0; k < Y.data.size(); ++k) {
-    const double x = Y.data[k];
-    if (!std::isfinite(x)) throw input_error("x", "the latent values must be finite.");
-    Y.data[k] = x + std::exp(-x * x) + 2.0 * std::sin(x) + sd * eps[k];
-  }
-  return Y;
-}
-
-// ------------------------------------------------------------- conditionals --
 Conditional::Conditional(Mask mask)
     : mask_(std::move(mask)), miss_(mask_.missing_entries()), obs_(mask_.observed_entries()) {}
 
@@ -450,6 +314,18 @@ std::unique_ptr<Conditional> make_conditional(const GaussianProcess& gp, const M
 std::unique_ptr<Conditional> make_conditional_dense(const GaussianProcess& gp, const Mask& mask) {
   check_pattern(gp, mask);
   return std::unique_ptr<Conditional>(new DenseConditional(gp, mask));
+}
+
+// ------------------------------------------------------------ index helpers --
+Matrix gather(const Matrix& A, const std::vector<int>& rows, const std::vector<int>& cols) {
+  Matrix out(rows.size(), cols.size());
+  for (std::size_t q = 0; q < cols.size(); ++q)
+    for (std::size_t p = 0; p < rows.size(); ++p) out(p, q) = A(rows[p], cols[q]);
+  return out;
+}
+
+Matrix covariance_entries(const GaussianProcess& gp, const std::vector<int>& rows, const std::vector<int>& cols) {
+  return kron_entries(gp.Gamma(), gp.Lambda(), rows, cols);
 }
 
 }  // namespace ditimpute

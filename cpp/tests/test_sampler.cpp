@@ -1,14 +1,12 @@
 // Reverse-time samplers in oracle mode (exact GP score): the discretisation
 // alone must reproduce the exact conditional law of the missing entries.
-// Torch before Catch: c10 defines its own CHECK macro (logging_is_not_google_glog.h),
-// which would otherwise silently replace Catch's CHECK.
-#include "../../src/dit/sampler_impl.hpp"
-#undef CHECK
+// Eigen only: the stepping code (reverse_sampler.hpp) is the one the DiT runs.
 #include <catch2/catch.hpp>
 
 #include "ditimpute/gaussian.hpp"
 #include "ditimpute/patterns.hpp"
 #include "ditimpute/region.hpp"
+#include "ditimpute/reverse_sampler.hpp"
 #include "ditimpute/sampler.hpp"
 
 #include <chrono>
@@ -80,7 +78,7 @@ OracleCheck check_oracle(const GaussianProcess& gp, int p, const SamplerOptions&
     out.exact.mean += e.mean / reps;
   }
   const auto t_start = std::chrono::steady_clock::now();
-  const Matrix S = sample_oracle(*cond, x.seq(0), Z, options, seed + 1, 1);
+  const Matrix S = sample_oracle(*cond, x.seq(0), Z, options, seed + 1);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   const Errors e = errors_of(S, mu, Sigma, chol);
   out.cov_ratio = e.cov / out.exact.cov;
@@ -137,38 +135,62 @@ TEST_CASE("sampler options: validation, names and time grid", "[sampler]") {
   CHECK(time_grid(o)[2] == Approx(0.50005));
 }
 
-TEST_CASE("reverse_sample holds observed entries, is seeded and checks input", "[sampler]") {
-  const int H = 5, d = 2, Z = 3;
-  torch::Tensor x_obs = torch::arange(H * d, torch::kFloat64).reshape({H, d});
-  torch::Tensor observed = torch::ones({H, d}, torch::kUInt8);
-  observed[1][0] = 0;
-  observed[3][1] = 0;
-  x_obs[1][0] = std::nan("");  // missing values may be NaN: they must not leak
+namespace {
+
+// A state of Z rows over H*d entries with some entries held, the layout the
+// DiT uses; score of N(0, I): -x.
+struct HoldOps {
+  int Z, n;
+  Vector held;                  // values (NaN on missing entries: must not leak)
+  std::vector<bool> observed;
+  Rng rng;
+  double factor = 1.0;          // NaN makes a broken score
+  Matrix noise() {
+    Matrix z(Z, n);
+    fill_standard_normal(rng, z.data(), static_cast<std::size_t>(z.size()));
+    return z;
+  }
+  Matrix hold(const Matrix& x) {
+    Matrix y = x;
+    for (int k = 0; k < n; ++k)
+      if (observed[k]) y.col(k).setConstant(held(k));
+    return y;
+  }
+  Matrix score(const Matrix& x, double) { return -factor * x; }
+  bool finite(const Matrix& x) { return x.allFinite(); }
+};
+
+HoldOps hold_ops(std::uint64_t seed) {
+  const int n = 10;
+  HoldOps ops{3, n, Vector::LinSpaced(n, 0, n - 1), std::vector<bool>(n, true), Rng(seed)};
+  ops.observed[2] = ops.observed[7] = false;
+  ops.held(2) = std::nan("");
+  return ops;
+}
+
+}  // namespace
+
+TEST_CASE("run_reverse_sampler holds observed entries, is seeded and stays finite", "[sampler]") {
   SamplerOptions o;
   o.steps = 20;
-  // Score of N(0, I) at every t: -x; the sampler must stay finite and keep x_obs.
-  const ditimpute::detail::ScoreFn score = [](const torch::Tensor& x, double) { return -x; };
-  for (auto method : {SamplerOptions::Method::euler_maruyama, SamplerOptions::Method::heun_sde,
-                      SamplerOptions::Method::heun_ode}) {
+  using M = SamplerOptions::Method;
+  for (auto method : {M::euler_maruyama, M::heun_sde, M::heun_ode, M::dpm2m, M::dpm2m_sde}) {
     o.method = method;
-    torch::Generator g1 = at::detail::createCPUGenerator(42), g2 = at::detail::createCPUGenerator(42),
-                     g3 = at::detail::createCPUGenerator(43);
-    const torch::Tensor a = ditimpute::detail::reverse_sample(score, x_obs, observed, Z, o, g1);
-    const torch::Tensor b = ditimpute::detail::reverse_sample(score, x_obs, observed, Z, o, g2);
-    const torch::Tensor c = ditimpute::detail::reverse_sample(score, x_obs, observed, Z, o, g3);
-    REQUIRE(a.sizes() == torch::IntArrayRef({Z, H, d}));
-    CHECK(torch::equal(a, b));
-    CHECK_FALSE(torch::equal(a, c));
-    CHECK(torch::isfinite(a).all().item<bool>());
-    const torch::Tensor held = torch::where(observed.to(torch::kBool), x_obs, torch::zeros_like(x_obs));
-    CHECK(torch::equal(torch::where(observed.to(torch::kBool).unsqueeze(0), a, torch::zeros_like(a)),
-                       held.unsqueeze(0).expand({Z, H, d})));
+    HoldOps o1 = hold_ops(42), o2 = hold_ops(42), o3 = hold_ops(43);
+    const Matrix a = run_reverse_sampler<Matrix>(o1, o);
+    const Matrix b = run_reverse_sampler<Matrix>(o2, o);
+    const Matrix c = run_reverse_sampler<Matrix>(o3, o);
+    REQUIRE(a.rows() == 3);
+    REQUIRE(a.cols() == 10);
+    CHECK(a == b);
+    CHECK(a != c);
+    CHECK(a.allFinite());
+    for (int k = 0; k < 10; ++k)
+      if (o1.observed[k]) CHECK((a.col(k).array() == o1.held(k)).all());
   }
-  torch::Generator g = at::detail::createCPUGenerator(1);
-  CHECK_THROWS_AS(ditimpute::detail::reverse_sample(score, x_obs, observed, 0, o, g), input_error);
-  CHECK_THROWS_AS(ditimpute::detail::reverse_sample(score, x_obs, observed.t(), Z, o, g), input_error);
-  const ditimpute::detail::ScoreFn broken = [](const torch::Tensor& x, double) { return x * std::nan(""); };
-  CHECK_THROWS_AS(ditimpute::detail::reverse_sample(broken, x_obs, observed, Z, o, g), numeric_error);
+  HoldOps broken = hold_ops(1);
+  broken.factor = std::nan("");
+  CHECK_THROWS_AS(run_reverse_sampler<Matrix>(broken, o), numeric_error);
 }
 
 TEST_CASE("sample_oracle is repeatable for a seed", "[sampler]") {
@@ -178,12 +200,12 @@ TEST_CASE("sample_oracle is repeatable for a seed", "[sampler]") {
   const auto cond = make_conditional(gp, Mask::from_missing_frames(kH, kD, paper_pattern(4)));
   SamplerOptions o;
   o.steps = 20;
-  const Matrix a = sample_oracle(*cond, x.seq(0), 4, o, 11, 1);
+  const Matrix a = sample_oracle(*cond, x.seq(0), 4, o, 11);
   CHECK(a.rows() == 4);
   CHECK(a.cols() == cond->n_missing());
-  CHECK(a == sample_oracle(*cond, x.seq(0), 4, o, 11, 1));
-  CHECK(a != sample_oracle(*cond, x.seq(0), 4, o, 12, 1));
-  CHECK_THROWS_AS(sample_oracle(*cond, x.seq(0), 0, o, 11, 1), input_error);
+  CHECK(a == sample_oracle(*cond, x.seq(0), 4, o, 11));
+  CHECK(a != sample_oracle(*cond, x.seq(0), 4, o, 12));
+  CHECK_THROWS_AS(sample_oracle(*cond, x.seq(0), 0, o, 11), input_error);
 }
 
 // The acceptance test of the sampler (issue: H = 96, d = 8, P1-P4, both

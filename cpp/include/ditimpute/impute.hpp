@@ -1,0 +1,106 @@
+// One imputation pipeline for every imputer (the paper's Algorithm 1): a batch
+// of cases goes in with NaN on its missing entries, the imputer draws Z
+// samples of each case's missing entries, and the summaries come back already
+// in place: point estimate, per-entry intervals, the L2-ball radius and the
+// samples. Eigen only; the DiT's sampler (dit.hpp) plugs in through
+// CaseSampler. See cpp/DESIGN.md for the data path and the conventions.
+//
+// Conventions fixed here:
+//  * a case's missing entries are the NaN entries of its values (the mask is
+//    derived once, by masks_from_nan); Mask::observed is 1 on observed entries;
+//  * samples of case i are a Z x m_i matrix over its missing entries in vec
+//    (frame-major) order, h * d + j;
+//  * case i draws all its randomness from Rng(case_seed(seed, i)), so a case's
+//    samples do not depend on which other cases share the call, on how they
+//    are batched, or on the thread count.
+#pragma once
+
+#include "ditimpute/common.hpp"
+#include "ditimpute/gaussian.hpp"
+#include "ditimpute/region.hpp"
+#include "ditimpute/sampler.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ditimpute {
+
+// Masks of the cases of `x` from its NaN entries. input_error(arg) when a
+// value is infinite, or a case has no missing or no observed entry.
+std::vector<Mask> masks_from_nan(const Batch& x, const std::string& arg = "x");
+
+// Cases grouped by identical masks, each group in ascending case order; groups
+// ordered by their first case.
+std::vector<std::vector<int>> group_by_pattern(const std::vector<Mask>& masks);
+
+// Values of the entries listed in `entries` of one sequence (vec indices).
+Vector gather_entries(const double* x, const std::vector<int>& entries);
+
+// A source of imputation samples.
+class CaseSampler {
+ public:
+  virtual ~CaseSampler() = default;
+  // Z samples of the missing entries of every case of `x` (masks[i] its
+  // pattern): Z x m_i matrices, missing entries in vec order. Case i draws
+  // from case_seed(seed, i).
+  virtual std::vector<Matrix> draw(const Batch& x, const std::vector<Mask>& masks, int Z, std::uint64_t seed,
+                                   int threads) const = 0;
+  // A label for printing ("DiT", "exact GP", ...).
+  virtual std::string name() const = 0;
+};
+
+// Exact conditional draws of a Gaussian process: one factorisation per
+// pattern, shared by every case with that pattern.
+class ExactGPSampler : public CaseSampler {
+ public:
+  explicit ExactGPSampler(const GaussianProcess& gp) : gp_(gp) {}
+  std::vector<Matrix> draw(const Batch& x, const std::vector<Mask>& masks, int Z, std::uint64_t seed,
+                           int threads) const override;
+  std::string name() const override { return "exact GP"; }
+
+ private:
+  const GaussianProcess& gp_;
+};
+
+// The reverse-time sampler driven by the exact GP score (oracle mode): one
+// conditional per pattern.
+class OracleGPSampler : public CaseSampler {
+ public:
+  OracleGPSampler(const GaussianProcess& gp, const SamplerOptions& options) : gp_(gp), options_(options) {}
+  std::vector<Matrix> draw(const Batch& x, const std::vector<Mask>& masks, int Z, std::uint64_t seed,
+                           int threads) const override;
+  std::string name() const override { return "exact-score " + to_string(options_.method) + " sampler"; }
+
+ private:
+  const GaussianProcess& gp_;
+  SamplerOptions options_;
+};
+
+struct ImputeOptions {
+  int n_samples = 100;   // Z, at least 2
+  double level = 0.95;   // of the region and the intervals, in (0, 1)
+  bool median = false;   // point estimate: entry-wise median instead of the mean
+  std::uint64_t seed = 1;
+  int threads = 0;       // 0 = every core
+  void validate() const; // input_error "n_samples", "level"
+};
+
+// Every summary of an imputation, in place.
+struct Imputation {
+  Batch point;                  // the cases with missing entries filled by the point estimate
+  Batch lower, upper;           // per-entry intervals on missing entries, NaN on observed ones
+  std::vector<double> radius;   // L2-ball radius of each case's region around its point estimate
+  std::vector<Matrix> samples;  // case i: Z x m_i
+  std::vector<Mask> masks;
+};
+
+// Draws and summarises: the one entry every imputer goes through.
+Imputation impute(const CaseSampler& sampler, const Batch& x, const ImputeOptions& options);
+
+// Summaries of samples that were drawn elsewhere (an outside imputer's
+// completions): samples[i] is Z x m_i over the missing entries of case i.
+Imputation summarise_samples(const Batch& x, std::vector<Mask> masks, std::vector<Matrix> samples,
+                             const ImputeOptions& options);
+
+}  // namespace ditimpute

@@ -1,0 +1,162 @@
+// DiTModel sampling: the reverse-time samplers of reverse_sampler.hpp on torch
+// tensors, driven by the network's score s = -eps_hat / sigma_t (eq. 13), with
+// the cases of a call batched through the network; and predict_noise() for
+// diagnostics. See cpp/DESIGN.md.
+#include "model_impl.hpp"
+
+#include "ditimpute/reverse_sampler.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ditimpute {
+
+namespace {
+
+// The state is [B, H, d] for the cases [first, first + k) of a chunk, Z rows
+// each; observed entries are held at the data. Noise comes from one Rng per
+// case, drawn on the CPU in float64 and moved, so a case's draws depend only
+// on its seed (not on the chunk, the device or the thread count).
+struct NetOps {
+  detail::DiTNet net;
+  torch::Device device;
+  int64_t B, H, d;
+  int Z;
+  std::vector<Rng> rngs;  // one per case of the chunk
+  torch::Tensor held, observed, mask;  // [B, H, d]: data values, bool, float
+  std::vector<double> buffer;
+
+  torch::Tensor noise() {
+    const std::size_t per_case = static_cast<std::size_t>(Z) * H * d;
+    buffer.resize(per_case * rngs.size());
+    for (std::size_t c = 0; c < rngs.size(); ++c) fill_standard_normal(rngs[c], buffer.data() + c * per_case, per_case);
+    return torch::from_blob(buffer.data(), {B, H, d}, torch::kFloat64).to(device, torch::kFloat32);
+  }
+  torch::Tensor hold(const torch::Tensor& x) { return torch::where(observed, held, x); }
+  torch::Tensor score(const torch::Tensor& x, double t) {
+    auto tt = torch::full({B}, t, torch::TensorOptions().dtype(torch::kFloat32).device(device));
+    return score_from_noise(net->noise(x, mask, tt), t);
+  }
+  bool finite(const torch::Tensor& x) { return torch::isfinite(x).all().item<bool>(); }
+};
+
+}  // namespace
+
+std::vector<Matrix> DiTModel::sample_missing(const Batch& x, const std::vector<Mask>& masks, int Z,
+                                             const SamplerOptions& options, std::uint64_t seed, int threads,
+                                             int batch_size) const {
+  const auto& m = *impl_;
+  const auto& c = m.config;
+  if (x.H != c.H || x.d != c.d)
+    throw input_error("x", "the sequences are " + std::to_string(x.H) + " x " + std::to_string(x.d) +
+                               " but the model expects " + std::to_string(c.H) + " x " + std::to_string(c.d) + ".");
+  if (masks.size() != static_cast<std::size_t>(x.n))
+    throw input_error("mask", "there must be one mask per sequence.");
+  for (const auto& mk : masks) {
+    if (mk.H != c.H || mk.d != c.d) throw input_error("mask", "a mask does not match the model's H x d.");
+    mk.require_proper("mask");
+  }
+  if (Z < 1) throw input_error("n_samples", "the number of samples must be at least 1.");
+  if (batch_size < 0) throw input_error("batch_size", "batch_size must be >= 0 (0 = automatic).");
+  options.validate();
+  // The network never saw times outside [t0, T]; extrapolating is unsafe.
+  if (options.t0 < c.t0 * (1 - 1e-12) || options.T > c.T * (1 + 1e-12))
+    throw input_error("options", "the sampler's time range [" + std::to_string(options.t0) + ", " +
+                                     std::to_string(options.T) + "] must lie inside the model's [" +
+                                     std::to_string(c.t0) + ", " + std::to_string(c.T) + "].");
+  const std::size_t S = static_cast<std::size_t>(c.H) * c.d;
+  for (int i = 0; i < x.n; ++i)
+    for (std::size_t k = 0; k < S; ++k)
+      if (masks[i].observed[k] && !std::isfinite(x.seq(i)[k]))
+        throw input_error("x", "observed entry " + std::to_string(k + 1) + " of sequence " + std::to_string(i + 1) +
+                                   " is not finite.");
+  set_threads(threads);
+  torch::NoGradGuard no_grad;
+  const int rows = batch_size > 0 ? batch_size : 1024;
+  const int per_chunk = std::max(1, rows / Z);  // whole cases per network batch
+
+  std::vector<Matrix> out(x.n);
+  for (int first = 0; first < x.n; first += per_chunk) {
+    const int k = std::min(per_chunk, x.n - first);
+    const int64_t B = static_cast<int64_t>(k) * Z;
+    std::vector<float> held(B * S), obs(B * S);
+    NetOps ops{m.sampling_net(), m.device, B, c.H, c.d, Z, {}, {}, {}, {}, {}};
+    for (int a = 0; a < k; ++a) {
+      const int i = first + a;
+      ops.rngs.emplace_back(case_seed(seed, static_cast<std::uint64_t>(i)));
+      for (int z = 0; z < Z; ++z) {
+        float* hv = held.data() + (static_cast<std::size_t>(a) * Z + z) * S;
+        float* ov = obs.data() + (static_cast<std::size_t>(a) * Z + z) * S;
+        for (std::size_t e = 0; e < S; ++e) {
+          const bool o = masks[i].observed[e] != 0;
+          hv[e] = o ? static_cast<float>(x.seq(i)[e]) : 0.0f;
+          ov[e] = o ? 1.0f : 0.0f;
+        }
+      }
+    }
+    auto f32 = torch::TensorOptions().dtype(torch::kFloat32);
+    ops.held = torch::from_blob(held.data(), {B, c.H, c.d}, f32).to(m.device);
+    ops.mask = torch::from_blob(obs.data(), {B, c.H, c.d}, f32).to(m.device);
+    ops.observed = ops.mask != 0;
+    const torch::Tensor xs =
+        run_reverse_sampler<torch::Tensor>(ops, options).to(torch::kCPU, torch::kFloat64).contiguous();
+    const double* p = xs.data_ptr<double>();
+    for (int a = 0; a < k; ++a) {
+      const int i = first + a;
+      const std::vector<int> miss = masks[i].missing_entries();
+      Matrix s(Z, static_cast<Eigen::Index>(miss.size()));
+      for (int z = 0; z < Z; ++z) {
+        const double* row = p + (static_cast<std::size_t>(a) * Z + z) * S;
+        for (std::size_t e = 0; e < miss.size(); ++e) s(z, static_cast<Eigen::Index>(e)) = row[miss[e]];
+      }
+      out[i] = std::move(s);
+    }
+  }
+  return out;
+}
+
+Batch DiTModel::sample(const std::vector<double>& x, int Z, const SamplerOptions& options, std::uint64_t seed,
+                       int threads) const {
+  const auto& c = impl_->config;
+  if (x.size() != static_cast<std::size_t>(c.H) * c.d)
+    throw input_error("x", "x has " + std::to_string(x.size()) + " values, not H * d = " +
+                               std::to_string(c.H * c.d) + ".");
+  Batch one(1, c.H, c.d);
+  std::copy(x.begin(), x.end(), one.data.begin());
+  const std::vector<Mask> masks = masks_from_nan(one, "x");
+  const Matrix s = sample_missing(one, masks, Z, options, seed, threads).front();
+  const std::vector<int> miss = masks[0].missing_entries();
+  Batch res(Z, c.H, c.d);
+  for (int z = 0; z < Z; ++z) {
+    std::copy(x.begin(), x.end(), res.seq(z));  // observed entries exactly as given
+    for (std::size_t e = 0; e < miss.size(); ++e) res.seq(z)[miss[e]] = s(z, static_cast<Eigen::Index>(e));
+  }
+  return res;
+}
+
+Batch DiTModel::predict_noise(const Batch& x, const Mask& mask, double t, int threads) const {
+  const auto& m = *impl_;
+  const auto& c = m.config;
+  if (x.H != c.H || x.d != c.d || x.n < 1)
+    throw input_error("x", "x must hold at least one " + std::to_string(c.H) + " x " + std::to_string(c.d) + " state.");
+  if (mask.H != c.H || mask.d != c.d) throw input_error("mask", "the mask does not match the model's H x d.");
+  if (!(t > 0) || !std::isfinite(t)) throw input_error("t", "t must be positive and finite.");
+  set_threads(threads);
+  torch::NoGradGuard no_grad;
+  auto net = m.sampling_net();
+  const std::size_t S = x.seq_size();
+  std::vector<float> xs(x.data.begin(), x.data.end()), ob(x.data.size());
+  for (int i = 0; i < x.n; ++i)
+    for (std::size_t k = 0; k < S; ++k) ob[i * S + k] = mask.observed[k] ? 1.0f : 0.0f;
+  auto f32 = torch::TensorOptions().dtype(torch::kFloat32);
+  auto xt = torch::from_blob(xs.data(), {x.n, c.H, c.d}, f32).clone().to(m.device);
+  auto mk = torch::from_blob(ob.data(), {x.n, c.H, c.d}, f32).clone().to(m.device);
+  auto eps = net->noise(xt, mk, torch::full({x.n}, t, f32.device(m.device)))
+                 .to(torch::kCPU, torch::kFloat64)
+                 .contiguous();
+  Batch out(x.n, c.H, c.d);
+  std::copy(eps.data_ptr<double>(), eps.data_ptr<double>() + out.data.size(), out.data.begin());
+  return out;
+}
+
+}  // namespace ditimpute

@@ -1,0 +1,306 @@
+// DiTModel::fit and denoising_loss: denoising score matching with mixed
+// masking (the paper's eq. 13, noise-prediction form, optional 1/alpha^2
+// weight), AdamW, EMA, checkpoints and exact resumption. See cpp/DESIGN.md.
+#include "model_impl.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <sstream>
+
+namespace ditimpute {
+namespace detail {
+
+namespace {
+
+// Examples of one batch, drawn on the CPU: clean values (0 where the data are
+// missing), data-observed flags, training masks, times and noise.
+struct Examples {
+  torch::Tensor x0, data_obs, mask, t, eps;
+};
+
+bool log_uniform_t(const std::string& t_sampling) { return t_sampling == "log_uniform"; }
+
+// True when examples are weighted by 1 / alpha_t^2 (TrainOptions::loss_weight).
+bool v_weighted(const std::string& loss_weight, const DiTConfig& c) {
+  return loss_weight == "v" || (loss_weight == "auto" && c.prediction == "v");
+}
+
+// For each listed sequence: a mask from the strategy, a time, then (for the
+// whole batch) the noise, all from `rng` in a fixed order.
+Examples draw_examples(const Batch& data, const std::vector<int>& idx, const MaskStrategy& strategy, bool log_t,
+                       const DiTConfig& c, Rng& rng) {
+  const int B = static_cast<int>(idx.size());
+  const std::size_t S = data.seq_size();
+  std::vector<float> x0(B * S), dobs(B * S), mask(B * S), t(B);
+  std::vector<double> noise(B * S);
+  std::uniform_real_distribution<double> unif(0.0, 1.0);
+  const double lt0 = std::log(c.t0), lT = std::log(c.T);
+  for (int b = 0; b < B; ++b) {
+    const double* x = data.seq(idx[b]);
+    for (std::size_t k = 0; k < S; ++k) {
+      const bool ok = std::isfinite(x[k]);
+      x0[b * S + k] = ok ? static_cast<float>(x[k]) : 0.0f;
+      dobs[b * S + k] = ok ? 1.0f : 0.0f;
+    }
+    const Mask m = strategy.draw(c.H, c.d, rng);
+    for (std::size_t k = 0; k < S; ++k) mask[b * S + k] = m.observed[k] ? 1.0f : 0.0f;
+    const double u = unif(rng);
+    t[b] = static_cast<float>(log_t ? std::exp(lt0 + (lT - lt0) * u) : c.t0 + (c.T - c.t0) * u);
+  }
+  fill_standard_normal(rng, noise.data(), noise.size());
+  const std::vector<int64_t> shape{B, c.H, c.d};
+  auto f32 = torch::TensorOptions().dtype(torch::kFloat32);
+  Examples e;
+  e.x0 = torch::from_blob(x0.data(), shape, f32).clone();
+  e.data_obs = torch::from_blob(dobs.data(), shape, f32).clone();
+  e.mask = torch::from_blob(mask.data(), shape, f32).clone();
+  e.t = torch::from_blob(t.data(), {B}, f32).clone();
+  e.eps = torch::from_blob(noise.data(), shape, torch::kFloat64).to(torch::kFloat32);
+  return e;
+}
+
+Examples slice(const Examples& e, int64_t from, int64_t to) {
+  return {e.x0.slice(0, from, to), e.data_obs.slice(0, from, to), e.mask.slice(0, from, to),
+          e.t.slice(0, from, to), e.eps.slice(0, from, to)};
+}
+
+// Sum of squared noise-prediction errors over the entries in the loss
+// (missing under the training mask and observed in the data), each example
+// weighted by 1 / alpha_t^2 = e^t when `v_weight`, and their count. x_t =
+// alpha_t x0 + sigma_t eps on those entries (eq. 13's forward marginal); the
+// token shows clean values wherever the entry counts as observed.
+std::pair<torch::Tensor, torch::Tensor> squared_error(DiTNet& net, const Examples& e, torch::Device dev,
+                                                      bool v_weight) {
+  auto x0 = e.x0.to(dev), dobs = e.data_obs.to(dev), mask = e.mask.to(dev), t = e.t.to(dev), eps = e.eps.to(dev);
+  auto alpha = vp_alpha(t).view({-1, 1, 1});
+  auto sigma = vp_sigma(t).view({-1, 1, 1});
+  auto seen = mask * dobs;
+  auto target = (1 - mask) * dobs;
+  auto token = seen * x0 + (1 - seen) * (alpha * x0 + sigma * eps);
+  auto eps_hat = net->noise(token, seen, t);
+  auto err = (eps_hat - eps).square() * target;
+  if (v_weight) err = err * torch::exp(t).view({-1, 1, 1});
+  return {err.sum(), target.sum()};
+}
+
+// Mean loss over a fixed set of drawn examples, in chunks, without gradients.
+double fixed_loss(DiTNet& net, const Examples& e, torch::Device dev, bool v_weight) {
+  torch::NoGradGuard no_grad;
+  double sum = 0, count = 0;
+  const int64_t n = e.t.size(0), chunk = 256;
+  for (int64_t from = 0; from < n; from += chunk) {
+    auto se = squared_error(net, slice(e, from, std::min(n, from + chunk)), dev, v_weight);
+    sum += se.first.item<double>();
+    count += se.second.item<double>();
+  }
+  return count > 0 ? sum / count : std::numeric_limits<double>::quiet_NaN();
+}
+
+
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainOptions& o, std::vector<torch::Tensor> params) {
+  if (o.optimizer == "adam")
+    return std::make_unique<torch::optim::Adam>(std::move(params),
+                                                torch::optim::AdamOptions(o.lr).weight_decay(o.weight_decay));
+  return std::make_unique<torch::optim::AdamW>(std::move(params),
+                                               torch::optim::AdamWOptions(o.lr).weight_decay(o.weight_decay));
+}
+
+void set_lr(torch::optim::Optimizer& opt, double lr) {
+  for (auto& g : opt.param_groups()) g.options().set_lr(lr);
+}
+
+
+}  // namespace
+}  // namespace detail
+
+TrainResult DiTModel::fit(const Batch& train, const Batch* val, const MaskStrategy& strategy,
+                          const TrainOptions& o, const ProgressCallback& callback) {
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  auto& m = *impl_;
+  const auto& c = m.config;
+  o.validate();
+  strategy.validate();
+  detail::check_batch(train, c, "train");
+  if (val) detail::check_batch(*val, c, "val");
+  set_threads(o.threads);
+  set_device(o.device);
+  const auto dev = m.device;
+  const bool log_t = detail::log_uniform_t(o.t_sampling);
+  const bool v_weight = detail::v_weighted(o.loss_weight, c);
+
+  // Training state of this run (or of the run being resumed).
+  detail::TrainState st;
+  st.optimizer = o.optimizer;
+  Rng rng(o.seed);
+  auto opt = detail::make_optimizer(o, m.net->parameters());
+  if (!o.resume_from.empty()) {
+    auto a = detail::read_archive(detail::read_file(o.resume_from, "resume_from"), "resume_from");
+    if (a.config != c) throw input_error("resume_from", "the checkpoint's architecture differs from this model's.");
+    if (!a.has_train_state)
+      throw input_error("resume_from", "the file holds a fitted model, not a training checkpoint.");
+    st = a.train_state;
+    if (st.optimizer != o.optimizer)
+      throw input_error("resume_from", "the checkpoint was trained with \"" + st.optimizer + "\", not \"" +
+                                           o.optimizer + "\".");
+    if (st.perm.size() != static_cast<std::size_t>(train.n))
+      throw input_error("resume_from", "the checkpoint was trained on " + std::to_string(st.perm.size()) +
+                                           " sequences, not " + std::to_string(train.n) + ".");
+    detail::load_weights(m.net, a.weights, "resume_from");
+    m.ema = nullptr;
+    if (!a.ema.empty()) {
+      m.ema = detail::DiTNet(c);
+      detail::load_weights(m.ema, a.ema, "resume_from");
+      m.ema->to(dev);
+    }
+    m.history = a.history;
+    m.steps_trained = a.steps_trained;
+    std::istringstream rs(st.rng);
+    rs >> rng;
+    std::istringstream os(st.optimizer_state);
+    torch::serialize::InputArchive ar;
+    ar.load_from(os, dev);
+    opt->load(ar);
+    detail::set_lr(*opt, o.lr);
+  } else {
+    st.perm.resize(train.n);
+    for (int i = 0; i < train.n; ++i) st.perm[i] = i;
+    st.pos = st.perm.size();  // forces a shuffle before the first batch
+  }
+  if (o.ema > 0 && !m.ema) {
+    m.ema = detail::DiTNet(c);
+    m.ema->to(dev);
+    detail::copy_weights(m.ema, m.net);
+  } else if (o.ema == 0) {
+    m.ema = nullptr;  // an old EMA would no longer follow the weights
+  }
+
+  // Validation examples fixed for the whole run, from their own stream.
+  detail::Examples val_ex;
+  if (val) {
+    Rng vrng(splitmix64(o.seed ^ 0x76616c6964ull));
+    std::vector<int> all(val->n);
+    for (int i = 0; i < val->n; ++i) all[i] = i;
+    val_ex = detail::draw_examples(*val, all, strategy, log_t, c, vrng);
+  }
+
+  auto save_checkpoint = [&]() {
+    if (o.checkpoint_path.empty()) return;
+    std::ostringstream rs;
+    rs << rng;
+    st.rng = rs.str();
+    torch::serialize::OutputArchive ar;
+    opt->save(ar);
+    std::ostringstream os;
+    ar.save_to(os);
+    st.optimizer_state = os.str();
+    detail::write_file(o.checkpoint_path, detail::write_archive(m, &st), "checkpoint_path");
+  };
+
+  TrainResult res;
+  TrainProgress prog;
+  prog.total = o.steps;
+  double window_sum = 0;
+  int window_n = 0, last_checkpoint = -1;
+  auto params = m.net->parameters();
+  auto ema_params = m.ema ? m.ema->parameters() : std::vector<torch::Tensor>{};
+  const double clip = o.grad_clip > 0 ? o.grad_clip : std::numeric_limits<double>::infinity();
+  std::vector<int> idx(o.batch_size);
+  m.net->train();
+
+  auto record = [&]() {
+    if (window_n == 0) return;
+    LossRecord r;
+    r.step = m.steps_trained;
+    r.train_loss = window_sum / window_n;
+    if (val) {
+      auto eval_net = m.sampling_net();
+      r.val_loss = prog.val_loss = detail::fixed_loss(eval_net, val_ex, dev, v_weight);
+    }
+    m.history.push_back(r);
+    window_sum = 0;
+    window_n = 0;
+  };
+
+  while (st.step < o.steps) {
+    // Sequences in shuffled epochs; a batch may straddle two epochs.
+    for (auto& i : idx) {
+      if (st.pos >= st.perm.size()) {
+        std::shuffle(st.perm.begin(), st.perm.end(), rng);
+        st.pos = 0;
+      }
+      i = st.perm[st.pos++];
+    }
+    auto ex = detail::draw_examples(train, idx, strategy, log_t, c, rng);
+    auto se = detail::squared_error(m.net, ex, dev, v_weight);
+    auto loss = se.first / se.second.clamp_min(1.0);
+    const double lv = loss.item<double>();
+    const std::string where = " at step " + std::to_string(m.steps_trained + 1) + " (learning rate " +
+                              std::to_string(o.lr) + " too high?); the model keeps the weights of the last finite step" +
+                              (last_checkpoint >= 0 ? " and \"" + o.checkpoint_path + "\" those of step " +
+                                                          std::to_string(last_checkpoint)
+                                                    : std::string()) + ".";
+    if (!std::isfinite(lv)) throw numeric_error("DiT training loss became " + std::to_string(lv) + where);
+    opt->zero_grad();
+    loss.backward();
+    const double gnorm = torch::nn::utils::clip_grad_norm_(params, clip);
+    if (!std::isfinite(gnorm)) throw numeric_error("DiT training gradient became non-finite" + where);
+    opt->step();
+    if (m.ema) {
+      torch::NoGradGuard no_grad;
+      for (std::size_t k = 0; k < params.size(); ++k) ema_params[k].mul_(o.ema).add_(params[k], 1.0 - o.ema);
+    }
+    ++st.step;
+    ++m.steps_trained;
+    window_sum += lv;
+    ++window_n;
+    prog.step = st.step;
+    prog.loss = lv;
+    prog.loss_avg = window_sum / window_n;
+    res.final_loss = lv;
+
+    if (st.step % o.val_every == 0 || st.step == o.steps) record();
+    if (o.checkpoint_every > 0 && st.step % o.checkpoint_every == 0) {
+      save_checkpoint();
+      last_checkpoint = m.steps_trained;
+    }
+    prog.seconds = std::chrono::duration<double>(clock::now() - start).count();
+    if (callback && !callback(prog)) {
+      res.stopped = true;
+      record();
+      break;
+    }
+  }
+  if (st.step == o.steps || res.stopped) {
+    if (last_checkpoint != m.steps_trained) save_checkpoint();
+  }
+  res.steps_done = m.steps_trained;
+  res.final_val_loss = prog.val_loss;
+  res.seconds = std::chrono::duration<double>(clock::now() - start).count();
+  return res;
+}
+
+double DiTModel::denoising_loss(const Batch& data, const MaskStrategy& strategy, const std::string& t_sampling,
+                                std::uint64_t seed, int threads, const std::string& loss_weight) const {
+  const auto& m = *impl_;
+  detail::check_batch(data, m.config, "data");
+  strategy.validate();
+  TrainOptions probe;
+  probe.t_sampling = t_sampling;
+  probe.loss_weight = loss_weight;
+  probe.validate();
+  set_threads(threads);
+  Rng rng(seed);
+  std::vector<int> all(data.n);
+  for (int i = 0; i < data.n; ++i) all[i] = i;
+  auto ex = detail::draw_examples(data, all, strategy, detail::log_uniform_t(t_sampling), m.config, rng);
+  auto net = m.sampling_net();
+  return detail::fixed_loss(net, ex, m.device, detail::v_weighted(loss_weight, m.config));
+}
+
+
+}  // namespace ditimpute

@@ -1,0 +1,19 @@
+// Internal helpers of the Gaussian-process layer, shared by
+// gaussian_process.cpp and conditional.cpp. Not a public header: include only
+// from cpp/src/*.cpp.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <string>
+
+namespace ditimpute {
+namespace detail {
+
+// "r x c", for messages about matrix dimensions.
+inline std::string dims(Eigen::Index r, Eigen::Index c) {
+  return std::to_string(r) + " x " + std::to_string(c);
+}
+
+}  // namespace detail
+}  // namespace ditimpute

@@ -1,0 +1,78 @@
+// The separable process Gamma (x) Lambda of the Gaussian-process layer
+// (DESIGN.md section 2): validation and factorisation of the covariances,
+// exact simulation, and the latent transform of the paper's section 6.2.
+#include "ditimpute/gaussian.hpp"
+
+#include "gaussian_internal.hpp"
+
+#include <Eigen/Cholesky>
+
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ditimpute {
+
+namespace {
+
+using detail::dims;
+
+// Strict check of a covariance given by the caller, then its lower Cholesky
+// factor. Symmetry is judged relative to the largest entry so that scaling a
+// matrix does not change the verdict.
+Matrix checked_cholesky(const Matrix& S, const std::string& arg) {
+  if (S.rows() == 0 || S.rows() != S.cols())
+    throw input_error(arg, arg + " must be a non-empty square matrix, not " + dims(S.rows(), S.cols()) + ".");
+  if (!S.allFinite()) throw input_error(arg, arg + " has non-finite entries (NA, NaN or Inf).");
+  const double scale = S.cwiseAbs().maxCoeff();
+  if ((S - S.transpose()).cwiseAbs().maxCoeff() > 1e-10 * scale)
+    throw input_error(arg, arg + " is not symmetric.");
+  Eigen::LLT<Matrix> llt(S);
+  if (llt.info() != Eigen::Success)
+    throw input_error(arg, arg + " is not positive definite (its Cholesky factorisation fails).");
+  return llt.matrixL();
+}
+
+}  // namespace
+
+GaussianProcess::GaussianProcess(Matrix Gamma, Matrix Lambda, RowMatrix mean) {
+  LG_ = checked_cholesky(Gamma, "Gamma");
+  LL_ = checked_cholesky(Lambda, "Lambda");
+  if (mean.rows() != Gamma.rows() || mean.cols() != Lambda.rows())
+    throw input_error("mean", "mean must be H x d = " + dims(Gamma.rows(), Lambda.rows()) + ", not " +
+                                  dims(mean.rows(), mean.cols()) + ".");
+  if (!mean.allFinite()) throw input_error("mean", "mean has non-finite entries (NA, NaN or Inf).");
+  // Exactly symmetric copies, so later eigen-solvers see what they assume.
+  Gamma_ = 0.5 * (Gamma + Gamma.transpose());
+  Lambda_ = 0.5 * (Lambda + Lambda.transpose());
+  mean_ = std::move(mean);
+}
+
+Batch GaussianProcess::simulate(int n, Rng& rng) const {
+  if (n < 0) throw input_error("n", "the number of sequences n must be >= 0.");
+  Batch out(n, H(), d());
+  RowMatrix Z(H(), d());
+  for (int i = 0; i < n; ++i) {
+    fill_standard_normal(rng, Z.data(), Z.size());
+    out.matrix(i) = mean_ + LG_ * Z * LL_.transpose();
+  }
+  return out;
+}
+
+Batch latent_transform(const Batch& X, double noise_var, Rng& rng) {
+  if (!(std::isfinite(noise_var) && noise_var >= 0.0))
+    throw input_error("noise_var", "noise_var must be a finite variance >= 0.");
+  Batch Y = X;
+  std::vector<double> eps(Y.data.size());
+  fill_standard_normal(rng, eps.data(), eps.size());
+  const double sd = std::sqrt(noise_var);
+  for (std::size_t k = 0; k < Y.data.size(); ++k) {
+    const double x = Y.data[k];
+    if (!std::isfinite(x)) throw input_error("x", "the latent values must be finite.");
+    Y.data[k] = x + std::exp(-x * x) + 2.0 * std::sin(x) + sd * eps[k];
+  }
+  return Y;
+}
+
+}  // namespace ditimpute
