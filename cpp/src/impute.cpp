@@ -141,4 +141,58 @@ Imputation impute(const CaseSampler& sampler, const Batch& x, const ImputeOption
   return summarise_samples(x, std::move(masks), std::move(samples), options);
 }
 
+namespace {
+
+void check_same_shape(const Batch& a, const Batch& b, const std::string& arg) {
+  if (a.n != b.n || a.H != b.H || a.d != b.d)
+    throw input_error(arg, arg + " must have the shape of x (" + std::to_string(a.n) + " x " + std::to_string(a.H) +
+                               " x " + std::to_string(a.d) + ").");
+}
+
+void check_radius(const Batch& x, const std::vector<double>& radius) {
+  if (radius.size() != static_cast<std::size_t>(x.n))
+    throw input_error("radius", "there must be one radius per sequence.");
+  for (double r : radius)
+    if (!(r >= 0.0)) throw input_error("radius", "every radius must be a number >= 0 (a region is needed).");
+}
+
+}  // namespace
+
+std::vector<double> region_coverage(const GaussianProcess& gp, const Batch& x, const Batch& point,
+                                    const std::vector<double>& radius, int n_draws, std::uint64_t seed,
+                                    int threads) {
+  const std::vector<Mask> masks = masks_from_nan(x);
+  check_same_shape(x, point, "point");
+  check_radius(x, radius);
+  if (n_draws < 1) throw input_error("n_draws", "n_draws must be at least 1.");
+  std::vector<double> out(masks.size());
+  for_each_case_by_pattern(gp, masks, threads, [&](int i, const Conditional& cond) {
+    Rng rng(case_seed(seed, static_cast<std::uint64_t>(i)));
+    L2Region region;
+    region.centre = gather_entries(point.seq(i), cond.missing_entries());
+    region.radius = radius[i];
+    out[i] = coverage(region, cond.sample(cond.mean(x.seq(i)), n_draws, rng));
+  });
+  return out;
+}
+
+std::vector<bool> region_contains(const Batch& x, const Batch& point, const std::vector<double>& radius,
+                                  const Batch& truth) {
+  const std::vector<Mask> masks = masks_from_nan(x);
+  check_same_shape(x, point, "point");
+  check_same_shape(x, truth, "truth");
+  check_radius(x, radius);
+  std::vector<bool> out(masks.size());
+  for (std::size_t i = 0; i < masks.size(); ++i) {
+    const std::vector<int> miss = masks[i].missing_entries();
+    L2Region region;
+    region.centre = gather_entries(point.seq(static_cast<int>(i)), miss);
+    region.radius = radius[i];
+    const Vector t = gather_entries(truth.seq(static_cast<int>(i)), miss);
+    if (!t.allFinite()) throw input_error("truth", "truth must be finite at every missing entry of x.");
+    out[i] = contains(region, t);
+  }
+  return out;
+}
+
 }  // namespace ditimpute

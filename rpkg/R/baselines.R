@@ -56,30 +56,26 @@ imputation_from_completions <- function(x, completions, method = "outside impute
   if (!is.list(completions) || length(completions) < 1) {
     abort_input("completions", "must be a list of completed data sets shaped like x.")
   }
+  cases$miss <- is.na(cases$arr)
   comp <- lapply(seq_along(completions), function(k) check_completion(completions[[k]], k, cases))
   if (length(comp) >= 2) {
-    i <- 0
-    # impute_cases() asks for the sequences in order 1..n.
-    draw <- function(xi, miss, seed) {
-      i <<- i + 1
+    opts <- impute_options(length(comp), level, point, seed = 0, threads = NULL)
+    # Z x m_i samples of each sequence's missing entries, summarised by the core.
+    samples <- lapply(seq_len(cases$n), function(i) {
       arr <- aperm(vapply(comp, function(cpl) cpl[i, , ], matrix(0, cases$H, cases$d)), c(3, 1, 2))
-      missing_values(arr, miss)
-    }
-    return(impute_cases(cases, draw, length(comp), level, point, truth, seed = 0, method = method))
+      missing_values(arr, matrix(cases$miss[i, , ], cases$H, cases$d))
+    })
+    res <- core_call(cpp_impute_samples(cases$arr, samples, opts))
+    return(new_imputation(cases, res, opts, method = method, truth = truth))
   }
-  level <- check_level(level)
-  if (!is.null(truth)) truth <- check_truth(truth, cases)
+  core_call(cpp_check_cases(cases$arr))
+  opts <- list(n_samples = 1L, level = check_level(level))
   na <- array(NA_real_, dim(cases$arr))
-  out <- list(x = cases$arr, missing = cases$miss, point = comp[[1]], lower = na, upper = na,
-              radius = rep(NA_real_, cases$n), samples = vector("list", cases$n), level = level,
-              point_type = "deterministic", method = method, n_samples = 1L, truth = truth, single = cases$single,
-              dimnames = cases$dimnames)
-  if (cases$single) {
-    for (f in array_fields) {
-      if (!is.null(out[[f]])) out[[f]] <- matrix(out[[f]][1, , ], cases$H, cases$d, dimnames = cases$dimnames)
-    }
-  }
-  structure(out, class = "ditimpute_imputation")
+  filled <- comp[[1]]
+  filled[!cases$miss] <- cases$arr[!cases$miss]  # exactly the observed values (completions may round them)
+  res <- list(point = filled, lower = na, upper = na, radius = rep(NA_real_, cases$n),
+              samples = vector("list", cases$n))
+  new_imputation(cases, res, opts, method = method, truth = truth, point_type = "deterministic")
 }
 
 check_completion <- function(cpl, k, cases, call = rlang::caller_env()) {

@@ -81,11 +81,8 @@ gp_conditional <- function(spec, x, missing = NULL, dense = FALSE) {
 # Writes the n x m values (frame-major over missing entries) into the missing
 # entries of an n x H x d array.
 fill_missing <- function(arr, miss, values) {
-  n <- dim(arr)[1]; H <- dim(arr)[2]; d <- dim(arr)[3]
-  idx <- which(t(miss))            # frame-major vec order, 1-based: (h - 1) * d + j
-  h <- (idx - 1) %/% d + 1
-  j <- (idx - 1) %% d + 1
-  for (k in seq_along(idx)) arr[, h[k], j[k]] <- values[, k]
+  ij <- missing_index(miss)
+  for (k in seq_len(nrow(ij))) arr[, ij[k, 1], ij[k, 2]] <- values[, k]
   arr
 }
 
@@ -159,8 +156,7 @@ gp_sample_conditional <- function(spec, x, missing = NULL, n_samples = 100, seed
   one <- one_sequence(spec, x, missing)
   n_samples <- check_count(n_samples)
   seed <- resolve_seed(seed)
-  draws <- core_call(cpp_sample_conditional(spec$Gamma, spec$Lambda, spec$mean, one$x, one$miss, n_samples, seed))
-  completed_draws(one, draws)
+  completed_draws(one, gp_draw(spec, one, n_samples, NULL, seed, 1L))
 }
 
 # One sequence of a spec with its pattern: the H x d values with missing
@@ -174,6 +170,15 @@ one_sequence <- function(spec, x, missing, call = rlang::caller_env()) {
   x0 <- matrix(seqs$arr[1, , ], spec$H, spec$d)
   x0[miss] <- 0
   list(x = x0, miss = miss)
+}
+
+# Z draws of the missing entries of one sequence (Z x m), exact (`sampler`
+# NULL) or by the diffusion sampler with the exact score.
+gp_draw <- function(spec, one, n_samples, sampler, seed, threads) {
+  x <- one$x
+  x[one$miss] <- NA
+  core_call(cpp_gp_draw(spec$Gamma, spec$Lambda, spec$mean, array(x, c(1L, dim(x))), n_samples, sampler, seed,
+                        threads))[[1]]
 }
 
 # Z x m draws of the missing entries -> Z x H x d completed sequences.

@@ -91,11 +91,6 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
   object
 }
 
-default_threads <- function() {
-  n <- getOption("ditimpute.threads", NA)
-  if (is.na(n)) n <- parallel::detectCores()
-  if (is.na(n)) 1L else as.integer(n)
-}
 
 #' Train a conditional diffusion transformer
 #'
@@ -182,7 +177,7 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = 2000, batch_size 
   }
   if (dim(x)[1] < 1) abort_input("x", "has no training sequence left after holding out the validation share.")
   seed <- resolve_seed(seed)
-  threads <- if (is.null(threads)) default_threads() else check_count(threads)
+  threads <- resolve_threads(threads)
   opts <- list(steps = check_count(steps), batch_size = check_count(batch_size),
                lr = check_number(lr, lower = 0, upper = Inf),
                weight_decay = check_number(weight_decay, lower = 0, upper = Inf, open = FALSE),
@@ -309,7 +304,8 @@ plot.ditimpute_dit <- function(x, log = "y", ...) {
 sampler_options <- function(method = NULL, steps = NULL, grid = NULL, t0 = NULL, T = NULL,
                             call = rlang::caller_env()) {
   opts <- list()
-  if (!is.null(method)) opts$method <- check_string(method, c("sde", "ode", "euler"), arg = "method", call = call)
+  if (!is.null(method)) opts$method <- check_string(method, c("sde", "ode", "euler", "dpm2m", "dpm2m_sde"), arg = "method",
+                                                   call = call)
   if (!is.null(grid)) opts$grid <- check_string(grid, c("geometric", "uniform"), arg = "grid", call = call)
   if (!is.null(steps)) opts$steps <- check_count(steps, arg = "steps", call = call)
   if (!is.null(t0)) opts$t0 <- check_number(t0, arg = "t0", lower = 0, upper = Inf, call = call)
@@ -358,10 +354,11 @@ dit_sample <- function(object, x, n_samples = 100, method = NULL, steps = NULL, 
   n_samples <- check_count(n_samples)
   opts <- sampler_options(method, steps, grid, t0, T)
   seed <- resolve_seed(seed)
-  threads <- if (is.null(threads)) default_threads() else check_count(threads)
-  xm <- x
-  storage.mode(xm) <- "double"
-  core_call(cpp_dit_sample(dit_ptr(object), xm, n_samples, opts, seed, threads))
+  threads <- resolve_threads(threads)
+  one <- list(x = x, miss = miss)
+  storage.mode(one$x) <- "double"
+  s <- core_call(cpp_dit_draw(dit_ptr(object), array(one$x, c(1L, dim(x))), n_samples, opts, seed, threads, 0L))
+  completed_draws(one, s[[1]])
 }
 
 #' Oracle sampling: the diffusion sampler driven by the exact score
@@ -386,10 +383,7 @@ oracle_sample <- function(spec, x, missing = NULL, n_samples = 100, method = NUL
   n_samples <- check_count(n_samples)
   opts <- sampler_options(method, steps, grid, t0, T)
   seed <- resolve_seed(seed)
-  threads <- if (is.null(threads)) default_threads() else check_count(threads)
-  draws <- core_call(cpp_sample_oracle(spec$Gamma, spec$Lambda, spec$mean, one$x, one$miss, n_samples, opts, seed,
-                                       threads))
-  completed_draws(one, draws)
+  completed_draws(one, gp_draw(spec, one, n_samples, opts, seed, resolve_threads(threads)))
 }
 
 #' Denoising loss of a fitted DiT on held-out sequences
@@ -418,7 +412,7 @@ dit_loss <- function(object, x, strategy = NULL, t_sampling = c("log_uniform", "
   if (!inherits(strategy, "ditimpute_strategy")) abort_input("strategy", "must be made by mask_strategy().")
   t_sampling <- check_string(t_sampling, c("log_uniform", "uniform"))
   seed <- resolve_seed(seed)
-  threads <- if (is.null(threads)) default_threads() else check_count(threads)
+  threads <- resolve_threads(threads)
   storage.mode(x) <- "double"
   core_call(cpp_dit_loss(dit_ptr(object), x, strategy$generators, strategy$weights, t_sampling, seed, threads))
 }

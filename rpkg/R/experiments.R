@@ -101,7 +101,7 @@ run_experiments <- function(grid, d = 8, kernel = gp_kernel("laplace", lengthsca
                    level = check_level(level), latent = isTRUE(check_flag(latent)),
                    noise_var = check_number(noise_var, lower = 0, upper = Inf, open = FALSE),
                    n_draws = check_count(n_draws, min = 2), sampler = sampler,
-                   threads = if (is.null(threads)) default_threads() else check_count(threads))
+                   threads = resolve_threads(threads))
   # Configurations are checked once here, not in every worker.
   for (h in unique(grid$H[grid$imputer == "dit"])) {
     do.call(dit_config, c(list(H = h, d = d), config))

@@ -24,9 +24,13 @@
 #'   [imputation_metrics()], [coverage()] and [plot()].
 #' @param method,steps Sampler options for the DiT (see [dit_sample()]).
 #' @param sampler For a Gaussian process: `"exact"` draws, or the diffusion
-#'   sampler with the exact score.
-#' @param seed Optional seed; without one, [set.seed()] makes results repeatable.
-#' @param threads CPU threads.
+#'   sampler with the exact score (`"sde"`, `"ode"`, `"euler"`, `"dpm2m"`,
+#'   `"dpm2m_sde"`; see [dit_sample()]).
+#' @param seed Optional seed; without one, [set.seed()] makes results
+#'   repeatable. Sequence `i` draws from its own stream derived from `(seed, i)`
+#'   in the C++ core, so its samples do not depend on the other sequences of
+#'   the call or on how they are batched.
+#' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
 #' @return An object of class `ditimpute_imputation` with `point` (completed
 #'   data, shaped like `x`), `lower`, `upper` (per-entry intervals shaped like
 #'   `x`, `NA` on observed entries), `radius` (one per sequence), `samples` (a list of
@@ -53,112 +57,92 @@ impute.default <- function(object, x, n_samples = 100, level = 0.95, ...) {
 }
 
 #' @rdname impute
+#' @param batch_size For a DiT: the most sequences per network batch (cases
+#'   are never split; `NULL` = 1024 or `n_samples` when larger). All cases'
+#'   samples share network batches, so many cases cost no more per sample than one.
 #' @export
 impute.ditimpute_dit <- function(object, x, n_samples = 100, level = 0.95, point = c("mean", "median"),
-                                 truth = NULL, method = NULL, steps = NULL, seed = NULL, threads = NULL, ...) {
+                                 truth = NULL, method = NULL, steps = NULL, seed = NULL, threads = NULL,
+                                 batch_size = NULL, ...) {
   object <- check_dit(object)
   cfg <- object$config
   cases <- prepare_cases(x, cfg$H, cfg$d, what = "the model was trained for")
-  opts <- sampler_options(method = method, steps = steps)
-  threads <- if (is.null(threads)) default_threads() else check_count(threads)
-  ptr <- dit_ptr(object)
-  draw <- function(xi, miss, seed) {
-    s <- core_call(cpp_dit_sample(ptr, xi, n_samples, opts, seed, threads))
-    missing_values(s, miss)
-  }
-  impute_cases(cases, draw, n_samples, level, point, truth, seed, method = "DiT")
+  opts <- impute_options(n_samples, level, point, seed, threads)
+  if (!is.null(batch_size)) opts$batch_size <- check_count(batch_size, arg = "batch_size")
+  res <- core_call(cpp_impute_dit(dit_ptr(object), cases$arr, sampler_options(method = method, steps = steps), opts))
+  new_imputation(cases, res, opts, method = "DiT", truth = truth)
 }
 
 #' @rdname impute
 #' @export
 impute.ditimpute_gp <- function(object, x, n_samples = 100, level = 0.95, point = c("mean", "median"),
-                                truth = NULL, sampler = c("exact", "sde", "ode", "euler"), steps = NULL,
-                                seed = NULL, threads = NULL, ...) {
-  spec <- object
+                                truth = NULL, sampler = c("exact", "sde", "ode", "euler", "dpm2m", "dpm2m_sde"),
+                                steps = NULL, seed = NULL, threads = NULL, ...) {
+  spec <- check_spec(object, arg = "object")
   cases <- prepare_cases(x, spec$H, spec$d, what = "the Gaussian process has")
-  sampler <- check_string(sampler, c("exact", "sde", "ode", "euler"))
-  opts <- sampler_options(method = if (sampler == "exact") NULL else sampler, steps = steps)
-  threads <- if (is.null(threads)) default_threads() else check_count(threads)
-  draw <- function(xi, miss, seed) {
-    x0 <- xi
-    x0[miss] <- 0
-    if (sampler == "exact") {
-      core_call(cpp_sample_conditional(spec$Gamma, spec$Lambda, spec$mean, x0, miss, n_samples, seed))
-    } else {
-      core_call(cpp_sample_oracle(spec$Gamma, spec$Lambda, spec$mean, x0, miss, n_samples, opts, seed, threads))
-    }
-  }
-  impute_cases(cases, draw, n_samples, level, point, truth, seed,
-               method = if (sampler == "exact") "exact GP" else sprintf("exact-score %s sampler", sampler))
+  sampler <- check_string(sampler, c("exact", "sde", "ode", "euler", "dpm2m", "dpm2m_sde"), arg = "sampler")
+  opts <- impute_options(n_samples, level, point, seed, threads)
+  sopts <- if (sampler == "exact") NULL else sampler_options(method = sampler, steps = steps)
+  res <- core_call(cpp_impute_gp(spec$Gamma, spec$Lambda, spec$mean, cases$arr, sopts, opts))
+  new_imputation(cases, res, opts, truth = truth,
+                 method = if (sampler == "exact") "exact GP" else sprintf("exact-score %s sampler", sampler))
 }
 
-# Validates the data to impute: an H x d matrix or n x H x d array whose every
-# sequence has at least one missing and one observed value.
+# The options of the core's imputation pipeline, as the named list every
+# entry takes (checked here so errors name the R argument).
+impute_options <- function(n_samples, level, point, seed, threads, call = rlang::caller_env()) {
+  list(n_samples = check_count(n_samples, arg = "n_samples", min = 2, call = call),
+       level = check_level(level, arg = "level", call = call),
+       median = check_string(point, c("mean", "median"), arg = "point", call = call) == "median",
+       seed = resolve_seed(seed, call = call),
+       threads = resolve_threads(threads, call = call))
+}
+
+# Validates the shape of the data to impute (an H x d matrix or n x H x d
+# array; the core checks that each sequence has a missing and an observed
+# value) and keeps what the result needs to look like x.
 prepare_cases <- function(x, H, d, what, call = rlang::caller_env()) {
   if (is.data.frame(x)) x <- as.matrix(x)
-  if (!is.numeric(x) && !(is.logical(x) && all(is.na(x)))) {
-    abort_input("x", "must be a numeric H x d matrix or n x H x d array with NA where values are missing.",
-                call = call)
-  }
   dm <- dim(x)
-  single <- length(dm) == 2
-  if (!(single || length(dm) == 3)) abort_input("x", "must be an H x d matrix or an n x H x d array.", call = call)
-  got <- if (single) dm else dm[2:3]
-  if (got[1] != H || got[2] != d) {
-    abort_input("x", sprintf("has H = %d frames and d = %d variables, but %s H = %d and d = %d.", got[1], got[2],
-                             what, H, d), call = call)
+  if (!is.null(dm) && length(dm) %in% 2:3) {
+    got <- dm[length(dm) - 1:0]
+    if (got[1] != H || got[2] != d) {
+      abort_input("x", sprintf("has H = %d frames and d = %d variables, but %s H = %d and d = %d.", got[1], got[2],
+                               what, H, d), call = call)
+    }
   }
-  arr <- if (single) array(as.numeric(x), c(1L, H, d)) else { storage.mode(x) <- "double"; x }
-  if (any(is.infinite(arr))) abort_input("x", "must not contain Inf.", call = call)
+  seqs <- as_sequences(x, H, d, call = call)
+  c(seqs, list(H = H, d = d, dimnames = dimnames(x)))
+}
+
+#' Build an imputation object
+#'
+#' The one constructor of `ditimpute_imputation` objects, used by [impute()],
+#' [impute_baseline()] and [imputation_from_completions()]: it checks that
+#' every field has the shape of `x` and that the point estimate keeps the
+#' observed values.
+#'
+#' @param cases From `prepare_cases()`: `arr` (n x H x d, NA = missing),
+#'   `single`, `H`, `d`, `dimnames`.
+#' @param res The core's summaries: `point`, `lower`, `upper` (n x H x d),
+#'   `radius` (length n) and `samples` (a list of `Z x m_i` matrices or NULLs).
+#' @param opts The imputation options (`n_samples`, `level`, `median`).
+#' @noRd
+new_imputation <- function(cases, res, opts, method, truth = NULL, point_type = NULL, call = rlang::caller_env()) {
+  arr <- cases$arr
   miss <- is.na(arr)
-  n_miss <- apply(miss, 1, sum)
-  if (any(n_miss == 0)) {
-    abort_input("x", sprintf("sequence %d has no missing value (NA): there is nothing to impute.",
-                             which(n_miss == 0)[1]), call = call)
-  }
-  if (any(n_miss == H * d)) {
-    abort_input("x", sprintf("sequence %d has no observed value: every entry is missing.",
-                             which(n_miss == H * d)[1]), call = call)
-  }
-  list(arr = arr, miss = miss, n = dim(arr)[1], H = H, d = d, single = single, dimnames = dimnames(x))
-}
-
-# Values of the missing entries of each sample: Z x H x d array -> Z x m (frame-major).
-missing_values <- function(samples, miss) {
-  idx <- which(t(miss))
-  h <- (idx - 1) %/% ncol(miss) + 1
-  j <- (idx - 1) %% ncol(miss) + 1
-  vapply(seq_along(idx), function(k) samples[, h[k], j[k]], numeric(dim(samples)[1]))
-}
-
-impute_cases <- function(cases, draw, n_samples, level, point, truth, seed, method,
-                         call = rlang::caller_env()) {
-  n_samples <- check_count(n_samples, arg = "n_samples", min = 2, call = call)
-  level <- check_level(level, arg = "level", call = call)
-  point <- check_string(point, c("mean", "median"), arg = "point", call = call)
-  if (!is.null(truth)) truth <- check_truth(truth, cases, call = call)
-  seed <- resolve_seed(seed, call = call)
-  n <- cases$n
-  point_arr <- cases$arr
-  lower <- upper <- array(NA_real_, dim(cases$arr))
-  radius <- numeric(n)
-  samples <- vector("list", n)
-  for (i in seq_len(n)) {
-    xi <- matrix(cases$arr[i, , ], cases$H, cases$d)
-    mi <- matrix(cases$miss[i, , ], cases$H, cases$d)
-    # Case i draws with seed + i: cases are independent and each repeatable alone.
-    s <- draw(xi, mi, (seed + i) %% 2^53)
-    s <- matrix(s, nrow = n_samples)
-    reg <- core_call(cpp_region(s, level, point == "median"), call = call)
-    samples[[i]] <- s
-    radius[i] <- reg$radius
-    point_arr[i, , ] <- fill_missing(array(xi, c(1, cases$H, cases$d)), mi, matrix(reg$centre, 1))[1, , ]
-    lower[i, , ] <- fill_missing(array(NA_real_, c(1, cases$H, cases$d)), mi, matrix(reg$lower, 1))[1, , ]
-    upper[i, , ] <- fill_missing(array(NA_real_, c(1, cases$H, cases$d)), mi, matrix(reg$upper, 1))[1, , ]
-  }
-  out <- list(x = cases$arr, missing = cases$miss, point = point_arr, lower = lower, upper = upper,
-              radius = radius, samples = samples, level = level, point_type = point, method = method,
-              n_samples = n_samples, truth = truth, single = cases$single, dimnames = cases$dimnames)
+  n <- dim(arr)[1]
+  same <- function(a) is.numeric(a) && identical(as.integer(dim(a)), as.integer(dim(arr)))
+  stopifnot(same(res$point), same(res$lower), same(res$upper), length(res$radius) == n,
+            length(res$samples) == n, !anyNA(res$point))
+  obs <- !miss
+  stopifnot(all(res$point[obs] == arr[obs]))
+  if (!is.null(truth)) truth <- check_truth(truth, list(arr = arr, miss = miss), call = call)
+  out <- list(x = arr, missing = miss, point = res$point, lower = res$lower, upper = res$upper,
+              radius = as.numeric(res$radius), samples = res$samples, level = opts$level,
+              point_type = if (is.null(point_type)) (if (isTRUE(opts$median)) "median" else "mean") else point_type,
+              method = method, n_samples = as.integer(opts$n_samples), truth = truth, single = cases$single,
+              dimnames = cases$dimnames)
   if (cases$single) {
     # Give back the caller's shape: H x d matrices for one sequence.
     for (f in array_fields) {
@@ -166,6 +150,20 @@ impute_cases <- function(cases, draw, n_samples, level, point, truth, seed, meth
     }
   }
   structure(out, class = "ditimpute_imputation")
+}
+
+# Frame-major positions of the missing entries of one H x d pattern: a
+# two-column (frame, variable) matrix in the order of the core's vec index
+# h * d + j, the order of every sample matrix.
+missing_index <- function(miss) {
+  idx <- which(t(miss)) - 1L
+  cbind(idx %/% ncol(miss) + 1L, idx %% ncol(miss) + 1L)
+}
+
+# Values of the missing entries of each sample: Z x H x d array -> Z x m.
+missing_values <- function(samples, miss) {
+  ij <- missing_index(miss)
+  vapply(seq_len(nrow(ij)), function(k) samples[, ij[k, 1], ij[k, 2]], numeric(dim(samples)[1]))
 }
 
 array_fields <- c("x", "missing", "point", "lower", "upper", "truth")
@@ -267,21 +265,20 @@ print.summary.ditimpute_imputation <- function(x, ...) {
 confint.ditimpute_imputation <- function(object, parm, level = object$level, ...) {
   level <- check_level(level)
   object <- as3(object)
+  lower <- object$lower
+  upper <- object$upper
+  if (!isTRUE(all.equal(level, object$level))) {
+    if (all(vapply(object$samples, is.null, TRUE))) abort_input("level", "cannot change: the imputation has no samples.")
+    # Intervals at another level from the same samples, by the core's one routine.
+    res <- core_call(cpp_impute_samples(object$x, object$samples, list(n_samples = object$n_samples, level = level)))
+    lower <- res$lower
+    upper <- res$upper
+  }
   rows <- lapply(seq_len(dim(object$x)[1]), function(i) {
-    miss <- matrix(object$missing[i, , ], dim(object$x)[2])
-    idx <- which(t(miss))
-    d <- ncol(miss)
-    h <- (idx - 1) %/% d + 1
-    j <- (idx - 1) %% d + 1
-    if (isTRUE(all.equal(level, object$level))) {
-      lo <- object$lower[i, , ][cbind(h, j)]
-      hi <- object$upper[i, , ][cbind(h, j)]
-    } else {
-      q <- apply(object$samples[[i]], 2, stats::quantile, probs = c((1 - level) / 2, (1 + level) / 2), type = 7)
-      lo <- q[1, ]; hi <- q[2, ]
-    }
-    data.frame(sequence = i, frame = h, variable = variable_names(object)[j],
-               estimate = matrix(object$point[i, , ], dim(object$x)[2])[cbind(h, j)], lower = lo, upper = hi)
+    ij <- missing_index(matrix(object$missing[i, , ], dim(object$x)[2]))
+    data.frame(sequence = i, frame = ij[, 1], variable = variable_names(object)[ij[, 2]],
+               estimate = matrix(object$point[i, , ], dim(object$x)[2])[ij], lower = lower[i, , ][ij],
+               upper = upper[i, , ][ij])
   })
   do.call(rbind, rows)
 }

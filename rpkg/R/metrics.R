@@ -15,6 +15,7 @@
 #' @param truth True values shaped like the imputed `x`.
 #' @param n_draws Draws from the exact conditional per sequence.
 #' @param seed Optional seed; without one, [set.seed()] makes results repeatable.
+#' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
 #' @return A data frame of class `ditimpute_coverage`, one row per sequence:
 #'   `sequence`, `coverage` (share of draws inside, or 0/1 for the truth),
 #'   `interval_coverage` (with a truth), `radius`; its `print()` method
@@ -26,7 +27,7 @@
 #' imp <- impute(spec, x, n_samples = 200, seed = 2)
 #' coverage(imp, spec = spec, n_draws = 500, seed = 3)
 #' @export
-coverage <- function(object, spec = NULL, truth = NULL, n_draws = 2000, seed = NULL) {
+coverage <- function(object, spec = NULL, truth = NULL, n_draws = 2000, seed = NULL, threads = NULL) {
   if (!inherits(object, "ditimpute_imputation")) abort_input("object", "must be an imputation from impute().")
   object <- as3(object)
   n <- dim(object$x)[1]
@@ -36,25 +37,16 @@ coverage <- function(object, spec = NULL, truth = NULL, n_draws = 2000, seed = N
     if (spec$H != H || spec$d != d) abort_input("spec", sprintf("is for H = %d, d = %d; the data are %d x %d.",
                                                                 spec$H, spec$d, H, d))
     n_draws <- check_count(n_draws, min = 2)
-    seed <- resolve_seed(seed)
-    cov <- vapply(seq_len(n), function(i) {
-      xi <- matrix(object$x[i, , ], H, d)
-      mi <- matrix(object$missing[i, , ], H, d)
-      xi[mi] <- 0
-      draws <- core_call(cpp_sample_conditional(spec$Gamma, spec$Lambda, spec$mean, xi, mi, n_draws,
-                                                (seed + i) %% 2^53))
-      centre <- region_centre(object, i)
-      core_call(cpp_region_coverage(centre, object$radius[i], draws))
-    }, 0)
+    check_has_region(object)
+    cov <- core_call(cpp_region_coverage(spec$Gamma, spec$Lambda, spec$mean, object$x, object$point, object$radius,
+                                         n_draws, resolve_seed(seed), resolve_threads(threads)))
     out <- data.frame(sequence = seq_len(n), coverage = cov, radius = object$radius)
     attr(out, "against") <- sprintf("%d exact conditional draws per sequence", n_draws)
   } else {
     truth <- if (is.null(truth)) object$truth else check_truth(truth, list(arr = object$x, miss = object$missing))
     if (is.null(truth)) abort_input("truth", "give the true values, or a spec to draw from (GP data).")
-    inside <- vapply(seq_len(n), function(i) {
-      tv <- missing_values(truth[i, , , drop = FALSE], matrix(object$missing[i, , ], H, d))
-      sqrt(sum((tv - region_centre(object, i))^2)) <= object$radius[i]
-    }, TRUE)
+    check_has_region(object)
+    inside <- core_call(cpp_region_contains(object$x, object$point, object$radius, truth))
     icov <- vapply(seq_len(n), function(i) {
       m <- object$missing[i, , ]
       tv <- truth[i, , ][m]
@@ -67,6 +59,13 @@ coverage <- function(object, spec = NULL, truth = NULL, n_draws = 2000, seed = N
   attr(out, "level") <- object$level
   class(out) <- c("ditimpute_coverage", "data.frame")
   out
+}
+
+check_has_region <- function(object, call = rlang::caller_env()) {
+  if (anyNA(object$radius)) {
+    abort_input("object", "has no confidence region (a deterministic imputation): there is no coverage to compute.",
+                call = call)
+  }
 }
 
 region_centre <- function(object, i) {

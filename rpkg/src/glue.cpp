@@ -18,7 +18,8 @@ Rcpp::NumericVector array_from_batch(const ditimpute::Batch& b) {
   for (int i = 0; i < b.n; ++i)
     for (int h = 0; h < b.H; ++h)
       for (int j = 0; j < b.d; ++j)
-        out[i + static_cast<R_xlen_t>(b.n) * (h + static_cast<R_xlen_t>(b.H) * j)] = b.at(i, h, j);
+        out[i + static_cast<R_xlen_t>(b.n) * (h + static_cast<R_xlen_t>(b.H) * j)] =
+            std::isnan(b.at(i, h, j)) ? NA_REAL : b.at(i, h, j);  // R marks missing values NA
   out.attr("dim") = Rcpp::IntegerVector::create(b.n, b.H, b.d);
   return out;
 }
@@ -54,6 +55,50 @@ std::uint64_t seed_from_double(double seed) {
 ditimpute::GaussianProcess gp_from_r(const Eigen::MatrixXd& Gamma, const Eigen::MatrixXd& Lambda,
                                      const Eigen::MatrixXd& mean) {
   return ditimpute::GaussianProcess(Gamma, Lambda, ditimpute::RowMatrix(mean));
+}
+
+ditimpute::SamplerOptions sampler_from_r(const Rcpp::List& s) {
+  ditimpute::SamplerOptions o;
+  if (s.containsElementNamed("method") && !Rf_isNull(s["method"]))
+    o.method = ditimpute::sampler_method_from_string(Rcpp::as<std::string>(s["method"]));
+  if (s.containsElementNamed("grid") && !Rf_isNull(s["grid"]))
+    o.grid = ditimpute::time_grid_from_string(Rcpp::as<std::string>(s["grid"]));
+  o.steps = get_or<int>(s, "steps", o.steps);
+  o.t0 = get_or<double>(s, "t0", o.t0);
+  o.T = get_or<double>(s, "T", o.T);
+  o.validate();
+  return o;
+}
+
+ditimpute::ImputeOptions impute_options_from_r(const Rcpp::List& l) {
+  ditimpute::ImputeOptions o;
+  o.n_samples = get_or<int>(l, "n_samples", o.n_samples);
+  o.level = get_or<double>(l, "level", o.level);
+  o.median = get_or<bool>(l, "median", o.median);
+  o.seed = seed_from_double(get_or<double>(l, "seed", 1.0));
+  o.threads = get_or<int>(l, "threads", o.threads);
+  o.validate();
+  return o;
+}
+
+ditimpute::Batch batch_from_r(const Rcpp::NumericVector& x) {
+  const Rcpp::IntegerVector dim = x.attr("dim");
+  if (dim.size() != 3) throw ditimpute::input_error("x", "x must be an n x H x d array.");
+  return batch_from_array(x, dim[0], dim[1], dim[2]);
+}
+
+Rcpp::List matrices_to_r(const std::vector<Eigen::MatrixXd>& m) {
+  Rcpp::List out(m.size());
+  for (std::size_t i = 0; i < m.size(); ++i) out[i] = Rcpp::wrap(m[i]);
+  return out;
+}
+
+Rcpp::List imputation_to_r(const ditimpute::Imputation& imp) {
+  return Rcpp::List::create(Rcpp::Named("point") = array_from_batch(imp.point),
+                            Rcpp::Named("lower") = array_from_batch(imp.lower),
+                            Rcpp::Named("upper") = array_from_batch(imp.upper),
+                            Rcpp::Named("radius") = Rcpp::wrap(imp.radius),
+                            Rcpp::Named("samples") = matrices_to_r(imp.samples));
 }
 
 }  // namespace glue

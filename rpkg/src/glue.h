@@ -10,7 +10,9 @@
 
 #include "ditimpute/common.hpp"
 #include "ditimpute/gaussian.hpp"
+#include "ditimpute/impute.hpp"
 #include "ditimpute/patterns.hpp"
+#include "ditimpute/sampler.hpp"
 
 #include <string>
 #include <vector>
@@ -55,6 +57,25 @@ std::uint64_t seed_from_double(double seed);
 // A process from the matrices of an R ditimpute_gp (validated by the core).
 ditimpute::GaussianProcess gp_from_r(const Eigen::MatrixXd& Gamma, const Eigen::MatrixXd& Lambda,
                                      const Eigen::MatrixXd& mean);
+// Options travel from R as named lists; a missing or NULL element keeps the
+// core's default.
+template <typename T>
+T get_or(const Rcpp::List& l, const char* name, T fallback) {
+  if (!l.containsElementNamed(name)) return fallback;
+  SEXP v = l[name];
+  if (Rf_isNull(v)) return fallback;
+  return Rcpp::as<T>(v);
+}
+ditimpute::SamplerOptions sampler_from_r(const Rcpp::List& s);
+// list(n_samples, level, median, seed, threads); validated by the core.
+ditimpute::ImputeOptions impute_options_from_r(const Rcpp::List& o);
+// The n x H x d array of an R batch (dim attribute read from x).
+ditimpute::Batch batch_from_r(const Rcpp::NumericVector& x);
+// point / lower / upper (n x H x d, NA where the core has NaN), radius,
+// samples (a list of Z x m_i matrices).
+Rcpp::List imputation_to_r(const ditimpute::Imputation& imp);
+Rcpp::List matrices_to_r(const std::vector<Eigen::MatrixXd>& m);
+
 // A masking strategy from R's list of generator descriptions.
 ditimpute::MaskStrategy strategy_from_r(const Rcpp::List& generators, const std::vector<double>& weights);
 

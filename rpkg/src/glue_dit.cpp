@@ -17,25 +17,17 @@ void check_interrupt_fn(void*) { R_CheckUserInterrupt(); }
 // True when the user pressed Ctrl-C; never long-jumps over C++ frames.
 bool interrupt_pending() { return R_ToplevelExec(check_interrupt_fn, nullptr) == FALSE; }
 
-template <typename T>
-T get_or(const Rcpp::List& l, const char* name, T fallback) {
-  if (!l.containsElementNamed(name)) return fallback;
-  SEXP v = l[name];
-  if (Rf_isNull(v)) return fallback;
-  return Rcpp::as<T>(v);
-}
-
 ditimpute::DiTConfig config_from_r(const Rcpp::List& c) {
   ditimpute::DiTConfig cfg;
   cfg.H = Rcpp::as<int>(c["H"]);
   cfg.d = Rcpp::as<int>(c["d"]);
-  cfg.width = get_or<int>(c, "width", cfg.width);
-  cfg.depth = get_or<int>(c, "depth", cfg.depth);
-  cfg.heads = get_or<int>(c, "heads", cfg.heads);
-  cfg.mlp_ratio = get_or<double>(c, "mlp_ratio", cfg.mlp_ratio);
-  cfg.t0 = get_or<double>(c, "t0", cfg.t0);
-  cfg.T = get_or<double>(c, "T", cfg.T);
-  cfg.prediction = get_or<std::string>(c, "prediction", cfg.prediction);
+  cfg.width = glue::get_or<int>(c, "width", cfg.width);
+  cfg.depth = glue::get_or<int>(c, "depth", cfg.depth);
+  cfg.heads = glue::get_or<int>(c, "heads", cfg.heads);
+  cfg.mlp_ratio = glue::get_or<double>(c, "mlp_ratio", cfg.mlp_ratio);
+  cfg.t0 = glue::get_or<double>(c, "t0", cfg.t0);
+  cfg.T = glue::get_or<double>(c, "T", cfg.T);
+  cfg.prediction = glue::get_or<std::string>(c, "prediction", cfg.prediction);
   return cfg;
 }
 
@@ -44,19 +36,6 @@ Rcpp::List config_to_r(const ditimpute::DiTConfig& c) {
                             Rcpp::Named("depth") = c.depth, Rcpp::Named("heads") = c.heads,
                             Rcpp::Named("mlp_ratio") = c.mlp_ratio, Rcpp::Named("t0") = c.t0,
                             Rcpp::Named("T") = c.T, Rcpp::Named("prediction") = c.prediction);
-}
-
-ditimpute::SamplerOptions sampler_from_r(const Rcpp::List& s) {
-  ditimpute::SamplerOptions o;
-  if (s.containsElementNamed("method") && !Rf_isNull(s["method"]))
-    o.method = ditimpute::sampler_method_from_string(Rcpp::as<std::string>(s["method"]));
-  if (s.containsElementNamed("grid") && !Rf_isNull(s["grid"]))
-    o.grid = ditimpute::time_grid_from_string(Rcpp::as<std::string>(s["grid"]));
-  o.steps = get_or<int>(s, "steps", o.steps);
-  o.t0 = get_or<double>(s, "t0", o.t0);
-  o.T = get_or<double>(s, "T", o.T);
-  o.validate();
-  return o;
 }
 
 Rcpp::DataFrame history_to_r(const std::vector<ditimpute::LossRecord>& h) {
@@ -69,11 +48,6 @@ Rcpp::DataFrame history_to_r(const std::vector<ditimpute::LossRecord>& h) {
   }
   return Rcpp::DataFrame::create(Rcpp::Named("step") = step, Rcpp::Named("train_loss") = train,
                                  Rcpp::Named("val_loss") = val);
-}
-
-ditimpute::Batch batch_from_r(const Rcpp::NumericVector& x) {
-  const Rcpp::IntegerVector dim = x.attr("dim");
-  return glue::batch_from_array(x, dim[0], dim[1], dim[2]);
 }
 
 ModelPtr wrap_model(ditimpute::DiTModel&& model) {
@@ -165,27 +139,27 @@ Rcpp::List cpp_dit_fit(SEXP ptr, Rcpp::NumericVector train, Rcpp::Nullable<Rcpp:
                        int callback_every) {
   DITIMPUTE_GLUE_BEGIN
   ModelPtr m(ptr);
-  const ditimpute::Batch train_b = batch_from_r(train);
+  const ditimpute::Batch train_b = glue::batch_from_r(train);
   ditimpute::Batch val_b;
-  if (val.isNotNull()) val_b = batch_from_r(Rcpp::NumericVector(val.get()));
+  if (val.isNotNull()) val_b = glue::batch_from_r(Rcpp::NumericVector(val.get()));
   const ditimpute::MaskStrategy strategy = glue::strategy_from_r(generators, weights);
   ditimpute::TrainOptions o;
-  o.steps = get_or<int>(options, "steps", o.steps);
-  o.batch_size = get_or<int>(options, "batch_size", o.batch_size);
-  o.lr = get_or<double>(options, "lr", o.lr);
-  o.weight_decay = get_or<double>(options, "weight_decay", o.weight_decay);
-  o.optimizer = get_or<std::string>(options, "optimizer", o.optimizer);
-  o.ema = get_or<double>(options, "ema", o.ema);
-  o.grad_clip = get_or<double>(options, "grad_clip", o.grad_clip);
-  o.t_sampling = get_or<std::string>(options, "t_sampling", o.t_sampling);
-  o.loss_weight = get_or<std::string>(options, "loss_weight", o.loss_weight);
-  o.val_every = get_or<int>(options, "val_every", o.val_every);
-  o.checkpoint_every = get_or<int>(options, "checkpoint_every", o.checkpoint_every);
-  o.checkpoint_path = get_or<std::string>(options, "checkpoint_path", o.checkpoint_path);
-  o.resume_from = get_or<std::string>(options, "resume_from", o.resume_from);
+  o.steps = glue::get_or<int>(options, "steps", o.steps);
+  o.batch_size = glue::get_or<int>(options, "batch_size", o.batch_size);
+  o.lr = glue::get_or<double>(options, "lr", o.lr);
+  o.weight_decay = glue::get_or<double>(options, "weight_decay", o.weight_decay);
+  o.optimizer = glue::get_or<std::string>(options, "optimizer", o.optimizer);
+  o.ema = glue::get_or<double>(options, "ema", o.ema);
+  o.grad_clip = glue::get_or<double>(options, "grad_clip", o.grad_clip);
+  o.t_sampling = glue::get_or<std::string>(options, "t_sampling", o.t_sampling);
+  o.loss_weight = glue::get_or<std::string>(options, "loss_weight", o.loss_weight);
+  o.val_every = glue::get_or<int>(options, "val_every", o.val_every);
+  o.checkpoint_every = glue::get_or<int>(options, "checkpoint_every", o.checkpoint_every);
+  o.checkpoint_path = glue::get_or<std::string>(options, "checkpoint_path", o.checkpoint_path);
+  o.resume_from = glue::get_or<std::string>(options, "resume_from", o.resume_from);
   o.seed = glue::seed_from_double(Rcpp::as<double>(options["seed"]));
-  o.threads = get_or<int>(options, "threads", o.threads);
-  o.device = get_or<std::string>(options, "device", o.device);
+  o.threads = glue::get_or<int>(options, "threads", o.threads);
+  o.device = glue::get_or<std::string>(options, "device", o.device);
   o.validate();
 
   bool interrupted = false;
@@ -214,35 +188,30 @@ double cpp_dit_loss(SEXP ptr, Rcpp::NumericVector data, Rcpp::List generators, s
                     std::string t_sampling, double seed, int threads) {
   DITIMPUTE_GLUE_BEGIN
   const ditimpute::MaskStrategy strategy = glue::strategy_from_r(generators, weights);
-  return ModelPtr(ptr)->denoising_loss(batch_from_r(data), strategy, t_sampling, glue::seed_from_double(seed),
+  return ModelPtr(ptr)->denoising_loss(glue::batch_from_r(data), strategy, t_sampling, glue::seed_from_double(seed),
                                        threads);
   DITIMPUTE_GLUE_END
 }
 
-// Z samples of one sequence x (H x d, NA = missing): Z x H x d array.
+// Z samples of the missing entries of every sequence of x (n x H x d, NA =
+// missing): a list of Z x m_i matrices (frame-major).
 // [[Rcpp::export]]
-Rcpp::NumericVector cpp_dit_sample(SEXP ptr, Rcpp::NumericMatrix x, int Z, Rcpp::List sampler, double seed,
-                                   int threads) {
+Rcpp::List cpp_dit_draw(SEXP ptr, Rcpp::NumericVector x, int Z, Rcpp::List sampler, double seed, int threads,
+                        int batch_size) {
   DITIMPUTE_GLUE_BEGIN
-  std::vector<double> v = glue::vec_from_matrix(x);
-  for (double& e : v)
-    if (Rcpp::NumericVector::is_na(e)) e = std::numeric_limits<double>::quiet_NaN();
-  return glue::array_from_batch(
-      ModelPtr(ptr)->sample(v, Z, sampler_from_r(sampler), glue::seed_from_double(seed), threads));
+  const ditimpute::Batch b = glue::batch_from_r(x);
+  const std::vector<ditimpute::Mask> masks = ditimpute::masks_from_nan(b);
+  return glue::matrices_to_r(ModelPtr(ptr)->sample_missing(b, masks, Z, glue::sampler_from_r(sampler),
+                                                           glue::seed_from_double(seed), threads, batch_size));
   DITIMPUTE_GLUE_END
 }
 
-// Oracle mode: the same reverse-time sampler driven by the exact GP score.
-// Returns Z x m (missing entries, frame-major).
+// The imputation pipeline with a DiT: one call for all sequences of x.
 // [[Rcpp::export]]
-Eigen::MatrixXd cpp_sample_oracle(Eigen::MatrixXd Gamma, Eigen::MatrixXd Lambda, Eigen::MatrixXd mean,
-                                  Rcpp::NumericMatrix x, Rcpp::LogicalMatrix missing, int Z, Rcpp::List sampler,
-                                  double seed, int threads) {
+Rcpp::List cpp_impute_dit(SEXP ptr, Rcpp::NumericVector x, Rcpp::List sampler, Rcpp::List options) {
   DITIMPUTE_GLUE_BEGIN
-  const ditimpute::GaussianProcess gp = glue::gp_from_r(Gamma, Lambda, mean);
-  auto cond = ditimpute::make_conditional(gp, glue::mask_from_missing(missing));
-  const std::vector<double> v = glue::vec_from_matrix(x);
-  return ditimpute::sample_oracle(*cond, v.data(), Z, sampler_from_r(sampler), glue::seed_from_double(seed),
-                                  threads);
+  const ditimpute::DiTSampler dit(*ModelPtr(ptr), glue::sampler_from_r(sampler),
+                                  glue::get_or<int>(options, "batch_size", 0));
+  return glue::imputation_to_r(ditimpute::impute(dit, glue::batch_from_r(x), glue::impute_options_from_r(options)));
   DITIMPUTE_GLUE_END
 }

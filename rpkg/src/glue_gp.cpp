@@ -84,19 +84,6 @@ Rcpp::List cpp_kappa(Eigen::MatrixXd Gamma, Eigen::MatrixXd Lambda, Rcpp::Logica
   DITIMPUTE_GLUE_END
 }
 
-// Z exact draws from the conditional law of one sequence: Z x m.
-// [[Rcpp::export]]
-Eigen::MatrixXd cpp_sample_conditional(Eigen::MatrixXd Gamma, Eigen::MatrixXd Lambda, Eigen::MatrixXd mean,
-                                       Rcpp::NumericMatrix x, Rcpp::LogicalMatrix missing, int Z, double seed) {
-  DITIMPUTE_GLUE_BEGIN
-  const ditimpute::GaussianProcess gp = glue::gp_from_r(Gamma, Lambda, mean);
-  auto cond = ditimpute::make_conditional(gp, glue::mask_from_missing(missing));
-  const std::vector<double> v = glue::vec_from_matrix(x);
-  ditimpute::Rng rng(glue::seed_from_double(seed));
-  return cond->sample(cond->mean(v.data()), Z, rng);
-  DITIMPUTE_GLUE_END
-}
-
 // Exact conditional score (eq. 9) at the rows of V (Z x m) and time t.
 // [[Rcpp::export]]
 Eigen::MatrixXd cpp_score_exact(Eigen::MatrixXd Gamma, Eigen::MatrixXd Lambda, Eigen::MatrixXd mean,

@@ -103,4 +103,18 @@ Imputation impute(const CaseSampler& sampler, const Batch& x, const ImputeOption
 Imputation summarise_samples(const Batch& x, std::vector<Mask> masks, std::vector<Matrix> samples,
                              const ImputeOptions& options);
 
+// Coverage of the regions of an imputation of Gaussian-process data (the
+// paper's): for each case of `x` (NaN = missing), the share of `n_draws` exact
+// conditional draws inside the ball around its point estimate (the missing
+// entries of `point`) with radius radius[i]. Draws of case i come from
+// Rng(case_seed(seed, i)); one conditional per pattern.
+std::vector<double> region_coverage(const GaussianProcess& gp, const Batch& x, const Batch& point,
+                                    const std::vector<double>& radius, int n_draws, std::uint64_t seed,
+                                    int threads = 0);
+
+// For each case, whether its true missing values (those entries of `truth`)
+// lie inside its region.
+std::vector<bool> region_contains(const Batch& x, const Batch& point, const std::vector<double>& radius,
+                                  const Batch& truth);
+
 }  // namespace ditimpute
