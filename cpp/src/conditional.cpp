@@ -1,5 +1,5 @@
 // Conditionals of missing values given observed ones, the Gaussian-process
-// layer's third part (DESIGN.md section 2; the paper's eq. 9).
+// layer's third part (cpp/DESIGN.md; the paper's eq. 9).
 //
 // Two conditionals share one interface:
 //  * KroneckerConditional (frame-level masks): works with the H x H and d x d

@@ -1,5 +1,5 @@
 // The separable process Gamma (x) Lambda of the Gaussian-process layer
-// (DESIGN.md section 2): validation and factorisation of the covariances,
+// (cpp/DESIGN.md): validation and factorisation of the covariances,
 // exact simulation, and the latent transform of the paper's section 6.2.
 #include "ditimpute/gaussian.hpp"
 

@@ -1,4 +1,4 @@
-// Kernels of the Gaussian-process layer (DESIGN.md section 2): parsing of
+// Kernels of the Gaussian-process layer (cpp/DESIGN.md): parsing of
 // kernel names, gamma(r) and the H x H matrix Gamma over the time embedding.
 #include "ditimpute/kernel.hpp"
 

@@ -230,8 +230,9 @@ strategy_or_bad <- function(gens, H, bad, what) {
 }
 
 # Deterministic sub-seeds of a row seed, one per random step, so rows are
-# reproducible alone and share what they should (test data across imputers).
-sub_seed <- function(seed, k) (seed + k * 1000003) %% 2147483647
+# reproducible alone and share what they should (test data across imputers);
+# derived by the core's one scheme (case_seed).
+sub_seed <- function(seed, k) core_call(cpp_case_seed(seed, k))
 
 run_group <- function(rows, s) {
   t_start <- proc.time()[["elapsed"]]

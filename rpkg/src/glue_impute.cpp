@@ -86,3 +86,13 @@ std::vector<int> cpp_check_cases(Rcpp::NumericVector x) {
   return out;
   DITIMPUTE_GLUE_END
 }
+
+// The core's seed derivation (case_seed) for R code that needs independent
+// sub-streams of one seed; reduced to R's 31-bit seed range.
+// [[Rcpp::export]]
+double cpp_case_seed(double seed, double k) {
+  DITIMPUTE_GLUE_BEGIN
+  return static_cast<double>(ditimpute::case_seed(glue::seed_from_double(seed), glue::seed_from_double(k)) %
+                             2147483647ull);
+  DITIMPUTE_GLUE_END
+}

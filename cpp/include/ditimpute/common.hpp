@@ -1,7 +1,7 @@
 // Shared types of the ditimpute core: errors, random numbers, masks and
 // batches of sequences. This header knows nothing of R or of LibTorch.
 //
-// Conventions (DESIGN.md section 1):
+// Conventions (cpp/DESIGN.md):
 //  * one sequence is H frames of d variables; vec(X) stacks frames, so entry
 //    (frame h, variable j) sits at index h * d + j (0-based);
 //  * with that order Cov(vec X) = Gamma (x) Lambda;

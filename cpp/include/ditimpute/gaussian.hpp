@@ -1,7 +1,7 @@
 // See cpp/DESIGN.md for the layers and conventions.
 // Gaussian-process layer: kernels (kernel.hpp), the separable process
 // Gamma (x) Lambda, exact simulation, and conditionals of missing values given
-// observed ones (DESIGN.md section 2; the paper's section 3.1 and eq. 9).
+// observed ones (cpp/DESIGN.md; the paper's section 3.1 and eq. 9).
 #pragma once
 
 #include "ditimpute/common.hpp"

@@ -1,6 +1,6 @@
 // See cpp/DESIGN.md for the layers and conventions.
 // Kernels of the Gaussian-process layer: the time covariance Gamma_ij =
-// k(||e_i - e_j||) over an embedding e of the frames (DESIGN.md section 2; the
+// k(||e_i - e_j||) over an embedding e of the frames (cpp/DESIGN.md; the
 // paper's section 3.1).
 #pragma once
 

@@ -1,4 +1,4 @@
-// Missing patterns and masking strategies (DESIGN.md section 3; the paper's
+// Missing patterns and masking strategies (cpp/DESIGN.md; the paper's
 // section 6.1). Frame indices here are 0-based; the R front end adds 1.
 //
 // Every pattern leaves at least one frame (entry, for MCAR) observed and

@@ -1,4 +1,4 @@
-// Reverse-time samplers of the VP-SDE (DESIGN.md section 4; the paper's
+// Reverse-time samplers of the VP-SDE (cpp/DESIGN.md; the paper's
 // eq. 6): options shared by the network-driven and the oracle (exact GP
 // score) modes, and the oracle sampler itself. Eigen only: the stepping code is
 // the template of reverse_sampler.hpp, which the DiT (cpp/src/dit/sampling.cpp)

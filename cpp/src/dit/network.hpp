@@ -1,4 +1,4 @@
-// Internal: the DiT noise-prediction network (DESIGN.md section 4), after
+// Internal: the DiT noise-prediction network (cpp/DESIGN.md), after
 // Peebles & Xie's DiT with one token per time frame. Include only from
 // cpp/src/dit/*.cpp and the dit tests/bench.
 #pragma once

@@ -80,7 +80,7 @@ TEST_CASE("DiTConfig and TrainOptions name the offending argument", "[dit]") {
   CHECK(arg_of([&] { o.validate(); }) == "ema");
 }
 
-TEST_CASE("DiT parameter count matches the architecture of DESIGN section 4", "[dit]") {
+TEST_CASE("DiT parameter count matches the architecture of cpp/DESIGN.md", "[dit]") {
   // embed (2d -> W), timestep MLP (256 -> W -> W), per block qkv + proj + MLP
   // + 6W modulation, final 2W modulation + output (W -> d); biases everywhere.
   auto expected = [](const DiTConfig& c) {
