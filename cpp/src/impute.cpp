@@ -2,6 +2,8 @@
 // pattern, samples from a CaseSampler, summaries written in place.
 #include "ditimpute/impute.hpp"
 
+#include "ditimpute/chisq.hpp"
+
 #include <cmath>
 #include <limits>
 #include <map>
@@ -79,6 +81,28 @@ std::vector<Matrix> ExactGPSampler::draw(const Batch& x, const std::vector<Mask>
   return out;
 }
 
+std::vector<GaussianLaw> CaseSampler::laws(const Batch&, const std::vector<Mask>&, double, int) const {
+  throw input_error("sampler", "the " + name() + " sampler does not know the law of its cases.");
+}
+
+std::vector<GaussianLaw> ExactGPSampler::laws(const Batch& x, const std::vector<Mask>& masks, double level,
+                                              int threads) const {
+  std::vector<GaussianLaw> out(masks.size());
+  for (const auto& group : group_by_pattern(masks)) {
+    const auto cond = make_conditional(gp_, masks[group.front()]);
+    // Sigma_cond and its radius belong to the pattern: computed once.
+    const Vector sd = cond->covariance().diagonal().cwiseMax(0.0).cwiseSqrt();
+    const double radius = gaussian_ball_radius(cond->eigenvalues(), level);
+    parallel_for(static_cast<int>(group.size()), threads, [&](int k) {
+      const int i = group[k];
+      out[i].mean = cond->mean(x.seq(i));
+      out[i].sd = sd;
+      out[i].radius = radius;
+    });
+  }
+  return out;
+}
+
 std::vector<Matrix> OracleGPSampler::draw(const Batch& x, const std::vector<Mask>& masks, int Z, std::uint64_t seed,
                                           int threads) const {
   options_.validate();
@@ -94,21 +118,58 @@ void ImputeOptions::validate() const {
     throw input_error("n_samples", "at least 2 samples are needed for a region, not " + std::to_string(n_samples) + ".");
   if (!(level > 0.0 && level < 1.0))
     throw input_error("level", "level must lie strictly between 0 and 1, not " + std::to_string(level) + ".");
+  if (region != "finite" && region != "quantile")
+    throw input_error("region", "region must be \"finite\" or \"quantile\", not \"" + region + "\".");
 }
+
+namespace {
+
+Imputation empty_imputation(const Batch& x) {
+  Imputation out;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  out.point = x;
+  out.centre = x;
+  out.lower = Batch(x.n, x.H, x.d);
+  out.upper = Batch(x.n, x.H, x.d);
+  std::fill(out.lower.data.begin(), out.lower.data.end(), nan);
+  std::fill(out.upper.data.begin(), out.upper.data.end(), nan);
+  out.radius.assign(x.n, nan);
+  return out;
+}
+
+// Writes one case's summaries over its missing entries `miss` in place.
+void put_case(Imputation& out, int i, const std::vector<int>& miss, const Vector& point, const Vector& centre,
+              const Matrix& intervals, double radius) {
+  out.radius[i] = radius;
+  double* p = out.point.seq(i);
+  double* c = out.centre.seq(i);
+  double* lo = out.lower.seq(i);
+  double* hi = out.upper.seq(i);
+  for (std::size_t k = 0; k < miss.size(); ++k) {
+    const Eigen::Index kk = static_cast<Eigen::Index>(k);
+    p[miss[k]] = point(kk);
+    c[miss[k]] = centre(kk);
+    lo[miss[k]] = intervals(kk, 0);
+    hi[miss[k]] = intervals(kk, 1);
+  }
+}
+
+// The standard normal quantile at (1 + level) / 2: sqrt of the chi^2_1 quantile.
+double normal_half_width(double level) {
+  Vector one(1);
+  one(0) = 1.0;
+  return std::sqrt(weighted_chisq_quantile(one, level));
+}
+
+}  // namespace
 
 Imputation summarise_samples(const Batch& x, std::vector<Mask> masks, std::vector<Matrix> samples,
                              const ImputeOptions& options) {
   options.validate();
   if (masks.size() != static_cast<std::size_t>(x.n) || samples.size() != masks.size())
     throw input_error("samples", "there must be one mask and one sample matrix per sequence.");
-  Imputation out;
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  out.point = x;
-  out.lower = Batch(x.n, x.H, x.d);
-  out.upper = Batch(x.n, x.H, x.d);
-  std::fill(out.lower.data.begin(), out.lower.data.end(), nan);
-  std::fill(out.upper.data.begin(), out.upper.data.end(), nan);
-  out.radius.assign(x.n, nan);
+  Imputation out = empty_imputation(x);
+  const bool finite = options.region == "finite";
   parallel_for(x.n, options.threads, [&](int i) {
     const std::vector<int> miss = masks[i].missing_entries();
     const Matrix& s = samples[i];
@@ -116,18 +177,12 @@ Imputation summarise_samples(const Batch& x, std::vector<Mask> masks, std::vecto
       throw input_error("samples", "the samples of sequence " + std::to_string(i + 1) + " have " +
                                        std::to_string(s.cols()) + " columns, not one per missing entry (" +
                                        std::to_string(miss.size()) + ").");
-    const L2Region region = l2_region(s, options.level, options.median);
-    const Matrix iv = quantile_intervals(s, options.level);
-    out.radius[i] = region.radius;
-    double* p = out.point.seq(i);
-    double* lo = out.lower.seq(i);
-    double* hi = out.upper.seq(i);
-    for (std::size_t k = 0; k < miss.size(); ++k) {
-      const Eigen::Index kk = static_cast<Eigen::Index>(k);
-      p[miss[k]] = region.centre(kk);
-      lo[miss[k]] = iv(kk, 0);
-      hi[miss[k]] = iv(kk, 1);
-    }
+    // The point estimate always uses every sample; a finite-sample region
+    // centres on half of them and calibrates its radius on the other half.
+    const L2Region all = l2_region(s, options.level, options.median);
+    const L2Region region = finite ? l2_region_split(s, options.level, options.median) : all;
+    const Matrix iv = finite ? order_intervals(s, options.level) : quantile_intervals(s, options.level);
+    put_case(out, i, miss, all.centre, region.centre, iv, region.radius);
   });
   out.samples = std::move(samples);
   out.masks = std::move(masks);
@@ -138,7 +193,21 @@ Imputation impute(const CaseSampler& sampler, const Batch& x, const ImputeOption
   options.validate();
   std::vector<Mask> masks = masks_from_nan(x);
   std::vector<Matrix> samples = sampler.draw(x, masks, options.n_samples, options.seed, options.threads);
-  return summarise_samples(x, std::move(masks), std::move(samples), options);
+  if (!sampler.exact()) return summarise_samples(x, std::move(masks), std::move(samples), options);
+  // The law is known: centre, radius and intervals in closed form, whatever Z.
+  Imputation out = empty_imputation(x);
+  const std::vector<GaussianLaw> laws = sampler.laws(x, masks, options.level, options.threads);
+  const double z = normal_half_width(options.level);
+  for (int i = 0; i < x.n; ++i) {
+    const GaussianLaw& law = laws[i];
+    Matrix iv(law.mean.size(), 2);
+    iv.col(0) = law.mean - z * law.sd;
+    iv.col(1) = law.mean + z * law.sd;
+    put_case(out, i, masks[i].missing_entries(), law.mean, law.mean, iv, law.radius);
+  }
+  out.samples = std::move(samples);
+  out.masks = std::move(masks);
+  return out;
 }
 
 namespace {
@@ -158,35 +227,35 @@ void check_radius(const Batch& x, const std::vector<double>& radius) {
 
 }  // namespace
 
-std::vector<double> region_coverage(const GaussianProcess& gp, const Batch& x, const Batch& point,
+std::vector<double> region_coverage(const GaussianProcess& gp, const Batch& x, const Batch& centre,
                                     const std::vector<double>& radius, int n_draws, std::uint64_t seed,
                                     int threads) {
   const std::vector<Mask> masks = masks_from_nan(x);
-  check_same_shape(x, point, "point");
+  check_same_shape(x, centre, "centre");
   check_radius(x, radius);
   if (n_draws < 1) throw input_error("n_draws", "n_draws must be at least 1.");
   std::vector<double> out(masks.size());
   for_each_case_by_pattern(gp, masks, threads, [&](int i, const Conditional& cond) {
     Rng rng(case_seed(seed, static_cast<std::uint64_t>(i)));
     L2Region region;
-    region.centre = gather_entries(point.seq(i), cond.missing_entries());
+    region.centre = gather_entries(centre.seq(i), cond.missing_entries());
     region.radius = radius[i];
     out[i] = coverage(region, cond.sample(cond.mean(x.seq(i)), n_draws, rng));
   });
   return out;
 }
 
-std::vector<bool> region_contains(const Batch& x, const Batch& point, const std::vector<double>& radius,
+std::vector<bool> region_contains(const Batch& x, const Batch& centre, const std::vector<double>& radius,
                                   const Batch& truth) {
   const std::vector<Mask> masks = masks_from_nan(x);
-  check_same_shape(x, point, "point");
+  check_same_shape(x, centre, "centre");
   check_same_shape(x, truth, "truth");
   check_radius(x, radius);
   std::vector<bool> out(masks.size());
   for (std::size_t i = 0; i < masks.size(); ++i) {
     const std::vector<int> miss = masks[i].missing_entries();
     L2Region region;
-    region.centre = gather_entries(point.seq(static_cast<int>(i)), miss);
+    region.centre = gather_entries(centre.seq(static_cast<int>(i)), miss);
     region.radius = radius[i];
     const Vector t = gather_entries(truth.seq(static_cast<int>(i)), miss);
     if (!t.allFinite()) throw input_error("truth", "truth must be finite at every missing entry of x.");

@@ -83,4 +83,61 @@ Matrix quantile_intervals(const Matrix& samples, double level) {
   return out;
 }
 
+int min_samples_split(double level) {
+  // Smallest Z with ceil((m + 1) level) <= m for m = Z - floor(Z / 2).
+  for (int Z = 2;; ++Z) {
+    const int m = Z - Z / 2;
+    if (static_cast<int>(std::ceil((m + 1) * level - 1e-12)) <= m) return Z;
+  }
+}
+
+int min_samples_intervals(double level) {
+  for (int Z = 1;; ++Z)
+    if (static_cast<int>(std::floor((Z + 1) * (1.0 - level) / 2.0 + 1e-12)) >= 1) return Z;
+}
+
+namespace {
+
+void check_enough(const Matrix& samples, double level, int needed, const std::string& what) {
+  check_samples(samples, level);
+  if (samples.rows() < needed)
+    throw input_error("n_samples", "a " + what + " at level " + std::to_string(level) + " needs at least " +
+                                       std::to_string(needed) + " samples, not " + std::to_string(samples.rows()) +
+                                       " (or use the in-sample region, region = \"quantile\").");
+}
+
+}  // namespace
+
+L2Region l2_region_split(const Matrix& samples, double level, bool median) {
+  check_enough(samples, level, min_samples_split(level), "finite-sample region");
+  const Eigen::Index Z = samples.rows(), half = Z / 2, m = Z - half;
+  const Matrix first = samples.topRows(half), rest = samples.bottomRows(m);
+  L2Region region;
+  region.level = level;
+  if (median) {
+    region.centre.resize(samples.cols());
+    for (Eigen::Index j = 0; j < samples.cols(); ++j)
+      region.centre(j) = quantile_sorted(sorted(first.col(j)), 0.5);
+  } else {
+    region.centre = first.colwise().mean().transpose();
+  }
+  const Vector dist = sorted((rest.rowwise() - region.centre.transpose()).rowwise().norm());
+  const Eigen::Index k = static_cast<Eigen::Index>(std::ceil((m + 1) * level - 1e-12));
+  region.radius = dist(k - 1);
+  return region;
+}
+
+Matrix order_intervals(const Matrix& samples, double level) {
+  check_enough(samples, level, min_samples_intervals(level), "finite-sample interval");
+  const Eigen::Index Z = samples.rows();
+  const Eigen::Index a = static_cast<Eigen::Index>(std::floor((Z + 1) * (1.0 - level) / 2.0 + 1e-12));
+  Matrix out(samples.cols(), 2);
+  for (Eigen::Index j = 0; j < samples.cols(); ++j) {
+    const Vector x = sorted(samples.col(j));
+    out(j, 0) = x(a - 1);
+    out(j, 1) = x(Z - a);
+  }
+  return out;
+}
+
 }  // namespace ditimpute

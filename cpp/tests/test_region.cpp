@@ -116,3 +116,37 @@ TEST_CASE("l2_region covers its level for Gaussian samples", "[region]") {
     CHECK(q(j, 1) / sd(j) == Approx(1.6449).margin(0.15));
   }
 }
+
+TEST_CASE("Finite-sample split regions and order intervals hold their level at small Z", "[region]") {
+  // Draws from N(0, diag(sd^2)): the samples and the new value are
+  // exchangeable, so the guarantee applies. Z = 40 at level 0.9: m = 20
+  // distance samples, k = ceil(21 * 0.9) = 19, expected coverage exactly
+  // k / (m + 1) = 0.9048; intervals: a = floor(41 * 0.05) = 2, coverage
+  // (41 - 4) / 41 = 0.9024. 4000 repetitions give a standard error of 0.47%;
+  // the in-sample construction, by contrast, falls about 2-3 points short.
+  const int Z = 40, reps = 4000;
+  const double level = 0.9;
+  Vector sd(6);
+  sd << 3, 1, 1, 0.5, 0.2, 0.1;
+  Rng rng(5);
+  double in_split = 0, in_quantile = 0, in_interval = 0, in_quantile_interval = 0;
+  for (int r = 0; r < reps; ++r) {
+    const Matrix s = normal_matrix(Z, sd, rng);
+    const Vector y = normal_matrix(1, sd, rng).row(0).transpose();
+    in_split += contains(l2_region_split(s, level), y);
+    in_quantile += contains(l2_region(s, level), y);
+    const Matrix iv = order_intervals(s, level), iq = quantile_intervals(s, level);
+    for (int j = 0; j < 6; ++j) {
+      in_interval += (y(j) >= iv(j, 0) && y(j) <= iv(j, 1)) / 6.0;
+      in_quantile_interval += (y(j) >= iq(j, 0) && y(j) <= iq(j, 1)) / 6.0;
+    }
+  }
+  CHECK(in_split / reps == Approx(19.0 / 21.0).margin(0.015));
+  CHECK(in_interval / reps == Approx(37.0 / 41.0).margin(0.015));
+  CHECK(in_quantile / reps < in_split / reps - 0.01);  // what the split construction fixes
+  CHECK(in_quantile_interval / reps < in_interval / reps);
+  CHECK(min_samples_split(0.95) == 37);  // m = 19, k = ceil(20 * 0.95) = 19
+  CHECK(min_samples_intervals(0.95) == 39);
+  CHECK_THROWS_AS(l2_region_split(normal_matrix(20, sd, rng), 0.95), input_error);
+  CHECK_THROWS_AS(order_intervals(normal_matrix(20, sd, rng), 0.95), input_error);
+}

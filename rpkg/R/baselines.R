@@ -25,7 +25,9 @@
 #' @param means Training means (see [impute_linear()]): 0 for standardised data.
 #' @param completions A list of arrays shaped like `x`, each equal to `x` on
 #'   its observed entries and finite on its missing ones.
-#' @param level,point,truth As in [impute()].
+#' @param level,point,truth,region As in [impute()]. With fewer completions
+#'   than a finite-sample region needs (e.g. 5 from Amelia), use
+#'   `region = "quantile"` and correct the coverage with [calibrate()].
 #' @return An object of class `ditimpute_imputation`.
 #' @seealso [impute()], [imputation_metrics()], [hide_mcar()]
 #' @examples
@@ -47,7 +49,8 @@ impute_baseline <- function(x, method = c("linear", "mean"), means = 0, truth = 
 #' @rdname impute_baseline
 #' @export
 imputation_from_completions <- function(x, completions, method = "outside imputer", level = 0.9,
-                                        point = c("mean", "median"), truth = NULL) {
+                                        point = c("mean", "median"), truth = NULL,
+                                        region = c("finite", "quantile")) {
   dm <- dim(x)
   if (!is.array(x) || !length(dm) %in% 2:3) abort_input("x", "must be an H x d matrix or an n x H x d array.")
   cases <- prepare_cases(x, dm[length(dm) - 1], dm[length(dm)], what = "the data have")
@@ -59,7 +62,7 @@ imputation_from_completions <- function(x, completions, method = "outside impute
   cases$miss <- is.na(cases$arr)
   comp <- lapply(seq_along(completions), function(k) check_completion(completions[[k]], k, cases))
   if (length(comp) >= 2) {
-    opts <- impute_options(length(comp), level, point, seed = 0, threads = NULL)
+    opts <- impute_options(length(comp), level, point, seed = 0, threads = NULL, region = region)
     # Z x m_i samples of each sequence's missing entries, summarised by the core.
     samples <- lapply(seq_len(cases$n), function(i) {
       arr <- aperm(vapply(comp, function(cpl) cpl[i, , ], matrix(0, cases$H, cases$d)), c(3, 1, 2))

@@ -38,7 +38,7 @@ coverage <- function(object, spec = NULL, truth = NULL, n_draws = 2000, seed = N
                                                                 spec$H, spec$d, H, d))
     n_draws <- check_count(n_draws, min = 2)
     check_has_region(object)
-    cov <- core_call(cpp_region_coverage(spec$Gamma, spec$Lambda, spec$mean, object$x, object$point, object$radius,
+    cov <- core_call(cpp_region_coverage(spec$Gamma, spec$Lambda, spec$mean, object$x, region_centres(object), object$radius,
                                          n_draws, resolve_seed(seed), resolve_threads(threads)))
     out <- data.frame(sequence = seq_len(n), coverage = cov, radius = object$radius)
     attr(out, "against") <- sprintf("%d exact conditional draws per sequence", n_draws)
@@ -46,7 +46,7 @@ coverage <- function(object, spec = NULL, truth = NULL, n_draws = 2000, seed = N
     truth <- if (is.null(truth)) object$truth else check_truth(truth, list(arr = object$x, miss = object$missing))
     if (is.null(truth)) abort_input("truth", "give the true values, or a spec to draw from (GP data).")
     check_has_region(object)
-    inside <- core_call(cpp_region_contains(object$x, object$point, object$radius, truth))
+    inside <- core_call(cpp_region_contains(object$x, region_centres(object), object$radius, truth))
     icov <- vapply(seq_len(n), function(i) {
       m <- object$missing[i, , ]
       tv <- truth[i, , ][m]
@@ -68,7 +68,11 @@ check_has_region <- function(object, call = rlang::caller_env()) {
   }
 }
 
-region_centre <- function(object, i) {
+# Centres of the regions (n x H x d): the point estimate unless the region was
+# built around another centre (finite-sample regions centre on half the samples).
+region_centres <- function(object) if (is.null(object$centre)) object$point else object$centre
+
+point_values <- function(object, i) {
   missing_values(object$point[i, , , drop = FALSE], matrix(object$missing[i, , ], dim(object$x)[2]))
 }
 
@@ -148,7 +152,7 @@ imputation_metrics <- function(object, truth = NULL, spec = NULL, hidden = NULL,
   entries <- lapply(seq_len(n), function(i) {
     mi <- matrix(object$missing[i, , ], H, d)
     keep <- missing_values(scored[i, , , drop = FALSE] * 1, mi) == 1
-    est <- region_centre(object, i)[keep]
+    est <- point_values(object, i)[keep]
     tg <- missing_values(target[i, , , drop = FALSE], mi)[keep]
     lo <- missing_values(object$lower[i, , , drop = FALSE], mi)[keep]
     hi <- missing_values(object$upper[i, , , drop = FALSE], mi)[keep]

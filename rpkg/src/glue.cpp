@@ -77,6 +77,7 @@ ditimpute::ImputeOptions impute_options_from_r(const Rcpp::List& l) {
   o.median = get_or<bool>(l, "median", o.median);
   o.seed = seed_from_double(get_or<double>(l, "seed", 1.0));
   o.threads = get_or<int>(l, "threads", o.threads);
+  o.region = get_or<std::string>(l, "region", o.region);
   o.validate();
   return o;
 }
@@ -95,6 +96,7 @@ Rcpp::List matrices_to_r(const std::vector<Eigen::MatrixXd>& m) {
 
 Rcpp::List imputation_to_r(const ditimpute::Imputation& imp) {
   return Rcpp::List::create(Rcpp::Named("point") = array_from_batch(imp.point),
+                            Rcpp::Named("centre") = array_from_batch(imp.centre),
                             Rcpp::Named("lower") = array_from_batch(imp.lower),
                             Rcpp::Named("upper") = array_from_batch(imp.upper),
                             Rcpp::Named("radius") = Rcpp::wrap(imp.radius),

@@ -71,7 +71,7 @@ ditimpute::SamplerOptions sampler_from_r(const Rcpp::List& s);
 ditimpute::ImputeOptions impute_options_from_r(const Rcpp::List& o);
 // The n x H x d array of an R batch (dim attribute read from x).
 ditimpute::Batch batch_from_r(const Rcpp::NumericVector& x);
-// point / lower / upper (n x H x d, NA where the core has NaN), radius,
+// point / centre / lower / upper (n x H x d, NA where the core has NaN), radius,
 // samples (a list of Z x m_i matrices).
 Rcpp::List imputation_to_r(const ditimpute::Imputation& imp);
 Rcpp::List matrices_to_r(const std::vector<Eigen::MatrixXd>& m);

@@ -55,8 +55,13 @@ test_that("imputation_from_completions turns several completions into samples", 
   imp <- imputation_from_completions(held$x, fills, method = "toy", level = 0.9)
   expect_equal(imp$n_samples, 20)
   expect_equal(imp$point[held$hidden], Reduce(`+`, fills)[held$hidden] / 20)
-  lo <- apply(simplify2array(lapply(fills, function(f) f[held$hidden])), 1, quantile, 0.05, type = 7)
-  expect_equal(imp$lower[held$hidden], unname(lo))
+  vals <- simplify2array(lapply(fills, function(f) f[held$hidden]))
+  # Finite-sample intervals of 20 completions at 90%: a = floor(21 * 0.05) = 1, the extremes.
+  expect_equal(imp$lower[held$hidden], apply(vals, 1, min))
+  expect_equal(imp$upper[held$hidden], apply(vals, 1, max))
+  q <- imputation_from_completions(held$x, fills, method = "toy", level = 0.9, region = "quantile")
+  expect_equal(q$lower[held$hidden], unname(apply(vals, 1, quantile, 0.05, type = 7)))
+  expect_input_error(imputation_from_completions(held$x, fills[1:5], level = 0.9), "n_samples")
   m <- imputation_metrics(imp, truth = x, by = "all")
   expect_false(is.na(m$interval_coverage))
   expect_lt(m$crps, m$mae)              # a spread of samples scores below its own MAE here

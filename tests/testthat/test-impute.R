@@ -33,11 +33,33 @@ test_that("impute returns the documented pieces for a matrix and an array", {
   expect_true(all(imp$lower[is.na(x)] <= imp$point[is.na(x)] & imp$point[is.na(x)] <= imp$upper[is.na(x)]))
   expect_length(imp$radius, 4)
   expect_equal(vapply(imp$samples, ncol, 0), c(15, 33, 30, 6))
-  # the point estimate is the sample mean, the radius the 90% quantile of distances
-  s <- imp$samples[[2]]
+  # The exact imputer's point is the conditional mean and its radius the exact
+  # 90% quantile of ||X - mu||: 90% of 20,000 exact draws (sd 0.2%) lie inside.
+  mu <- gp_conditional(spec, x[2, , ])$mean
+  expect_equal(imp$point[2, , ], mu, tolerance = 1e-10)
+  draws <- gp_sample_conditional(spec, x[2, , ], n_samples = 20000, seed = 5)
+  d2 <- apply(draws, 1, function(s) sqrt(sum((s - mu)^2)))
+  expect_equal(mean(d2 <= imp$radius[2]), 0.9, tolerance = 0.01)
+  # A sampled imputer with region = "quantile" gives Algorithm 1 as in the
+  # paper: sample mean, the 90% type-7 quantile of the distances to it.
+  q <- impute(spec, x, n_samples = 50, level = 0.9, sampler = "ode", steps = 10, region = "quantile", seed = 2)
+  s <- q$samples[[2]]
   centre <- colMeans(s)
-  expect_equal(missing_values_of(imp$point[2, , ], is.na(x[2, , ])), centre, tolerance = 1e-12)
-  expect_equal(imp$radius[2], unname(quantile(sqrt(rowSums(sweep(s, 2, centre)^2)), 0.9)), tolerance = 1e-12)
+  expect_equal(missing_values_of(q$point[2, , ], is.na(x[2, , ])), centre, tolerance = 1e-12)
+  expect_equal(q$radius[2], unname(quantile(sqrt(rowSums(sweep(s, 2, centre)^2)), 0.9)), tolerance = 1e-12)
+  lohi <- apply(s, 2, quantile, probs = c(0.05, 0.95), type = 7)
+  expect_equal(missing_values_of(q$lower[2, , ], is.na(x[2, , ])), unname(lohi[1, ]), tolerance = 1e-12)
+  # The default finite-sample construction: centre from the first 25 samples,
+  # radius the ceiling(26 * 0.9) = 24th smallest distance of the other 25,
+  # intervals the order statistics a = floor(51 * 0.05) = 2 and 49.
+  f <- impute(spec, x, n_samples = 50, level = 0.9, sampler = "ode", steps = 10, seed = 2)
+  expect_equal(f$samples[[2]], s)
+  c1 <- colMeans(s[1:25, ])
+  expect_equal(missing_values_of(f$point[2, , ], is.na(x[2, , ])), centre, tolerance = 1e-12)
+  expect_equal(missing_values_of(f$centre[2, , ], is.na(x[2, , ])), c1, tolerance = 1e-12)
+  expect_equal(f$radius[2], sort(sqrt(rowSums(sweep(s[26:50, ], 2, c1)^2)))[24], tolerance = 1e-12)
+  expect_equal(missing_values_of(f$upper[2, , ], is.na(x[2, , ])), apply(s, 2, function(v) sort(v)[49]))
+  expect_error(impute(spec, x, n_samples = 20, sampler = "ode", steps = 5), class = "ditimpute_error_input")
   one <- impute(spec, x[2, , ], n_samples = 50, seed = 2)
   expect_true(is.matrix(one$point))
   expect_output(print(imp), "exact GP, 4 sequences of 30 x 3, 50 samples each")
@@ -54,7 +76,7 @@ test_that("impute returns the documented pieces for a matrix and an array", {
   expect_length(sets, 3)
   expect_equal(sets[[2]][!is.na(x)], x[!is.na(x)])
   expect_equal(sets[[2]][2, 20:30, ], matrix(imp$samples[[2]][2, ], 11, 3, byrow = TRUE))
-  med <- impute(spec, x, n_samples = 51, point = "median", seed = 2)
+  med <- impute(spec, x, n_samples = 51, point = "median", sampler = "ode", steps = 10, seed = 2)
   expect_equal(missing_values_of(med$point[1, , ], is.na(x[1, , ])), apply(med$samples[[1]], 2, median))
 })
 

@@ -37,6 +37,14 @@ std::vector<std::vector<int>> group_by_pattern(const std::vector<Mask>& masks);
 // Values of the entries listed in `entries` of one sequence (vec indices).
 Vector gather_entries(const double* x, const std::vector<int>& entries);
 
+// N(mean, Sigma) of one case's missing entries: mean, per-entry sd and the
+// radius r with P(||X - mean|| <= r) = level (the weighted chi-square
+// quantile in the eigenvalues of Sigma, chisq.hpp).
+struct GaussianLaw {
+  Vector mean, sd;
+  double radius = 0.0;
+};
+
 // A source of imputation samples.
 class CaseSampler {
  public:
@@ -48,6 +56,13 @@ class CaseSampler {
                                    int threads) const = 0;
   // A label for printing ("DiT", "exact GP", ...).
   virtual std::string name() const = 0;
+  // True when the sampler knows each case's law exactly (a Gaussian): the
+  // summaries then come from laws() in closed form, not from the samples.
+  virtual bool exact() const { return false; }
+  // For exact samplers: the law of every case's missing entries, with the
+  // radius of its `level` L2 ball (input_error otherwise).
+  virtual std::vector<GaussianLaw> laws(const Batch& x, const std::vector<Mask>& masks, double level,
+                                               int threads) const;
 };
 
 // Exact conditional draws of a Gaussian process: one factorisation per
@@ -58,6 +73,9 @@ class ExactGPSampler : public CaseSampler {
   std::vector<Matrix> draw(const Batch& x, const std::vector<Mask>& masks, int Z, std::uint64_t seed,
                            int threads) const override;
   std::string name() const override { return "exact GP"; }
+  bool exact() const override { return true; }
+  std::vector<GaussianLaw> laws(const Batch& x, const std::vector<Mask>& masks, double level,
+                                int threads) const override;
 
  private:
   const GaussianProcess& gp_;
@@ -81,14 +99,23 @@ struct ImputeOptions {
   int n_samples = 100;   // Z, at least 2
   double level = 0.95;   // of the region and the intervals, in (0, 1)
   bool median = false;   // point estimate: entry-wise median instead of the mean
+  // How regions and intervals are built from samples (exact samplers ignore
+  // it and use the law in closed form):
+  //  "finite":   split region and order-statistic intervals (region.hpp), which
+  //              hold their level for exchangeable samples at any Z;
+  //  "quantile": the paper's Algorithm 1: in-sample quantiles (under-cover at
+  //              finite Z).
+  std::string region = "finite";
   std::uint64_t seed = 1;
   int threads = 0;       // 0 = every core
-  void validate() const; // input_error "n_samples", "level"
+  void validate() const; // input_error "n_samples", "level", "region"
 };
 
 // Every summary of an imputation, in place.
 struct Imputation {
   Batch point;                  // the cases with missing entries filled by the point estimate
+  Batch centre;                 // the same filled by the region's centre (the point, except for
+                                // "finite" regions, whose centre uses half of the samples)
   Batch lower, upper;           // per-entry intervals on missing entries, NaN on observed ones
   std::vector<double> radius;   // L2-ball radius of each case's region around its point estimate
   std::vector<Matrix> samples;  // case i: Z x m_i
@@ -105,16 +132,16 @@ Imputation summarise_samples(const Batch& x, std::vector<Mask> masks, std::vecto
 
 // Coverage of the regions of an imputation of Gaussian-process data (the
 // paper's): for each case of `x` (NaN = missing), the share of `n_draws` exact
-// conditional draws inside the ball around its point estimate (the missing
-// entries of `point`) with radius radius[i]. Draws of case i come from
+// conditional draws inside the ball around its region centre (the missing
+// entries of `centre`) with radius radius[i]. Draws of case i come from
 // Rng(case_seed(seed, i)); one conditional per pattern.
-std::vector<double> region_coverage(const GaussianProcess& gp, const Batch& x, const Batch& point,
+std::vector<double> region_coverage(const GaussianProcess& gp, const Batch& x, const Batch& centre,
                                     const std::vector<double>& radius, int n_draws, std::uint64_t seed,
                                     int threads = 0);
 
 // For each case, whether its true missing values (those entries of `truth`)
 // lie inside its region.
-std::vector<bool> region_contains(const Batch& x, const Batch& point, const std::vector<double>& radius,
+std::vector<bool> region_contains(const Batch& x, const Batch& centre, const std::vector<double>& radius,
                                   const Batch& truth);
 
 }  // namespace ditimpute
