@@ -95,8 +95,9 @@ impute.ditimpute_dit <- function(object, x, n_samples = 100, level = 0.95, point
   cases <- prepare_cases(x, cfg$H, cfg$d, what = "the model was trained for")
   opts <- impute_options(n_samples, level, point, seed, threads, region)
   if (!is.null(batch_size)) opts$batch_size <- check_count(batch_size, arg = "batch_size")
-  res <- core_call(cpp_impute_dit(dit_ptr(object), cases$arr, sampler_options(method = method, steps = steps), opts))
-  new_imputation(cases, res, opts, method = "DiT", truth = truth)
+  sopts <- sampler_options(method = method, steps = steps)
+  res <- core_call(cpp_impute_dit(dit_ptr(object), cases$arr, sopts, opts))
+  new_imputation(cases, res, c(opts, list(sampler = sopts)), method = "DiT", truth = truth, model = object)
 }
 
 #' @rdname impute
@@ -110,7 +111,7 @@ impute.ditimpute_gp <- function(object, x, n_samples = 100, level = 0.95, point 
   opts <- impute_options(n_samples, level, point, seed, threads, region)
   sopts <- if (sampler == "exact") NULL else sampler_options(method = sampler, steps = steps)
   res <- core_call(cpp_impute_gp(spec$Gamma, spec$Lambda, spec$mean, cases$arr, sopts, opts))
-  new_imputation(cases, res, opts, truth = truth,
+  new_imputation(cases, res, c(opts, list(sampler = sopts)), truth = truth, model = object,
                  method = if (sampler == "exact") "exact GP" else sprintf("exact-score %s sampler", sampler))
 }
 
@@ -153,9 +154,13 @@ prepare_cases <- function(x, H, d, what, call = rlang::caller_env()) {
 #'   `single`, `H`, `d`, `dimnames`.
 #' @param res The core's summaries: `point`, `lower`, `upper` (n x H x d),
 #'   `radius` (length n) and `samples` (a list of `Z x m_i` matrices or NULLs).
-#' @param opts The imputation options (`n_samples`, `level`, `median`).
+#' @param opts The imputation options (`n_samples`, `level`, `median`, and
+#'   for sampled imputers `seed`, `threads`, `region`, `sampler`), kept so the
+#'   imputation can be redone at another level ([coverage()] with `levels`).
+#' @param model The imputer (a fitted DiT or a GP spec), or NULL.
 #' @noRd
-new_imputation <- function(cases, res, opts, method, truth = NULL, point_type = NULL, call = rlang::caller_env()) {
+new_imputation <- function(cases, res, opts, method, truth = NULL, point_type = NULL, model = NULL,
+                           call = rlang::caller_env()) {
   arr <- cases$arr
   miss <- is.na(arr)
   n <- dim(arr)[1]
@@ -170,7 +175,7 @@ new_imputation <- function(cases, res, opts, method, truth = NULL, point_type = 
               radius = as.numeric(res$radius), samples = res$samples, level = opts$level,
               point_type = if (is.null(point_type)) (if (isTRUE(opts$median)) "median" else "mean") else point_type,
               method = method, n_samples = as.integer(opts$n_samples), truth = truth, single = cases$single,
-              dimnames = cases$dimnames)
+              dimnames = cases$dimnames, options = opts, model = model)
   if (cases$single) {
     # Give back the caller's shape: H x d matrices for one sequence.
     for (f in array_fields) {

@@ -16,10 +16,20 @@
 #' @param n_draws Draws from the exact conditional per sequence.
 #' @param seed Optional seed; without one, [set.seed()] makes results repeatable.
 #' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
-#' @return A data frame of class `ditimpute_coverage`, one row per sequence:
+#' @param levels Optional vector of levels in (0, 1): the imputation's regions
+#'   and intervals are rebuilt at each level (from its samples, or in closed
+#'   form for the exact GP imputer) and the result is a calibration curve.
+#' @return Without `levels`, a data frame of class `ditimpute_coverage`, one row per sequence:
 #'   `sequence`, `coverage` (share of draws inside, or 0/1 for the truth),
 #'   `interval_coverage` (with a truth), `radius`; its `print()` method
 #'   reports the mean with a standard error.
+#'   With `levels`, a data frame of class `ditimpute_coverage_curve`, one row
+#'   per level: `level`, `coverage` of the regions with a 95% interval
+#'   (`lower`, `upper`: Clopper-Pearson over sequences against the truth; mean
+#'   +/- 1.96 standard errors over sequences for Monte Carlo coverage), and
+#'   `interval_coverage` of the per-entry intervals (against the truth) with
+#'   its binomial interval (over entries, which are correlated within a
+#'   sequence: a guide only); `plot()` draws nominal against empirical.
 #' @examples
 #' spec <- gp_spec(48, d = 2, kernel = gp_kernel("laplace", lengthscale = 20))
 #' x <- gp_simulate(spec, 20, seed = 1)
@@ -27,8 +37,10 @@
 #' imp <- impute(spec, x, n_samples = 200, seed = 2)
 #' coverage(imp, spec = spec, n_draws = 500, seed = 3)
 #' @export
-coverage <- function(object, spec = NULL, truth = NULL, n_draws = 2000, seed = NULL, threads = NULL) {
+coverage <- function(object, spec = NULL, truth = NULL, n_draws = 2000, seed = NULL, threads = NULL,
+                     levels = NULL) {
   if (!inherits(object, "ditimpute_imputation")) abort_input("object", "must be an imputation from impute().")
+  if (!is.null(levels)) return(coverage_curve(object, spec, truth, n_draws, seed, threads, levels))
   object <- as3(object)
   n <- dim(object$x)[1]
   H <- dim(object$x)[2]; d <- dim(object$x)[3]
@@ -205,4 +217,92 @@ crps_sample <- function(samples, y) {
     e2 <- 2 * sum((2 * seq_len(Z) - Z - 1) * s) / Z^2
     e1 - e2 / 2
   }, 0)
+}
+
+# The imputation's regions and intervals rebuilt at another level, from the
+# same samples (or the exact law), without re-drawing.
+at_level <- function(object, level, call = rlang::caller_env()) {
+  if (!is.null(object$calibration)) {
+    abort_input("levels", sprintf("cannot be used on a calibrated imputation: it is calibrated at level %g only.",
+                                  object$level), call = call)
+  }
+  opts <- object$options
+  opts$level <- level
+  if (inherits(object$model, "ditimpute_gp") && is.null(opts$sampler)) {
+    spec <- object$model  # the exact GP: closed form at any level
+    res <- core_call(cpp_impute_gp(spec$Gamma, spec$Lambda, spec$mean, object$x, NULL, opts), call = call)
+  } else {
+    if (all(vapply(object$samples, is.null, TRUE))) {
+      abort_input("object", "has no samples (a deterministic imputation): no region at any level.", call = call)
+    }
+    res <- core_call(cpp_impute_samples(object$x, object$samples, opts[c("n_samples", "level", "median", "region")]),
+                     call = call)
+  }
+  object[c("centre", "lower", "upper", "radius")] <- res[c("centre", "lower", "upper", "radius")]
+  object$level <- level
+  object
+}
+
+coverage_curve <- function(object, spec, truth, n_draws, seed, threads, levels, call = rlang::caller_env()) {
+  if (!is.numeric(levels) || length(levels) < 1 || anyNA(levels) || any(levels <= 0 | levels >= 1)) {
+    abort_input("levels", "must be levels strictly between 0 and 1.", call = call)
+  }
+  object <- as3(object)
+  seed <- resolve_seed(seed, call = call)
+  rows <- lapply(sort(unique(levels)), function(L) {
+    imp <- at_level(object, L, call = call)
+    cv <- coverage(imp, spec = spec, truth = truth, n_draws = n_draws, seed = seed, threads = threads)
+    if (!is.null(spec)) {
+      m <- mean(cv$coverage)
+      se <- if (nrow(cv) > 1) stats::sd(cv$coverage) / sqrt(nrow(cv)) else NA_real_
+      r <- c(n = nrow(cv), coverage = m, lower = m - 1.96 * se, upper = m + 1.96 * se)
+    } else {
+      r <- binom_row(cv$coverage == 1)
+    }
+    out <- data.frame(level = L, sequences = r[["n"]], coverage = r[["coverage"]], lower = r[["lower"]],
+                      upper = r[["upper"]])
+    if (!is.null(cv$interval_coverage)) {
+      tr <- if (is.null(truth)) object$truth else truth
+      tr <- if (length(dim(tr)) == 2) array(tr, c(1L, dim(tr))) else tr
+      m <- imp$missing & is.finite(tr)
+      ir <- binom_row(tr[m] >= imp$lower[m] & tr[m] <= imp$upper[m])
+      out$interval_coverage <- ir[["coverage"]]
+      out$interval_lower <- ir[["lower"]]
+      out$interval_upper <- ir[["upper"]]
+    }
+    out
+  })
+  out <- do.call(rbind, rows)
+  attr(out, "against") <- if (is.null(spec)) "the true values" else sprintf("%d exact conditional draws per sequence", n_draws)
+  attr(out, "method") <- object$method
+  class(out) <- c("ditimpute_coverage_curve", "data.frame")
+  out
+}
+
+#' @export
+print.ditimpute_coverage_curve <- function(x, ...) {
+  cat(sprintf("Coverage of %s against %s, by level:\n", attr(x, "method"), attr(x, "against")))
+  df <- as.data.frame(unclass(x))
+  pct <- function(v) sprintf("%.1f%%", 100 * v)
+  tab <- data.frame(nominal = pct(df$level), regions = pct(df$coverage),
+                    ci95 = sprintf("[%s, %s]", pct(df$lower), pct(df$upper)))
+  if (!is.null(df$interval_coverage)) tab$intervals <- pct(df$interval_coverage)
+  print(tab, row.names = FALSE, right = FALSE)
+  invisible(x)
+}
+
+#' @export
+plot.ditimpute_coverage_curve <- function(x, ...) {
+  df <- as.data.frame(unclass(x))
+  p <- ggplot2::ggplot(df, ggplot2::aes(x = .data$level, y = .data$coverage)) +
+    ggplot2::geom_abline(slope = 1, intercept = 0, linetype = 2, colour = "grey50") +
+    ggplot2::geom_pointrange(ggplot2::aes(ymin = .data$lower, ymax = .data$upper, colour = "regions"))
+  if (!is.null(df$interval_coverage)) {
+    p <- p + ggplot2::geom_pointrange(ggplot2::aes(y = .data$interval_coverage, ymin = .data$interval_lower,
+                                                   ymax = .data$interval_upper, colour = "intervals"),
+                                      position = ggplot2::position_nudge(x = 0.005))
+  }
+  p + ggplot2::labs(x = "nominal level", y = "empirical coverage", colour = NULL,
+                    title = sprintf("Calibration curve: %s", attr(x, "method"))) +
+    ggplot2::theme_minimal()
 }

@@ -1,0 +1,441 @@
+#' Calibrate an imputer's regions and intervals on held-out data
+#'
+#' Split-conformal calibration of any imputer. The imputer imputes held-out
+#' sequences whose hidden values are known; from how far the truth falls
+#' relative to each region and interval, `calibrate()` fits
+#' * for the L2-ball regions, a scale factor on the radius: the
+#'   `ceiling((n + 1) level)`-th smallest of `||truth - centre|| / radius` over
+#'   the `n` calibration cases;
+#' * for the per-entry intervals, a conformalised-quantile widening: with
+#'   half-width `w` and score `e = max(lower - y, y - upper) / w`, the interval
+#'   becomes `[lower - q w, upper + q w]`, `q` the `ceiling((N + 1) level)`-th
+#'   smallest score of the `N` calibration entries.
+#' For a new case exchangeable with the calibration cases of its group, the
+#' calibrated region holds its truth with probability at least `level`
+#' (marginally over cases), whatever the imputer gets wrong: a DiT's over- or
+#' under-dispersion, a GP with the wrong kernel, an outside imputer.
+#'
+#' **Groups (Mondrian calibration).** One factor for all cases would hold on
+#' average while hard patterns under-cover and easy ones over-cover. Cases are
+#' therefore grouped by what drives the error, and each group gets its own
+#' factors:
+#' * `"pattern"`: the missing pattern itself (when there are few, e.g. the
+#'   paper's P1-P4); a new pattern not seen in calibration takes the pooled
+#'   factors;
+#' * `"gap"`: the longest run of frames with a missing value, in `n_groups`
+#'   bins at the calibration cases' quantiles (long gaps are where the
+#'   conditional covariance is ill-conditioned, the paper's `kappa`);
+#' * `"fraction"`: the share of missing entries, binned the same way;
+#' * `"kappa"`: `kappa_cond` of the pattern (Gaussian-process imputers only);
+#' * `"none"`: one group;
+#' * `"auto"` (default): `"pattern"` when the calibration cases have at most 10
+#'   distinct patterns, each with enough cases; otherwise `"gap"`, with as
+#'   many bins (up to `n_groups`) as the cases allow.
+#' Each group needs `ceiling(level / (1 - level))` cases (19 at 0.95, 9 at 0.9).
+#'
+#' The diagnostics (`print()`, `summary()`, `plot()`) show per group the
+#' nominal level, the raw coverage of the imputer, and the calibrated coverage
+#' estimated by 2-fold cross-fitting (factors fitted on one half of the cases,
+#' scored on the other), with Clopper-Pearson 95% intervals. Interval
+#' coverage pools entries, which are correlated within a sequence: its
+#' binomial interval is too narrow and is shown as a guide only.
+#'
+#' @param object A fitted DiT ([dit_fit()]), a [gp_spec()] or a fitted GP ([gp_fit()]).
+#' @param x Held-out data: an `n x H x d` array of complete sequences (with
+#'   `missing` saying what to hide), or of windows with `NA` on hidden entries
+#'   (and on the data's own gaps), with `truth`.
+#' @param missing For complete `x`: a pattern (see [gp_conditional()]), a list
+#'   of patterns (every sequence is imputed under each), or a mask strategy
+#'   ([mask_strategy()], [strategy_preset()]) to draw one mask per sequence.
+#' @param level Confidence level of the regions and intervals to calibrate.
+#' @param n_samples Samples per case; the calibrated object imputes with the same number.
+#' @param truth With incomplete `x`: the true values, shaped like `x`, finite
+#'   at the hidden entries. Entries of `x` that are `NA` with no finite truth
+#'   (the data's own gaps) are imputed but not scored; region factors use only
+#'   cases with the truth at every missing entry.
+#' @param groups,n_groups How cases are grouped (see Details).
+#' @param seed Optional seed (masks and imputation); [set.seed()] works too.
+#' @param threads CPU threads.
+#' @param ... Passed to [impute()] (e.g. `steps`, `method`, `sampler`).
+#' @return An object of class `ditimpute_calibration`. [impute()] on it imputes
+#'   with the calibrated regions and intervals; `print()`, `summary()` and
+#'   `plot()` show the coverage per group before and after.
+#' @seealso [coverage()], [impute()]
+#' @examples
+#' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 10))
+#' # A deliberately wrong model: lengthscale 3 instead of 10.
+#' wrong <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 3))
+#' held <- gp_simulate(spec, 60, seed = 1)
+#' cal <- calibrate(wrong, held, missing = list(pattern_tail(24, 6), pattern_random(24, 6, seed = 1)),
+#'                  level = 0.9, seed = 2)
+#' cal
+#' test <- gp_simulate(spec, 20, seed = 3)
+#' x <- test
+#' x[, 19:24, ] <- NA
+#' coverage(impute(cal, x, seed = 4), truth = test)
+#' @export
+calibrate <- function(object, x, missing = NULL, level = 0.95, n_samples = 100, truth = NULL,
+                      groups = c("auto", "pattern", "gap", "fraction", "kappa", "none"), n_groups = 3,
+                      seed = NULL, threads = NULL, ...) {
+  dims <- imputer_dims(object)
+  level <- check_level(level)
+  n_samples <- check_count(n_samples, min = 2)
+  groups <- check_string(groups, c("auto", "pattern", "gap", "fraction", "kappa", "none"))
+  n_groups <- check_count(n_groups, max = 20)
+  if (groups == "kappa" && !inherits(object, "ditimpute_gp")) {
+    abort_input("groups", "\"kappa\" needs a Gaussian-process imputer (kappa_cond of its covariance).")
+  }
+  seed <- resolve_seed(seed)
+  threads <- resolve_threads(threads)
+  cal <- calibration_cases(x, missing, truth, dims$H, dims$d, seed)
+  imp <- as3(impute(object, cal$x, n_samples = n_samples, level = level, truth = NULL, seed = sub_seed(seed, 2),
+                    threads = threads, ...))
+  if (anyNA(imp$radius)) abort_input("object", "gives no confidence region (a deterministic imputer): nothing to calibrate.")
+  scores <- calibration_scores(imp, cal$truth)
+  features <- case_features(object, imp$missing, groups)
+  grouping <- choose_groups(features, groups, n_groups, level, scores)
+  g <- assign_groups(grouping, features)
+  factors <- fit_factors(scores, g, grouping$labels, level)
+  diag <- calibration_diagnostics(scores, g, grouping$labels, level, seed)
+  structure(list(object = object, level = level, n_samples = n_samples, grouping = grouping, factors = factors,
+                 diagnostics = diag, n_cases = length(scores$region), method = imp$method,
+                 impute_args = list(...), model_key = model_key(object)),
+            class = "ditimpute_calibration")
+}
+
+# H and d of an imputer (input error naming `object` otherwise).
+imputer_dims <- function(object, call = rlang::caller_env()) {
+  if (inherits(object, "ditimpute_dit")) return(list(H = object$config$H, d = object$config$d))
+  if (inherits(object, "ditimpute_gp")) return(list(H = object$H, d = object$d))
+  abort_input("object", "must be a fitted DiT (dit_fit()), a gp_spec() or a fitted GP (gp_fit()).", call = call)
+}
+
+# A fingerprint of an imputer, so a calibration is only applied to its own model.
+model_key <- function(object) {
+  v <- if (inherits(object, "ditimpute_dit")) as.numeric(object$bytes) else
+    c(object$Gamma, object$Lambda, object$mean)
+  w <- seq_along(v) %% 9973 + 1
+  sprintf("%s:%d:%.15g", class(object)[1], length(v), sum(v * w))
+}
+
+# The calibration cases: sequences with hidden entries (NA) and the truth there.
+calibration_cases <- function(x, missing, truth, H, d, seed, call = rlang::caller_env()) {
+  if (is.data.frame(x) || !is.numeric(x) || length(dim(x)) != 3) {
+    abort_input("x", "must be an n x H x d numeric array of held-out sequences.", call = call)
+  }
+  if (dim(x)[2] != H || dim(x)[3] != d) {
+    abort_input("x", sprintf("has sequences of %d x %d; the imputer has H = %d, d = %d.", dim(x)[2], dim(x)[3], H, d),
+                call = call)
+  }
+  storage.mode(x) <- "double"
+  n <- dim(x)[1]
+  if (!is.null(truth)) {
+    if (!is.null(missing)) abort_input("missing", "must be NULL when `truth` is given (x's NAs are the hidden entries).",
+                                       call = call)
+    if (!is.numeric(truth) || !identical(as.integer(dim(truth)), as.integer(dim(x)))) {
+      abort_input("truth", "must be a numeric array shaped like x.", call = call)
+    }
+    scored <- is.na(x) & is.finite(truth)
+    if (!any(scored)) abort_input("truth", "has no finite value at a missing entry of x: there is nothing to score.",
+                                  call = call)
+    return(list(x = x, truth = truth))
+  }
+  if (anyNA(x)) {
+    abort_input("x", "has missing values: give complete held-out sequences with `missing`, or windows with `truth`.",
+                call = call)
+  }
+  if (is.null(missing)) abort_input("missing", "give a pattern, a list of patterns or a mask strategy to hide values.",
+                                    call = call)
+  if (inherits(missing, "ditimpute_strategy")) {
+    masks <- draw_masks(missing, n, H, d, seed = sub_seed(seed, 1))
+  } else {
+    pats <- if (is.list(missing) && !inherits(missing, "ditimpute_pattern")) missing else list(missing)
+    if (length(pats) == 0) abort_input("missing", "is an empty list of patterns.", call = call)
+    one <- lapply(pats, function(p) resolve_missing(p, H, d, arg = "missing", call = call))
+    # Every sequence under every pattern.
+    masks <- array(FALSE, c(n * length(one), H, d))
+    for (k in seq_along(one)) masks[(k - 1) * n + seq_len(n), , ] <- rep(one[[k]], each = n)
+    x <- x[rep(seq_len(n), length(one)), , , drop = FALSE]
+  }
+  truth <- x
+  x[masks] <- NA
+  list(x = x, truth = truth)
+}
+
+# Region scores ||truth - centre|| / radius (NA for cases without the truth at
+# every missing entry) and interval scores max(lo - y, y - hi) / half-width of
+# every scored entry, with the case each entry belongs to.
+calibration_scores <- function(imp, truth) {
+  n <- dim(imp$x)[1]
+  miss <- imp$missing
+  scored <- miss & is.finite(truth)
+  full <- vapply(seq_len(n), function(i) all(scored[i, , ] == miss[i, , ]), TRUE)
+  t0 <- truth
+  t0[!is.finite(t0)] <- 0
+  inside <- rep(NA_real_, n)
+  if (any(full)) {
+    k <- which(full)
+    centre <- imp$centre[k, , , drop = FALSE]
+    d2 <- vapply(seq_along(k), function(a) {
+      m <- miss[k[a], , ]
+      sqrt(sum((t0[k[a], , ][m] - centre[a, , ][m])^2))
+    }, 0)
+    inside[k] <- d2 / pmax(imp$radius[k], .Machine$double.eps)
+  }
+  idx <- which(scored)
+  half <- (imp$upper[idx] - imp$lower[idx]) / 2
+  e <- pmax(imp$lower[idx] - truth[idx], truth[idx] - imp$upper[idx]) / pmax(half, .Machine$double.eps)
+  case <- ((idx - 1) %% n) + 1
+  list(region = inside, entry = e, entry_case = case)
+}
+
+# Per-case features that drive the imputation error.
+case_features <- function(object, miss, groups) {
+  n <- dim(miss)[1]
+  frames <- apply(miss, c(1, 2), any)  # n x H: frames with a missing value
+  gap <- if (is.matrix(frames)) apply(frames, 1, function(f) { r <- rle(f); max(c(0, r$lengths[r$values])) }) else
+    rep(1, n)
+  fraction <- apply(miss, 1, mean)
+  key <- apply(miss, 1, function(m) paste(which(m), collapse = ","))
+  kappa <- if (groups == "kappa") vapply(seq_len(n), function(i) kappa_cond(object, miss[i, , ]), 0) else NULL
+  list(gap = gap, fraction = fraction, pattern = key, kappa = kappa, n = n)
+}
+
+min_group_size <- function(level) ceiling(level / (1 - level) - 1e-9)
+
+choose_groups <- function(features, groups, n_groups, level, scores, call = rlang::caller_env()) {
+  need <- min_group_size(level)
+  have <- sum(!is.na(scores$region))
+  if (have > 0 && have < need || length(scores$entry) < need) {
+    abort_input("x", sprintf("gives %d calibration cases with a scorable region; level %g needs at least %d.", have,
+                             level, need), call = call)
+  }
+  counts <- table(features$pattern[!is.na(scores$region)])
+  if (groups == "auto") {
+    groups <- if (length(counts) <= 10 && all(counts >= need) && length(counts) > 0) "pattern" else "gap"
+  }
+  if (groups == "none") return(list(type = "none", labels = "all"))
+  if (groups == "pattern") {
+    if (have > 0 && any(counts < need)) {
+      abort_input("groups", sprintf("pattern groups need %d cases each at level %g; the smallest has %d.", need, level,
+                                    min(counts)), call = call)
+    }
+    keys <- names(counts)
+    if (length(keys) == 0) keys <- unique(features$pattern)
+    return(list(type = "pattern", keys = keys, labels = sprintf("pattern %d (%d missing)", seq_along(keys),
+                                                                  lengths(strsplit(keys, ",")))))
+  }
+  v <- features[[groups]]
+  use <- if (have > 0) !is.na(scores$region) else rep(TRUE, length(v))
+  k <- min(n_groups, max(1, floor(sum(use) / max(need, 1))))
+  repeat {
+    breaks <- unique(stats::quantile(v[use], probs = seq(0, 1, length.out = k + 1), type = 1, names = FALSE))
+    inner <- breaks[-c(1, length(breaks))]
+    bins <- findInterval(v[use], inner, left.open = TRUE) + 1
+    if (k == 1 || (all(tabulate(bins, length(inner) + 1) >= need))) break
+    k <- k - 1
+  }
+  if (have > 0 && k == 1 && sum(use) < need) {
+    abort_input("x", sprintf("gives %d calibration cases; level %g needs at least %d.", sum(use), level, need),
+                call = call)
+  }
+  edges <- c(-Inf, inner, Inf)
+  fmt <- function(a) if (groups == "fraction") sprintf("%.2f", a) else format(signif(a, 3))
+  labels <- vapply(seq_len(length(edges) - 1), function(b) {
+    if (length(edges) == 2) return(sprintf("all %s", groups))
+    lo <- if (is.finite(edges[b])) sprintf("%s > %s", groups, fmt(edges[b])) else NULL
+    hi <- if (is.finite(edges[b + 1])) sprintf("%s <= %s", groups, fmt(edges[b + 1])) else NULL
+    paste(c(lo, hi), collapse = ", ")
+  }, "")
+  list(type = groups, inner = inner, labels = labels)
+}
+
+# Group of each case (an index into labels; 0 = a pattern not seen in calibration).
+assign_groups <- function(grouping, features) {
+  switch(grouping$type,
+    none = rep(1L, features$n),
+    pattern = { g <- match(features$pattern, grouping$keys); g[is.na(g)] <- 0L; as.integer(g) },
+    as.integer(findInterval(features[[grouping$type]], grouping$inner, left.open = TRUE) + 1))
+}
+
+conformal_quantile <- function(s, level) {
+  s <- sort(s[!is.na(s)])
+  k <- ceiling((length(s) + 1) * level - 1e-9)
+  if (length(s) == 0 || k > length(s)) return(Inf)
+  s[k]
+}
+
+fit_factors <- function(scores, g, labels, level) {
+  eg <- g[scores$entry_case]
+  out <- data.frame(group = c(labels, "pooled"),
+                    region = c(vapply(seq_along(labels), function(b) conformal_quantile(scores$region[g == b], level), 0),
+                               conformal_quantile(scores$region, level)),
+                    interval = c(vapply(seq_along(labels), function(b) conformal_quantile(scores$entry[eg == b], level), 0),
+                                 conformal_quantile(scores$entry, level)),
+                    stringsAsFactors = FALSE)
+  if (all(is.na(scores$region))) out$region <- NA_real_
+  out
+}
+
+# Share inside with a Clopper-Pearson 95% interval.
+binom_row <- function(inside) {
+  inside <- inside[!is.na(inside)]
+  n <- length(inside)
+  if (n == 0) return(c(n = 0, coverage = NA, lower = NA, upper = NA))
+  k <- sum(inside)
+  ci <- stats::binom.test(k, n)$conf.int
+  c(n = n, coverage = k / n, lower = ci[1], upper = ci[2])
+}
+
+# Raw coverage, and calibrated coverage by 2-fold cross-fitting, per group.
+calibration_diagnostics <- function(scores, g, labels, level, seed) {
+  n <- length(g)
+  fold <- with_local_seed(seed, sample(rep(1:2, length.out = n)))
+  eg <- g[scores$entry_case]
+  ef <- fold[scores$entry_case]
+  rows <- lapply(c(seq_along(labels), 0L), function(b) {
+    in_g <- if (b == 0) rep(TRUE, n) else g == b
+    in_e <- if (b == 0) rep(TRUE, length(eg)) else eg == b
+    cross_region <- rep(NA, n)
+    cross_entry <- rep(NA, length(eg))
+    for (f in 1:2) {
+      qr <- conformal_quantile(scores$region[in_g & fold != f], level)
+      qe <- conformal_quantile(scores$entry[in_e & ef != f], level)
+      sel <- in_g & fold == f
+      cross_region[sel] <- scores$region[sel] <= qr
+      sel_e <- in_e & ef == f
+      cross_entry[sel_e] <- scores$entry[sel_e] <= qe
+    }
+    r_raw <- binom_row(scores$region[in_g] <= 1)
+    r_cal <- binom_row(cross_region[in_g])
+    i_raw <- binom_row(scores$entry[in_e] <= 0)
+    i_cal <- binom_row(cross_entry[in_e])
+    data.frame(group = if (b == 0) "all" else labels[b], cases = sum(in_g), nominal = level,
+               region_raw = r_raw[["coverage"]], region_raw_lower = r_raw[["lower"]], region_raw_upper = r_raw[["upper"]],
+               region_cal = r_cal[["coverage"]], region_cal_lower = r_cal[["lower"]], region_cal_upper = r_cal[["upper"]],
+               entries = sum(in_e), interval_raw = i_raw[["coverage"]], interval_cal = i_cal[["coverage"]],
+               interval_cal_lower = i_cal[["lower"]], interval_cal_upper = i_cal[["upper"]], stringsAsFactors = FALSE)
+  })
+  do.call(rbind, rows)
+}
+
+#' @rdname impute
+#' @export
+impute.ditimpute_calibration <- function(object, x, n_samples = object$n_samples, level = object$level, ...) {
+  if (!isTRUE(all.equal(level, object$level))) {
+    abort_input("level", sprintf("must be %g, the level the calibration was fitted at; calibrate again for another.",
+                                 object$level))
+  }
+  if (!identical(as.integer(n_samples), as.integer(object$n_samples))) {
+    abort_input("n_samples", sprintf("must be %d, the number the calibration was fitted with (the radius depends on it).",
+                                     object$n_samples))
+  }
+  args <- utils::modifyList(object$impute_args, list(...))
+  imp <- do.call(impute, c(list(object$object, x, n_samples = n_samples, level = level), args))
+  apply_calibration(imp, object)
+}
+
+#' Apply a calibration to an imputation
+#'
+#' Scales each region's radius and widens each per-entry interval by the
+#' factors [calibrate()] fitted for the case's group. [impute()] on a
+#' calibration object does this for you; use `apply_calibration()` for an
+#' imputation made separately with the same model, level and `n_samples`.
+#'
+#' @param imputation An imputation from [impute()] with the calibrated model.
+#' @param calibration From [calibrate()].
+#' @return The imputation with calibrated `radius`, `lower` and `upper`; its
+#'   `calibration` field records the group of each sequence.
+#' @examples
+#' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 10))
+#' cal <- calibrate(spec, gp_simulate(spec, 40, seed = 1), missing = pattern_tail(24, 6), level = 0.9, seed = 2)
+#' x <- gp_simulate(spec, 5, seed = 3)
+#' x[, 19:24, ] <- NA
+#' apply_calibration(impute(spec, x, level = 0.9, seed = 4), cal)
+#' @export
+apply_calibration <- function(imputation, calibration) {
+  if (!inherits(imputation, "ditimpute_imputation")) abort_input("imputation", "must be an imputation from impute().")
+  if (!inherits(calibration, "ditimpute_calibration")) abort_input("calibration", "must come from calibrate().")
+  if (is.null(imputation$model) || !identical(model_key(imputation$model), calibration$model_key)) {
+    abort_input("calibration", "was made for another model than the one that made this imputation.")
+  }
+  if (!isTRUE(all.equal(imputation$level, calibration$level)) || imputation$n_samples != calibration$n_samples) {
+    abort_input("calibration", sprintf("was fitted at level %g with %d samples; the imputation has level %g and %d.",
+                                       calibration$level, calibration$n_samples, imputation$level,
+                                       imputation$n_samples))
+  }
+  if (!is.null(imputation$calibration)) abort_input("imputation", "is already calibrated.")
+  imp <- as3(imputation)
+  feats <- case_features(calibration$object, imp$missing, calibration$grouping$type)
+  g <- assign_groups(calibration$grouping, feats)
+  f <- calibration$factors
+  row <- ifelse(g == 0, nrow(f), g)  # unseen pattern: pooled factors
+  imp$radius <- imp$radius * f$region[row]
+  n <- dim(imp$x)[1]
+  q <- array(f$interval[row], dim(imp$x))  # case i's factor on every entry of case i
+  half <- (imp$upper - imp$lower) / 2
+  imp$lower <- imp$lower - q * half
+  imp$upper <- imp$upper + q * half
+  imp$method <- paste(imp$method, "(calibrated)")
+  imp$calibration <- data.frame(sequence = seq_len(n), group = c(f$group)[row])
+  if (isTRUE(imputation$single)) {
+    for (fld in c("lower", "upper")) imp[[fld]] <- matrix(imp[[fld]][1, , ], dim(imp$x)[2], dim(imp$x)[3],
+                                                          dimnames = imp$dimnames)
+    for (fld in setdiff(array_fields, c("lower", "upper"))) imp[[fld]] <- imputation[[fld]]
+  }
+  imp
+}
+
+#' @export
+print.ditimpute_calibration <- function(x, ...) {
+  cat(sprintf("<ditimpute_calibration> %s at level %g, %d samples, %d calibration cases, groups by %s\n", x$method,
+              x$level, x$n_samples, x$n_cases, x$grouping$type))
+  d <- x$diagnostics
+  pct <- function(v) ifelse(is.na(v), "   -  ", sprintf("%5.1f%%", 100 * v))
+  ci <- function(lo, hi) ifelse(is.na(lo), "", sprintf("[%.1f, %.1f]", 100 * lo, 100 * hi))
+  tab <- data.frame(group = d$group, cases = d$cases,
+                    region_raw = paste(pct(d$region_raw), ci(d$region_raw_lower, d$region_raw_upper)),
+                    region_calibrated = paste(pct(d$region_cal), ci(d$region_cal_lower, d$region_cal_upper)),
+                    factor = c(sprintf("%.3g", x$factors$region[seq_len(nrow(d) - 1)]),
+                               sprintf("%.3g", x$factors$region[nrow(x$factors)])),
+                    interval_raw = pct(d$interval_raw), interval_calibrated = pct(d$interval_cal),
+                    widen = sprintf("%.3g", c(x$factors$interval[seq_len(nrow(d) - 1)],
+                                              x$factors$interval[nrow(x$factors)])))
+  print(tab, row.names = FALSE, right = FALSE)
+  cat("Calibrated coverage by 2-fold cross-fitting; 95% Clopper-Pearson intervals in brackets.\n")
+  invisible(x)
+}
+
+#' @export
+summary.ditimpute_calibration <- function(object, ...) {
+  structure(list(diagnostics = object$diagnostics, factors = object$factors, level = object$level,
+                 grouping = object$grouping$type, method = object$method),
+            class = "summary.ditimpute_calibration")
+}
+
+#' @export
+print.summary.ditimpute_calibration <- function(x, ...) {
+  cat(sprintf("Calibration of %s at level %g, groups by %s\n", x$method, x$level, x$grouping))
+  print(x$diagnostics, row.names = FALSE, digits = 3)
+  cat("Factors (radius scale, interval widening in half-widths):\n")
+  print(x$factors, row.names = FALSE, digits = 4)
+  invisible(x)
+}
+
+#' @export
+plot.ditimpute_calibration <- function(x, ...) {
+  d <- x$diagnostics
+  df <- rbind(
+    data.frame(group = d$group, when = "raw", coverage = d$region_raw, lower = d$region_raw_lower,
+               upper = d$region_raw_upper),
+    data.frame(group = d$group, when = "calibrated", coverage = d$region_cal, lower = d$region_cal_lower,
+               upper = d$region_cal_upper))
+  df$when <- factor(df$when, levels = c("raw", "calibrated"))
+  ggplot2::ggplot(df, ggplot2::aes(x = .data$group, y = .data$coverage, colour = .data$when)) +
+    ggplot2::geom_hline(yintercept = x$level, linetype = 2) +
+    ggplot2::geom_pointrange(ggplot2::aes(ymin = .data$lower, ymax = .data$upper),
+                             position = ggplot2::position_dodge(width = 0.4)) +
+    ggplot2::labs(x = NULL, y = "region coverage of held-out truths", colour = NULL,
+                  title = sprintf("Coverage per group at nominal %g%%", 100 * x$level)) +
+    ggplot2::theme_minimal() + ggplot2::theme(axis.text.x = ggplot2::element_text(angle = 20, hjust = 1))
+}

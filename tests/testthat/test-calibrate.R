@@ -1,0 +1,102 @@
+# calibrate(): split-conformal regions and intervals per group, for any imputer.
+
+cal_spec <- function(lengthscale = 10) gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = lengthscale))
+
+test_that("calibrating a wrong GP restores the level per pattern, raw coverage beside it", {
+  truth_spec <- cal_spec(10)
+  wrong <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 10), Lambda = diag(0.25, 2))
+  pats <- list(pattern_tail(24, 8), pattern_random(24, 4, seed = 1))
+  # The wrong model's conditional sd is half the truth's: its 90% regions cover
+  # far below 90%.
+  cal <- calibrate(wrong, gp_simulate(truth_spec, 150, seed = 1), missing = pats, level = 0.9, seed = 2,
+                   threads = 1)
+  expect_s3_class(cal, "ditimpute_calibration")
+  expect_identical(cal$grouping$type, "pattern")
+  expect_equal(nrow(cal$factors), 3)  # two patterns and the pooled row
+  expect_true(all(cal$factors$region > 1.5 & cal$factors$interval > 0))
+  d <- cal$diagnostics
+  expect_true(all(d$region_raw < 0.6))
+  # Held-out test data: 200 sequences per pattern, fresh seeds.
+  test <- gp_simulate(truth_spec, 200, seed = 3)
+  for (k in 1:2) {
+    x <- test
+    x[array(rep(resolve_missing(pats[[k]], 24, 2), each = 200), dim(test))] <- NA
+    raw <- coverage(impute(wrong, x, level = 0.9, seed = 4, threads = 1), truth = test)
+    calib <- coverage(impute(cal, x, seed = 4, threads = 1), truth = test)
+    # 200 Bernoulli(0.9): sd 2.1%; conformal validity gives >= 90% on average
+    # and at most 90% + 1/151 here: 4 sd either side.
+    expect_lt(mean(raw$coverage), 0.7)
+    expect_gt(mean(calib$coverage), 0.9 - 0.085)
+    expect_lt(mean(calib$coverage), 0.9 + 0.085)
+    expect_gt(mean(calib$interval_coverage), 0.85)
+  }
+  expect_output(print(cal), "region_calibrated")
+  expect_s3_class(plot(cal), "ggplot")
+  expect_output(print(summary(cal)), "Factors")
+})
+
+test_that("calibrate groups strategy masks by gap length and works with windows and a truth", {
+  spec <- cal_spec()
+  held <- gp_simulate(spec, 120, seed = 5)
+  cal <- calibrate(spec, held, missing = mask_strategy(c("4x2", "1x8")),
+                   level = 0.9, n_samples = 40, seed = 6, threads = 1)
+  expect_true(cal$grouping$type %in% c("gap", "pattern"))
+  # Windows with hidden entries and the truth (the real-data form).
+  h <- hide_mcar(held[1:40, , ], rate = 0.2, seed = 7)
+  cal2 <- calibrate(spec, h$x, truth = held[1:40, , ], level = 0.9, groups = "fraction", seed = 8, threads = 1)
+  expect_identical(cal2$grouping$type, "fraction")
+  imp <- impute(cal2, h$x[1:3, , ], seed = 9, threads = 1)
+  expect_match(imp$method, "calibrated")
+  expect_true(all(imp$upper - imp$lower >= 0, na.rm = TRUE))
+})
+
+test_that("calibration input errors name the argument", {
+  spec <- cal_spec()
+  held <- gp_simulate(spec, 30, seed = 1)
+  pat <- pattern_tail(24, 6)
+  expect_input_error(calibrate(spec, held[1, , ], missing = pat), "x")
+  expect_input_error(calibrate(spec, held[, 1:10, ], missing = pat), "x")
+  expect_input_error(calibrate(spec, held), "missing")
+  expect_input_error(calibrate(spec, held, missing = pat, level = 1), "level")
+  expect_input_error(calibrate(spec, held, missing = pat, level = 0), "level")
+  # 10 cases cannot calibrate a 95% level (19 needed); the message says so.
+  err <- tryCatch(calibrate(spec, held[1:10, , ], missing = pat, level = 0.95), error = identity)
+  expect_s3_class(err, "ditimpute_error_input")
+  expect_match(conditionMessage(err), "at least 19")
+  x <- held
+  x[, 20:24, ] <- NA
+  expect_input_error(calibrate(spec, x, truth = array(NA_real_, dim(x))), "truth")
+  expect_input_error(calibrate(spec, x, missing = pat, truth = held), "missing")
+  expect_input_error(calibrate("model", held, missing = pat), "object")
+  cal <- calibrate(spec, held, missing = pat, level = 0.9, seed = 1, threads = 1)
+  expect_input_error(impute(cal, x, n_samples = 50), "n_samples")
+  other <- cal_spec(5)
+  expect_input_error(apply_calibration(impute(other, x, level = 0.9, seed = 1), cal), "calibration")
+  expect_input_error(apply_calibration(impute(spec, x, level = 0.8, seed = 1), cal), "calibration")
+  expect_input_error(apply_calibration(impute(cal, x, seed = 1), cal), "imputation")
+})
+
+test_that("coverage() at several levels gives a calibration curve", {
+  spec <- cal_spec()
+  truth <- gp_simulate(spec, 60, seed = 1)
+  x <- truth
+  x[, 17:24, ] <- NA
+  imp <- impute(spec, x, level = 0.9, truth = truth, seed = 2, threads = 1)
+  curve <- coverage(imp, levels = c(0.5, 0.8, 0.95))
+  expect_s3_class(curve, "ditimpute_coverage_curve")
+  expect_equal(curve$level, c(0.5, 0.8, 0.95))
+  expect_true(all(curve$lower <= curve$coverage & curve$coverage <= curve$upper))
+  expect_true(all(diff(curve$interval_coverage) > 0))
+  # Exact regions against exact draws: on target at every level (MC sd < 1%).
+  mc <- coverage(imp, spec = spec, levels = c(0.5, 0.9), n_draws = 500, seed = 3)
+  expect_equal(mc$coverage, c(0.5, 0.9), tolerance = 0.03)
+  # Sampled imputer: rebuilt from its samples, the same samples at each level.
+  smp <- impute(spec, x, level = 0.9, sampler = "ode", steps = 10, seed = 2, threads = 1)
+  sc <- coverage(smp, truth = truth, levels = c(0.6, 0.9))
+  expect_true(sc$coverage[2] >= sc$coverage[1])
+  expect_output(print(curve), "by level")
+  expect_s3_class(plot(curve), "ggplot")
+  expect_input_error(coverage(imp, levels = c(0.5, 1)), "levels")
+  lin <- impute_baseline(x, "linear")
+  expect_input_error(coverage(lin, truth = truth, levels = 0.9), "object")
+})
