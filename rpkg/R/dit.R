@@ -85,6 +85,14 @@ dit_ptr <- function(object, call = rlang::caller_env()) {
   ptr
 }
 
+# Runs the model's network on `device` from now on (NULL: leave it).
+use_device <- function(object, device, call = rlang::caller_env()) {
+  if (is.null(device)) return(invisible(NULL))
+  device <- check_string(device, c("auto", "cpu", "cuda"), arg = "device", call = call)
+  core_call(cpp_dit_set_device(dit_ptr(object), device), call = call)
+  invisible(NULL)
+}
+
 check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
   if (!inherits(object, "ditimpute_dit")) abort_input(arg, "must be a fitted model from dit_fit() or dit_load().", call = call)
   if (is.null(object$cache)) object$cache <- new.env(parent = emptyenv())
@@ -330,6 +338,7 @@ sampler_options <- function(method = NULL, steps = NULL, grid = NULL, t0 = NULL,
 #' @param method,steps,grid,t0,T Sampler options; `NULL` takes the defaults.
 #' @param seed Optional seed (see [dit_fit()]).
 #' @param threads CPU threads.
+#' @param device `NULL` (the model's device), `"cpu"`, `"cuda"` or `"auto"`; see [impute()].
 #' @return An `n_samples x H x d` array of completed sequences.
 #' @examples
 #' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
@@ -342,8 +351,9 @@ sampler_options <- function(method = NULL, steps = NULL, grid = NULL, t0 = NULL,
 #' dim(s)
 #' @export
 dit_sample <- function(object, x, n_samples = 100, method = NULL, steps = NULL, grid = NULL, t0 = NULL,
-                       T = NULL, seed = NULL, threads = NULL) {
+                       T = NULL, seed = NULL, threads = NULL, device = NULL) {
   object <- check_dit(object)
+  use_device(object, device)
   cfg <- object$config
   seqs <- as_sequences(x, cfg$H, cfg$d)
   if (!seqs$single) abort_input("x", "must be one sequence (an H x d matrix); use impute() for several.")

@@ -83,14 +83,19 @@ impute.default <- function(object, x, n_samples = 100, level = 0.95, ...) {
 }
 
 #' @rdname impute
+#' @param device For a DiT: `"cpu"`, `"cuda"` or `"auto"` to run the network
+#'   there (the model stays there for later calls); `NULL` keeps its device.
+#'   Asking for `"cuda"` without a CUDA LibTorch is an input error that says
+#'   what the linked LibTorch offers ([torch_backend()]).
 #' @param batch_size For a DiT: the most sequences per network batch (cases
 #'   are never split; `NULL` = 1024 or `n_samples` when larger). All cases'
 #'   samples share network batches, so many cases cost no more per sample than one.
 #' @export
 impute.ditimpute_dit <- function(object, x, n_samples = 100, level = 0.95, point = c("mean", "median"),
                                  truth = NULL, method = NULL, steps = NULL, seed = NULL, threads = NULL,
-                                 batch_size = NULL, region = c("finite", "quantile"), ...) {
+                                 batch_size = NULL, region = c("finite", "quantile"), device = NULL, ...) {
   object <- check_dit(object)
+  use_device(object, device)
   cfg <- object$config
   cases <- prepare_cases(x, cfg$H, cfg$d, what = "the model was trained for")
   opts <- impute_options(n_samples, level, point, seed, threads, region)

@@ -111,6 +111,17 @@ SEXP cpp_dit_load(std::string path, std::string device) {
   DITIMPUTE_GLUE_END
 }
 
+// Moves the loaded model to "cpu", "cuda" or "auto" (input error when the
+// linked LibTorch cannot).
+// [[Rcpp::export]]
+std::string cpp_dit_set_device(SEXP ptr, std::string device) {
+  DITIMPUTE_GLUE_BEGIN
+  ModelPtr m(ptr);
+  m->set_device(device);
+  return m->device();
+  DITIMPUTE_GLUE_END
+}
+
 // [[Rcpp::export]]
 bool cpp_dit_save(SEXP ptr, std::string path) {
   DITIMPUTE_GLUE_BEGIN

@@ -136,3 +136,22 @@ test_that("torch_backend reports the linked LibTorch", {
   expect_match(b$torch_version, "^[0-9]+\\.[0-9]+")
   expect_type(b$cuda_available, "logical")
 })
+
+test_that("device = 'cuda' runs on CUDA when the linked LibTorch has it, else names what it offers", {
+  spec <- gp_spec(16, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
+  fit <- dit_fit(gp_simulate(spec, 40, seed = 1), dit_config(16, 2, width = 32, depth = 1, heads = 2),
+                 strategy = mask_strategy("4x1"), steps = 2, batch_size = 8, seed = 1, threads = 1, progress = FALSE)
+  x <- gp_simulate(spec, 2, seed = 2)
+  x[, 5:8, ] <- NA
+  if (isTRUE(torch_backend()$cuda_available)) {
+    gpu <- impute(fit, x, n_samples = 40, steps = 5, seed = 3, device = "cuda")
+    cpu <- impute(fit, x, n_samples = 40, steps = 5, seed = 3, device = "cpu")
+    # Same noise (drawn on the CPU per case), float32 on both devices.
+    expect_equal(gpu$point, cpu$point, tolerance = 1e-3)
+  } else {
+    err <- expect_input_error(impute(fit, x, device = "cuda"), "device")
+    expect_match(conditionMessage(err), "offers only \"cpu\"")
+    expect_input_error(dit_sample(fit, x[1, , ], device = "cuda"), "device")
+  }
+  expect_input_error(impute(fit, x, device = "tpu"), "device")
+})

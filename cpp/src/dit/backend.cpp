@@ -28,7 +28,11 @@ std::string resolve_device(const std::string& device) {
   if (device == "cpu") return device;
   if (device == "cuda") {
     if (!torch::cuda::is_available())
-      throw input_error("device", "device \"cuda\" was asked for, but the linked LibTorch has no CUDA device.");
+      throw input_error("device", "device \"cuda\" was asked for, but the linked LibTorch " +
+                                      backend_info().torch_version +
+                                      " offers only \"cpu\" (built without CUDA, or no CUDA device visible). "
+                                      "Build ditimpute against a CUDA LibTorch (DITIMPUTE_LIBTORCH=<folder>, see "
+                                      "README) to use a GPU.");
     return device;
   }
   throw input_error("device", "device must be \"auto\", \"cpu\" or \"cuda\", not \"" + device + "\".");
