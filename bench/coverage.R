@@ -3,7 +3,7 @@
 # lengthscale 128, Lambda = I, patterns P1-P4), before and after:
 #  A. the exact GP imputer with Z = 100: in-sample regions (the paper's
 #     Algorithm 1 on 100 exact draws) vs the closed-form regions;
-#  B. the diffusion sampler driven by the exact score (oracle), Z = 100:
+#  B. the diffusion sampler (default UniPC, 20 steps) driven by the exact score (oracle), Z = 100:
 #     in-sample vs finite-sample (split) regions;
 #  C. a DiT trained with strategy S4 at CPU scale: raw vs calibrated
 #     (calibrate() on held-out sequences masked with P1-P4), coverage of the
@@ -47,9 +47,9 @@ if ("A" %in% parts || "B" %in% parts) {
     }
     if ("B" %in% parts) {
       t0 <- proc.time()[["elapsed"]]
-      orc <- impute(spec, x, n_samples = 100, sampler = "sde", seed = k, threads = threads)
+      orc <- impute(spec, x, n_samples = 100, sampler = "unipc", seed = k, threads = threads)
       t_orc <- proc.time()[["elapsed"]] - t0
-      orc_q <- impute(spec, x, n_samples = 100, sampler = "sde", seed = k, threads = threads, region = "quantile")
+      orc_q <- impute(spec, x, n_samples = 100, sampler = "unipc", seed = k, threads = threads, region = "quantile")
       c_q <- mean(coverage(orc_q, spec = spec, n_draws = 2000, seed = 20 + k, threads = threads)$coverage)
       c_f <- mean(coverage(orc, spec = spec, n_draws = 2000, seed = 20 + k, threads = threads)$coverage)
       out[[length(out) + 1]] <- data.frame(part = "B oracle sampler", pattern = names(pp)[k], before = c_q,

@@ -24,8 +24,9 @@ SamplerOptions::Method sampler_method_from_string(const std::string& name) {
   if (name == "ode" || name == "heun_ode") return M::heun_ode;
   if (name == "dpm2m") return M::dpm2m;
   if (name == "dpm2m_sde") return M::dpm2m_sde;
-  throw input_error("method",
-                    "method must be \"sde\", \"euler\", \"ode\", \"dpm2m\" or \"dpm2m_sde\", not \"" + name + "\".");
+  if (name == "unipc") return M::unipc;
+  throw input_error("method", "method must be \"unipc\", \"sde\", \"euler\", \"ode\", \"dpm2m\" or \"dpm2m_sde\", not \"" +
+                                  name + "\".");
 }
 
 std::string to_string(SamplerOptions::Method method) {
@@ -35,6 +36,7 @@ std::string to_string(SamplerOptions::Method method) {
     case SamplerOptions::Method::heun_ode: return "ode";
     case SamplerOptions::Method::dpm2m: return "dpm2m";
     case SamplerOptions::Method::dpm2m_sde: return "dpm2m_sde";
+    case SamplerOptions::Method::unipc: return "unipc";
   }
   return "?";
 }

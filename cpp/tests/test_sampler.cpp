@@ -118,6 +118,9 @@ TEST_CASE("sampler options: validation, names and time grid", "[sampler]") {
   CHECK(sampler_method_from_string("sde") == SamplerOptions::Method::heun_sde);
   CHECK(sampler_method_from_string("euler") == SamplerOptions::Method::euler_maruyama);
   CHECK(sampler_method_from_string("ode") == SamplerOptions::Method::heun_ode);
+  CHECK(sampler_method_from_string("unipc") == SamplerOptions::Method::unipc);
+  CHECK(o.method == SamplerOptions::Method::unipc);  // the default: 20 score calls
+  CHECK(score_evaluations(o) == 20);
   CHECK_THROWS_AS(sampler_method_from_string("ddim"), input_error);
   CHECK(time_grid_from_string("uniform") == SamplerOptions::Grid::uniform);
   CHECK_THROWS_AS(time_grid_from_string("log"), input_error);
@@ -174,7 +177,7 @@ TEST_CASE("run_reverse_sampler holds observed entries, is seeded and stays finit
   SamplerOptions o;
   o.steps = 20;
   using M = SamplerOptions::Method;
-  for (auto method : {M::euler_maruyama, M::heun_sde, M::heun_ode, M::dpm2m, M::dpm2m_sde}) {
+  for (auto method : {M::euler_maruyama, M::heun_sde, M::heun_ode, M::dpm2m, M::dpm2m_sde, M::unipc}) {
     o.method = method;
     HoldOps o1 = hold_ops(42), o2 = hold_ops(42), o3 = hold_ops(43);
     const Matrix a = run_reverse_sampler<Matrix>(o1, o);
@@ -220,13 +223,18 @@ TEST_CASE("sample_oracle is repeatable for a seed", "[sampler]") {
 // direction by its own uncertainty, so a bias in the small-variance
 // directions (the ones the grid near t0 must resolve) is not hidden by the
 // large ones as it would be in a relative Euclidean norm.
-TEST_CASE("oracle mode reproduces the exact conditional (defaults, P1-P4)", "[sampler][oracle]") {
-  const SamplerOptions::Method methods[] = {SamplerOptions::Method::heun_sde, SamplerOptions::Method::heun_ode};
+TEST_CASE("oracle mode reproduces the exact conditional (default UniPC-20, Heun at 200 steps; P1-P4)",
+          "[sampler][oracle]") {
+  // The default few-call sampler, and the two Heun schemes at 200 steps (the
+  // former default) as references.
+  const SamplerOptions::Method methods[] = {SamplerOptions::Method::unipc, SamplerOptions::Method::heun_sde,
+                                            SamplerOptions::Method::heun_ode};
   for (bool random_lambda : {false, true}) {
     const GaussianProcess gp = paper_process(random_lambda);
     for (auto method : methods) {
       SamplerOptions o;
       o.method = method;
+      if (method != SamplerOptions::Method::unipc) o.steps = 200;
       for (int p = 1; p <= 4; ++p) {
         // Lambda = I on every pattern; the random Lambda on the extremes P1 and P4.
         if (random_lambda && (p == 2 || p == 3)) continue;

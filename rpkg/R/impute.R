@@ -32,7 +32,7 @@
 #' * a fitted DiT ([dit_fit()]): samples from the trained diffusion model;
 #' * a Gaussian-process model ([gp_spec()]): the exact conditional law (the
 #'   oracle imputer), drawn exactly (`sampler = "exact"`) or by the diffusion
-#'   sampler driven by the exact score (`"sde"`, `"ode"`, `"euler"`).
+#'   sampler driven by the exact score (`"unipc"`, `"sde"`, ...).
 #'
 #' @param object A fitted DiT or a [gp_spec()].
 #' @param x An `H x d` matrix with `NA` where values are missing (frame- or
@@ -46,8 +46,8 @@
 #'   [imputation_metrics()], [coverage()] and [plot()].
 #' @param method,steps Sampler options for the DiT (see [dit_sample()]).
 #' @param sampler For a Gaussian process: `"exact"` draws, or the diffusion
-#'   sampler with the exact score (`"sde"`, `"ode"`, `"euler"`, `"dpm2m"`,
-#'   `"dpm2m_sde"`; see [dit_sample()]).
+#'   sampler with the exact score (`"unipc"`, `"sde"`, `"ode"`, `"euler"`,
+#'   `"dpm2m"`, `"dpm2m_sde"`; see [dit_sample()]).
 #' @param seed Optional seed; without one, [set.seed()] makes results
 #'   repeatable. Sequence `i` draws from its own stream derived from `(seed, i)`
 #'   in the C++ core, so its samples do not depend on the other sequences of
@@ -108,11 +108,11 @@ impute.ditimpute_dit <- function(object, x, n_samples = 100, level = 0.95, point
 #' @rdname impute
 #' @export
 impute.ditimpute_gp <- function(object, x, n_samples = 100, level = 0.95, point = c("mean", "median"),
-                                truth = NULL, sampler = c("exact", "sde", "ode", "euler", "dpm2m", "dpm2m_sde"),
+                                truth = NULL, sampler = c("exact", "unipc", "sde", "ode", "euler", "dpm2m", "dpm2m_sde"),
                                 steps = NULL, seed = NULL, threads = NULL, region = c("finite", "quantile"), ...) {
   spec <- check_spec(object, arg = "object")
   cases <- prepare_cases(x, spec$H, spec$d, what = "the Gaussian process has")
-  sampler <- check_string(sampler, c("exact", "sde", "ode", "euler", "dpm2m", "dpm2m_sde"), arg = "sampler")
+  sampler <- check_string(sampler, c("exact", "unipc", "sde", "ode", "euler", "dpm2m", "dpm2m_sde"), arg = "sampler")
   opts <- impute_options(n_samples, level, point, seed, threads, region)
   sopts <- if (sampler == "exact") NULL else sampler_options(method = sampler, steps = steps)
   res <- core_call(cpp_impute_gp(spec$Gamma, spec$Lambda, spec$mean, cases$arr, sopts, opts))
@@ -248,6 +248,7 @@ print.ditimpute_imputation <- function(x, ...) {
   } else {
     cat(sprintf("  point estimate: %s; %g%% L2-ball radius: %s; mean %g%% interval width: %.3g\n", x$point_type,
                 100 * x$level, format_range(x$radius), 100 * x$level, mean(x$upper - x$lower, na.rm = TRUE)))
+    cat(sprintf("  regions and intervals: %s\n", region_kind(x)))
   }
   if (!is.null(x$truth)) {
     met <- imputation_metrics(x)
@@ -256,6 +257,19 @@ print.ditimpute_imputation <- function(x, ...) {
                 mean(met$crps), if (is.na(cover)) "" else sprintf(", interval coverage %.1f%%", 100 * cover)))
   }
   invisible(x)
+}
+
+# How the imputation's regions were built, in words.
+region_kind <- function(x) {
+  kind <- if (inherits(x$model, "ditimpute_gp") && !is.null(x$options) && is.null(x$options$sampler)) {
+    "exact (closed form from the conditional law)"
+  } else if (identical(x$options$region, "quantile")) {
+    "in-sample quantiles of the samples (the paper's Algorithm 1; under-cover at finite n_samples)"
+  } else {
+    "finite-sample (split region, order-statistic intervals)"
+  }
+  if (!is.null(x$calibration)) kind <- paste(kind, "+ conformal calibration per group")
+  kind
 }
 
 format_range <- function(v) if (length(v) == 1) sprintf("%.3g", v) else sprintf("%.3g to %.3g", min(v), max(v))

@@ -9,10 +9,55 @@
 #include "ditimpute/sampler.hpp"
 #include "ditimpute/schedule.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 namespace ditimpute {
+
+// One UniPC step (Zhao et al. 2023) in data prediction with B(h) = e^h - 1
+// ("bh2", as diffusers' UniPCMultistepScheduler): from x, at the last point of
+// the history (ms: data predictions, ls: their lambda = log(alpha / sigma),
+// most recent last), to time tt at order `ord` (the predictor UniP); given
+// m_t, the data prediction at tt, it is instead the corrector UniC of that
+// step, which reuses the next step's score call and so costs nothing extra.
+template <class State>
+State unipc_update(const State& x, const std::vector<State>& ms, const std::vector<double>& ls, double tt, int ord,
+                   const State* m_t) {
+  const double ls0 = ls.back(), h = std::log(vp_alpha(tt) / vp_sigma(tt)) - ls0;
+  const double s0 = 1.0 / std::sqrt(1.0 + std::exp(2.0 * ls0));  // sigma at ls0
+  const double at = vp_alpha(tt), st = vp_sigma(tt), B = std::expm1(-h);
+  const State& m0 = ms.back();
+  const int n = static_cast<int>(ms.size());
+  std::vector<double> rk;
+  std::vector<State> D1;
+  for (int i = 1; i < ord; ++i) {
+    rk.push_back((ls[n - 1 - i] - ls0) / h);
+    D1.push_back((ms[n - 1 - i] - m0) * (1.0 / rk.back()));
+  }
+  rk.push_back(1.0);
+  Eigen::MatrixXd R(ord, ord);
+  Eigen::VectorXd b(ord);
+  double phi = B / -h - 1.0, fact = 1.0;
+  for (int i = 1; i <= ord; ++i) {
+    for (int j = 0; j < ord; ++j) R(i - 1, j) = std::pow(rk[j], i - 1);
+    b(i - 1) = phi * fact / B;
+    fact *= i + 1;
+    phi = phi / -h - 1.0 / fact;
+  }
+  State out = (st / s0) * x - (at * B) * m0;
+  const int nr = m_t ? ord : ord - 1;  // UniC also weighs the new prediction
+  if (nr == 0) return out;
+  Eigen::VectorXd rho(nr);
+  if (nr == 1) {
+    rho(0) = 0.5;  // diffusers' choice for UniP-2 and UniC-1
+  } else {
+    rho = R.topLeftCorner(nr, nr).partialPivLu().solve(b.head(nr));
+  }
+  for (int j = 0; j < ord - 1; ++j) out = out - (at * B * rho(j)) * D1[j];
+  if (m_t) out = out - (at * B * rho(nr - 1)) * (*m_t - m0);
+  return out;
+}
 
 // Ops must provide, for states of type State:
 //   State noise();                        standard normal, the state's shape
@@ -26,9 +71,12 @@ State run_reverse_sampler(Ops& ops, const SamplerOptions& options) {
   using M = SamplerOptions::Method;
   const std::vector<double> t = time_grid(options);  // validates the options
   State x = ops.hold(ops.noise());
-  // Multistep solvers remember the previous data prediction and step.
-  State x0_prev;
+  // Multistep solvers remember the previous data predictions and steps.
+  State x0_prev, x_last;
   double h_prev = 0.0;
+  std::vector<State> hist;    // UniPC: last (up to 3) data predictions
+  std::vector<double> lams;   // and their lambdas
+  int last_order = 0;
   // The data prediction x0_hat = (x + sigma_t^2 s) / alpha_t (Tweedie).
   auto denoise = [&](const State& xs, double tt) -> State {
     return (xs + vp_sigma2(tt) * ops.score(xs, tt)) * (1.0 / vp_alpha(tt));
@@ -60,6 +108,24 @@ State run_reverse_sampler(Ops& ops, const SamplerOptions& options) {
         const State xp = ops.hold(x + h * f1);
         const State f2 = 0.5 * (xp + ops.score(xp, tn));
         x = ops.hold(x + (0.5 * h) * (f1 + f2));
+        break;
+      }
+      case M::unipc: {
+        // UniPC-3 (bh2): the step's one score call gives the data prediction
+        // at the predicted state; it corrects the last step (UniC), then
+        // predicts the next (UniP) at order min(3, k + 1, steps - k).
+        const State m = denoise(x, tk);
+        if (k > 0) x = ops.hold(unipc_update(x_last, hist, lams, tk, last_order, &m));
+        hist.push_back(m);
+        lams.push_back(lambda(tk));
+        if (hist.size() > 3) {
+          hist.erase(hist.begin());
+          lams.erase(lams.begin());
+        }
+        const int ord = std::min({3, k + 1, options.steps - k});
+        x_last = x;
+        x = ops.hold(unipc_update(x, hist, lams, tn, ord, static_cast<const State*>(nullptr)));
+        last_order = ord;
         break;
       }
       case M::dpm2m:

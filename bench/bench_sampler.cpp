@@ -1,0 +1,601 @@
+// Sampler choice in oracle mode (exact GP score as referee): which reverse-time
+// sampler makes <= 20 score (network) calls per imputation at the accuracy of
+// the 400-call default? Setting of cpp/tests/test_sampler.cpp: laplace kernel,
+// lengthscale 128, H = 96, d = 8, Lambda = I, patterns P1-P4 (one simulated
+// sequence each, seed 1000 + 10 p), Z draws per candidate. Results and the
+// conclusion: bench/results/sampler.md.
+//
+// Two measurements per candidate and pattern:
+//  * Monte Carlo, as check_oracle in cpp/tests/test_sampler.cpp: Z sampler
+//    draws; covariance error ratio and Mahalanobis mean error ratio against Z
+//    exact draws (mean over 10 exact batches); coverage of the draws' 95% L2
+//    region under 20,000 exact draws (the same 20,000 for every candidate).
+//    Compared with a 1000-step heun_sde reference (2000 calls) run in the same
+//    process.
+//  * The exact law of the sampler's output ("law" columns, noise free). The
+//    score is affine in the state, so every sampler maps x_T and its noise
+//    increments affinely: the output is N(b, L L^T). A state type carrying b
+//    and the loading L on all noise drawn so far runs through the same
+//    stepping code. From it: the Mahalanobis bias of b, the expected MC ratios
+//    at this Z (E|xbar - mu|^2 = bias^2 + tr(Sigma^-1 C)/Z; Wishart variance
+//    for the covariance) and the large-Z coverage of the 95% region
+//    (cover_inf; exactly 0.95 for an exact sampler). Skipped for samplers with
+//    more than 50 noise draws (the loading grows by m columns a draw).
+//
+// Bench-only proposals, through a copy of the stepping template of
+// reverse_sampler.hpp that takes the grid (checked against the library):
+// grid "logsnr" (uniform in lambda = log(alpha/sigma); "T1=5": one step T -> 5,
+// then uniform in lambda), DPM-Solver++(3M), UniPC (Zhao et al. 2023; UniP-p
+// predictor + UniC corrector, B(h) = h "bh1" or e^h - 1 "bh2"), 1 call a step.
+//
+// Usage: bench_sampler [Z] [reps]        MC table (Z = 2000; reps = 1 sampler
+//                                        seeds averaged per cell)
+//        bench_sampler law [n,n,..] [s]  law-only study over step counts, also
+//                                        on P1/P4 with the test's random Lambda
+//                                        (configs whose label contains s)
+#include "ditimpute/gaussian.hpp"
+#include "ditimpute/patterns.hpp"
+#include "ditimpute/region.hpp"
+#include "ditimpute/reverse_sampler.hpp"
+#include "ditimpute/sampler.hpp"
+
+#include <Eigen/Eigenvalues>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace ditimpute;
+using Method = SamplerOptions::Method;
+
+namespace {
+
+constexpr int kH = 96, kD = 8;
+
+// ------------------------------------------------------------------ grids --
+enum class GridKind { geometric, uniform, logsnr };
+
+double lambda_of(double t) { return std::log(vp_alpha(t) / vp_sigma(t)); }
+
+// geometric/uniform: the library's time_grid. logsnr: uniform in lambda from
+// T (or, with T1 > 0, one step T -> T1 first) to t0.
+std::vector<double> grid_of(const SamplerOptions& o, GridKind g, double T1 = 0.0) {
+  if (g != GridKind::logsnr) return time_grid(o);
+  const int first = T1 > 0 ? 1 : 0, n = o.steps - first;
+  const double l0 = lambda_of(T1 > 0 ? T1 : o.T), l1 = lambda_of(o.t0);
+  std::vector<double> t(static_cast<std::size_t>(o.steps) + 1);
+  for (int k = 0; k <= n; ++k) t[k + first] = std::log1p(std::exp(-2.0 * (l0 + (l1 - l0) * k / n)));
+  t.front() = o.T;
+  t.back() = o.t0;
+  return t;
+}
+
+// ------------------------------------------------- the stepping code, copy --
+struct Variant {
+  int order = 2;            // dpm2m: 2 = the library's 2M, 3 = DPM-Solver++(3M); unipc: 2 or 3
+  bool unipc = false;       // UniPC instead of the dpm2m update
+  bool bh2 = true;          // UniPC's B(h): e^h - 1 (bh2) or h (bh1)
+  bool corrector = true;    // UniPC's UniC step (off: the bare UniP predictor)
+  bool lower_final = true;  // order min(order, steps - k): first order on the last step (library: yes)
+  bool library() const { return order == 2 && !unipc && lower_final; }
+};
+
+// UniPC (Zhao et al. 2023) in data prediction, as diffusers'
+// UniPCMultistepScheduler: from x at the last point of the history (ms: data
+// predictions, ls: their lambdas, most recent last) to time tt at order `ord`
+// (UniP); with m_t (the prediction at tt) the UniC correction of that step.
+// B(h) = e^h - 1 (bh2) or h (bh1), h taken as -(lambda step).
+template <class State>
+State unipc_step(const State& x, const std::vector<State>& ms, const std::vector<double>& ls, double tt, int ord,
+                 bool bh2, const State* m_t) {
+  const double ls0 = ls.back(), h = lambda_of(tt) - ls0;
+  const double s0 = 1.0 / std::sqrt(1.0 + std::exp(2.0 * ls0));  // sigma at ls0
+  const double at = vp_alpha(tt), st = vp_sigma(tt), hphi1 = std::expm1(-h), B = bh2 ? hphi1 : -h;
+  const State& m0 = ms.back();
+  const int n = static_cast<int>(ms.size());
+  std::vector<double> rk;
+  std::vector<State> D1;
+  for (int i = 1; i < ord; ++i) {
+    rk.push_back((ls[n - 1 - i] - ls0) / h);
+    D1.push_back((ms[n - 1 - i] - m0) * (1.0 / rk.back()));
+  }
+  rk.push_back(1.0);
+  Eigen::MatrixXd R(ord, ord);
+  Eigen::VectorXd b(ord);
+  double phi = hphi1 / -h - 1.0, fact = 1.0;
+  for (int i = 1; i <= ord; ++i) {
+    for (int j = 0; j < ord; ++j) R(i - 1, j) = std::pow(rk[j], i - 1);
+    b(i - 1) = phi * fact / B;
+    fact *= i + 1;
+    phi = phi / -h - 1.0 / fact;
+  }
+  State out = (st / s0) * x - (at * hphi1) * m0;
+  const int nr = m_t ? ord : ord - 1;  // UniC also weighs the new prediction
+  if (nr == 0) return out;
+  Eigen::VectorXd rho(nr);
+  if (nr == 1) rho(0) = 0.5;  // diffusers' choice for UniP-2 and UniC-1
+  else rho = R.topLeftCorner(nr, nr).partialPivLu().solve(b.head(nr));
+  for (int j = 0; j < ord - 1; ++j) out = out - (at * B * rho(j)) * D1[j];
+  if (m_t) out = out - (at * B * rho(nr - 1)) * (*m_t - m0);
+  return out;
+}
+
+// run_reverse_sampler of reverse_sampler.hpp with the grid passed in, plus the
+// proposals of Variant (method dpm2m). Variant{} is the library's code.
+template <class State, class Ops>
+State run_on_grid(Ops& ops, const SamplerOptions& options, const std::vector<double>& t, const Variant& v = {}) {
+  using M = SamplerOptions::Method;
+  State x = ops.hold(ops.noise());
+  auto denoise = [&](const State& xs, double tt) -> State {
+    return (xs + vp_sigma2(tt) * ops.score(xs, tt)) * (1.0 / vp_alpha(tt));
+  };
+  if (v.unipc) {  // as diffusers' UniPCMultistepScheduler (predict_x0, lower_order_final)
+    std::vector<State> ms;
+    std::vector<double> ls;
+    State x_last;
+    int last_order = 0;
+    for (int k = 0; k < options.steps; ++k) {
+      const State m = denoise(x, t[k]);  // the one score call of the step
+      if (k > 0 && v.corrector)          // UniC: redo the last step with m
+        x = ops.hold(unipc_step(x_last, ms, ls, t[k], last_order, v.bh2, &m));
+      ms.push_back(m);
+      ls.push_back(lambda_of(t[k]));
+      if (ms.size() > 3) {
+        ms.erase(ms.begin());
+        ls.erase(ls.begin());
+      }
+      int ord = std::min(v.order, k + 1);
+      if (v.lower_final) ord = std::min(ord, options.steps - k);
+      x_last = x;
+      x = ops.hold(unipc_step<State>(x, ms, ls, t[k + 1], ord, v.bh2, nullptr));
+      last_order = ord;
+    }
+    return x;
+  }
+  State x0_prev, x0_prev2;
+  double h_prev = 0.0, h_prev2 = 0.0;
+  for (int k = 0; k < options.steps; ++k) {
+    const double tk = t[k], tn = t[k + 1], h = tk - tn;
+    switch (options.method) {
+      case M::euler_maruyama: {
+        x = ops.hold(x + h * (0.5 * x + ops.score(x, tk)) + std::sqrt(h) * ops.noise());
+        break;
+      }
+      case M::heun_sde: {
+        const State dw = std::sqrt(h) * ops.noise();
+        const State f1 = 0.5 * x + ops.score(x, tk);
+        const State xp = ops.hold(x + h * f1 + dw);
+        const State f2 = 0.5 * xp + ops.score(xp, tn);
+        x = ops.hold(x + (0.5 * h) * (f1 + f2) + dw);
+        break;
+      }
+      case M::heun_ode: {
+        const State f1 = 0.5 * (x + ops.score(x, tk));
+        const State xp = ops.hold(x + h * f1);
+        const State f2 = 0.5 * (xp + ops.score(xp, tn));
+        x = ops.hold(x + (0.5 * h) * (f1 + f2));
+        break;
+      }
+      case M::dpm2m:
+      case M::dpm2m_sde: {
+        const double hl = lambda_of(tn) - lambda_of(tk);
+        const double an = vp_alpha(tn), sn = vp_sigma(tn), sk = vp_sigma(tk), em = std::expm1(-hl);
+        const State x0 = denoise(x, tk);
+        int ord = std::min(v.order, k + 1);
+        if (v.lower_final) ord = std::min(ord, options.steps - k);
+        if (options.method == M::dpm2m) {
+          State upd = (-an * em) * x0;
+          if (ord >= 2) {
+            const double r0 = h_prev / hl;
+            const State D10 = (1.0 / r0) * (x0 - x0_prev);
+            if (ord == 2) {  // the library's midpoint form
+              upd = upd + (-0.5 * an * em) * D10;
+            } else {  // DPM-Solver++(3M), Lu et al. 2022
+              const double r1 = h_prev2 / hl;
+              const State D11 = (1.0 / r1) * (x0_prev - x0_prev2);
+              const State D1 = D10 + (r0 / (r0 + r1)) * (D10 - D11);
+              const State D2 = (1.0 / (r0 + r1)) * (D10 - D11);
+              upd = upd + (an * (em / hl + 1.0)) * D1 - (an * ((em + hl) / (hl * hl) - 0.5)) * D2;
+            }
+          }
+          x = ops.hold((sn / sk) * x + upd);
+        } else {
+          State D = x0;
+          if (ord >= 2) {
+            const double r = h_prev / hl;
+            D = (1.0 + 0.5 / r) * x0 - (0.5 / r) * x0_prev;
+          }
+          x = ops.hold((sn / sk * std::exp(-hl)) * x + (an * -std::expm1(-2.0 * hl)) * D +
+                       (sn * std::sqrt(-std::expm1(-2.0 * hl))) * ops.noise());
+        }
+        x0_prev2 = x0_prev;
+        x0_prev = x0;
+        h_prev2 = h_prev;
+        h_prev = hl;
+        break;
+      }
+    }
+  }
+  return x;
+}
+
+// --------------------------------------------------- Monte Carlo (oracle) --
+struct McOps {  // as sample_oracle's
+  const Conditional& cond;
+  const Vector& mu;
+  int Z, m;
+  Rng rng;
+  Matrix noise() {
+    Matrix z(Z, m);
+    fill_standard_normal(rng, z.data(), static_cast<std::size_t>(z.size()));
+    return z;
+  }
+  Matrix hold(const Matrix& x) { return x; }
+  Matrix score(const Matrix& x, double t) { return cond.score(x, mu, t); }
+  bool finite(const Matrix& x) { return x.allFinite(); }
+};
+
+// ------------------------------------------------- exact law of the output --
+struct Law {
+  Vector b;  // mean
+  Matrix L;  // m x K loading on the K noise values drawn so far
+};
+Law combine(double a, const Law& x, double c, const Law& y) {
+  Law r;
+  r.b = a * x.b + c * y.b;
+  r.L = Matrix::Zero(x.b.size(), std::max(x.L.cols(), y.L.cols()));
+  r.L.leftCols(x.L.cols()) += a * x.L;
+  r.L.leftCols(y.L.cols()) += c * y.L;
+  return r;
+}
+Law operator+(const Law& x, const Law& y) { return combine(1.0, x, 1.0, y); }
+Law operator-(const Law& x, const Law& y) { return combine(1.0, x, -1.0, y); }
+Law operator*(double a, const Law& x) { return Law{a * x.b, a * x.L}; }
+Law operator*(const Law& x, double a) { return a * x; }
+
+struct LawOps {
+  const Conditional& cond;
+  const Vector& mu;
+  int m;
+  Eigen::Index K = 0;
+  int draws = 0;
+  Law noise() {
+    Law r{Vector::Zero(m), Matrix::Zero(m, K + m)};
+    r.L.rightCols(m).setIdentity();
+    K += m;
+    ++draws;
+    return r;
+  }
+  Law hold(const Law& x) { return x; }
+  Law score(const Law& x, double t) {  // affine: s(b) on the mean, linear part on L
+    return Law{cond.score(Matrix(x.b.transpose()), mu, t).transpose(),
+               cond.score(Matrix(x.L.transpose()), Vector::Zero(m), t).transpose()};
+  }
+  bool finite(const Law& x) { return x.b.allFinite() && x.L.allFinite(); }
+};
+
+
+// ------------------------------------------------------------- the setting --
+Matrix sample_covariance(const Matrix& X) {
+  const Matrix C = X.rowwise() - X.colwise().mean();
+  return C.transpose() * C / static_cast<double>(X.rows() - 1);
+}
+
+struct Pattern {
+  int p = 0;
+  std::uint64_t seed = 0;
+  Batch x;
+  std::unique_ptr<Conditional> cond;
+  Vector mu;
+  Matrix Sigma;
+  Eigen::LLT<Matrix> chol;
+  double exact_cov = 0, exact_mean = 0;  // errors of Z exact draws (mean of 10)
+  Matrix fresh;                          // 20,000 exact draws (coverage)
+  Matrix zc;                             // standard normals for the law's coverage
+  Vector s_eval;                         // eigen-decomposition of Sigma
+  Matrix s_evec;
+};
+
+struct Errors {
+  double cov = 0, mean = 0;
+};
+Errors errors_of(const Pattern& P, const Matrix& X) {
+  return {(sample_covariance(X) - P.Sigma).norm() / P.Sigma.norm(),
+          P.chol.matrixL().solve(Vector(X.colwise().mean().transpose() - P.mu)).norm()};
+}
+
+Pattern make_pattern(const GaussianProcess& gp, int p, int Z) {
+  Pattern P;
+  P.p = p;
+  P.seed = 1000 + 10 * p;
+  Rng rng(P.seed);
+  P.x = gp.simulate(1, rng);
+  P.cond = make_conditional(gp, Mask::from_missing_frames(kH, kD, paper_pattern(p)));
+  P.mu = P.cond->mean(P.x.seq(0));
+  P.Sigma = P.cond->covariance();
+  P.chol.compute(P.Sigma);
+  const int reps = 10;
+  for (int r = 0; r < reps; ++r) {
+    const Errors e = errors_of(P, P.cond->sample(P.mu, Z, rng));
+    P.exact_cov += e.cov / reps;
+    P.exact_mean += e.mean / reps;
+  }
+  P.fresh = P.cond->sample(P.mu, 20000, rng);
+  P.zc.resize(100000, P.cond->n_missing());
+  fill_standard_normal(rng, P.zc.data(), static_cast<std::size_t>(P.zc.size()));
+  Eigen::SelfAdjointEigenSolver<Matrix> es(P.Sigma);
+  P.s_eval = es.eigenvalues().cwiseMax(0.0);
+  P.s_evec = es.eigenvectors();
+  return P;
+}
+
+// ------------------------------------------------------------- candidates --
+// ------------------------------------------------------------- candidates --
+struct Candidate {
+  std::string label;
+  Method method;
+  GridKind grid;
+  int steps;
+  Variant v = {};
+  double T1 = 0.0;
+};
+
+struct Result {
+  int calls = 0;
+  double seconds = 0, cov = 0, mean = 0, coverage = 0;  // MC (ratios vs exact draws)
+  bool law = false;
+  double bias = 0, e_cov = 0, e_mean = 0, cov_inf = 0;  // exact law
+};
+
+SamplerOptions options_of(const Candidate& c) {
+  SamplerOptions o;
+  o.method = c.method;
+  o.steps = c.steps;
+  o.grid = c.grid == GridKind::uniform ? SamplerOptions::Grid::uniform : SamplerOptions::Grid::geometric;
+  return o;
+}
+
+int noise_draws(const SamplerOptions& o) {
+  return 1 + (o.method == Method::heun_ode || o.method == Method::dpm2m ? 0 : o.steps);
+}
+
+void law_metrics(const Pattern& P, const Law& law, int Z, Result& r) {
+  const int m = static_cast<int>(P.mu.size());
+  const Matrix C = law.L * law.L.transpose();
+  r.bias = P.chol.matrixL().solve(Vector(law.b - P.mu)).norm();
+  const double tr_rel = P.chol.solve(C).trace();  // tr(Sigma^-1 C)
+  r.e_mean = std::sqrt(r.bias * r.bias + tr_rel / Z) / std::sqrt(static_cast<double>(m) / Z);
+  const double n = Z - 1.0, sn = P.Sigma.norm(), st = P.Sigma.trace();
+  r.e_cov = std::sqrt((C - P.Sigma).squaredNorm() + (C.squaredNorm() + C.trace() * C.trace()) / n) /
+            std::sqrt((sn * sn + st * st) / n);
+  // Large-Z coverage: radius^2 = 95% quantile of |Y - b|^2, Y ~ N(b, C); mass
+  // of the ball under N(mu, Sigma). The same normals for both (exact law: 0.95).
+  Eigen::SelfAdjointEigenSolver<Matrix> ec(C, Eigen::EigenvaluesOnly);
+  const Vector ry = P.zc.array().square().matrix() * ec.eigenvalues().cwiseMax(0.0);
+  const double r2 = quantile(ry, 0.95);
+  const Vector dmu = P.s_evec.transpose() * (P.mu - law.b);
+  const Matrix W = (P.zc * P.s_eval.cwiseSqrt().asDiagonal()).rowwise() + dmu.transpose();
+  r.cov_inf = (W.rowwise().squaredNorm().array() <= r2).cast<double>().mean();
+  r.law = true;
+}
+
+Law law_of(const Pattern& P, const Candidate& c) {
+  const SamplerOptions o = options_of(c);
+  LawOps ops{*P.cond, P.mu, P.cond->n_missing()};
+  return run_on_grid<Law>(ops, o, grid_of(o, c.grid, c.T1), c.v);
+}
+
+Result evaluate(const Pattern& P, const Candidate& c, int Z, int reps) {
+  const SamplerOptions o = options_of(c);
+  const std::vector<double> t = grid_of(o, c.grid, c.T1);
+  Result r;
+  r.calls = score_evaluations(o);
+  for (int rep = 0; rep < reps; ++rep) {
+    const std::uint64_t seed = P.seed + 1 + rep;
+    const auto t_start = std::chrono::steady_clock::now();
+    Matrix S;
+    if (c.grid == GridKind::logsnr || !c.v.library()) {
+      McOps ops{*P.cond, P.mu, Z, P.cond->n_missing(), Rng(seed)};
+      S = run_on_grid<Matrix>(ops, o, t, c.v);
+    } else {
+      S = sample_oracle(*P.cond, P.x.seq(0), Z, o, seed);  // the library's sampler
+    }
+    r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count() / reps;
+    const Errors e = errors_of(P, S);
+    r.cov += e.cov / P.exact_cov / reps;
+    r.mean += e.mean / P.exact_mean / reps;
+    r.coverage += coverage(l2_region(S, 0.95), P.fresh) / reps;
+  }
+  if (noise_draws(o) <= 50) law_metrics(P, law_of(P, c), Z, r);
+  return r;
+}
+
+GaussianProcess paper_process(bool random_lambda) {
+  Kernel k;
+  k.type = KernelType::laplace;
+  k.lengthscale = 128.0;
+  Matrix Lambda = Matrix::Identity(kD, kD);
+  if (random_lambda) {  // the test's: SPD, eigenvalues ~0.05 .. 3
+    Rng rng(7);
+    Matrix B(kD, kD);
+    fill_standard_normal(rng, B.data(), static_cast<std::size_t>(B.size()));
+    Lambda = B * B.transpose() / kD + 0.05 * Matrix::Identity(kD, kD);
+  }
+  return GaussianProcess(kernel_matrix(k, kH), Lambda, RowMatrix::Zero(kH, kD));
+}
+
+// Noise-free study: cover_inf and the relative error of the trace of the
+// output covariance, per step count, on P1-P4 (Lambda = I) and P1, P4 with the
+// random Lambda of the tests.
+int law_study(const std::vector<int>& steps_list, const std::string& filter) {
+  using G = GridKind;
+  const Variant lib{}, m3{3}, u2{2, true}, u3{3, true}, u3b1{3, true, false}, u2nc{2, true, true, false};
+  const std::vector<Candidate> cfgs = {
+      {"dpm2m geometric", Method::dpm2m, G::geometric, 0, lib},
+      {"dpm2m uniform", Method::dpm2m, G::uniform, 0, lib},
+      {"dpm2m logsnr", Method::dpm2m, G::logsnr, 0, lib},
+      {"dpm2m logsnr T1=5", Method::dpm2m, G::logsnr, 0, lib, 5},
+      {"dpm2m_sde geometric", Method::dpm2m_sde, G::geometric, 0, lib},
+      {"heun_ode geometric", Method::heun_ode, G::geometric, 0, lib},
+      {"heun_ode logsnr", Method::heun_ode, G::logsnr, 0, lib},
+      {"dpm3m geometric", Method::dpm2m, G::geometric, 0, m3},
+      {"dpm3m logsnr", Method::dpm2m, G::logsnr, 0, m3},
+      {"dpm3m logsnr T1=5", Method::dpm2m, G::logsnr, 0, m3, 5},
+      {"unip2 (no corrector) geometric", Method::dpm2m, G::geometric, 0, u2nc},
+      {"unipc2-bh2 geometric", Method::dpm2m, G::geometric, 0, u2},
+      {"unipc3-bh2 geometric", Method::dpm2m, G::geometric, 0, u3},
+      {"unipc3-bh2 logsnr T1=5", Method::dpm2m, G::logsnr, 0, u3, 5},
+      {"unipc3-bh1 geometric", Method::dpm2m, G::geometric, 0, u3b1},
+      {"unipc3-bh1 logsnr T1=5", Method::dpm2m, G::logsnr, 0, u3b1, 5},
+  };
+  std::vector<Pattern> pats;
+  std::vector<std::string> names;
+  for (int rl = 0; rl < 2; ++rl) {
+    const GaussianProcess gp = paper_process(rl == 1);
+    for (int p = 1; p <= 4; ++p) {
+      if (rl && (p == 2 || p == 3)) continue;
+      pats.push_back(make_pattern(gp, p, 2000));
+      names.push_back((rl ? "rP" : "P") + std::to_string(p));
+      const Vector ev = Eigen::SelfAdjointEigenSolver<Matrix>(pats.back().Sigma, Eigen::EigenvaluesOnly).eigenvalues();
+      std::printf("%-3s: conditional variances (eigenvalues) %.2e .. %.2e\n", names.back().c_str(), ev(0),
+                  ev(ev.size() - 1));
+    }
+  }
+  std::printf("\ncover_inf per pattern | 100 (tr C / tr Sigma - 1) per pattern\n%-32s %5s", "sampler", "steps");
+  for (const auto& n : names) std::printf(" %6s", n.c_str());
+  std::printf(" |");
+  for (const auto& n : names) std::printf(" %6s", n.c_str());
+  std::printf("\n");
+  for (Candidate c : cfgs) {
+    if (c.label.find(filter) == std::string::npos) continue;
+    for (int n : steps_list) {
+      c.steps = n;
+      std::string tr;
+      std::printf("%-32s %5d", c.label.c_str(), n);
+      for (const Pattern& P : pats) {
+        const Law law = law_of(P, c);
+        Result r;
+        law_metrics(P, law, 2000, r);
+        char buf[32];
+        std::snprintf(buf, sizeof buf, " %+6.2f", 100 * ((law.L * law.L.transpose()).trace() / P.Sigma.trace() - 1));
+        tr += buf;
+        std::printf(" %6.4f", r.cov_inf);
+      }
+      std::printf(" |%s\n", tr.c_str());
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}
+
+std::vector<int> parse_list(const char* s) {
+  std::vector<int> out;
+  while (*s) {
+    out.push_back(std::atoi(s));
+    while (*s && *s != ',') ++s;
+    if (*s) ++s;
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "law")
+    return law_study(argc > 2 ? parse_list(argv[2]) : std::vector<int>{10, 15, 20, 40}, argc > 3 ? argv[3] : "");
+  const int Z = argc > 1 ? std::atoi(argv[1]) : 2000;
+  const int reps = argc > 2 ? std::atoi(argv[2]) : 1;
+  const auto t_all = std::chrono::steady_clock::now();
+  const GaussianProcess gp = paper_process(false);
+
+  using G = GridKind;
+  const Variant m3{3}, u2{2, true}, u3{3, true}, u3b1{3, true, false};
+  const Candidate ref{"heun_sde 1000 geometric (reference)", Method::heun_sde, G::geometric, 1000};
+  const std::vector<Candidate> cands = {
+      {"heun_sde 200 geometric (default)", Method::heun_sde, G::geometric, 200},
+      {"dpm2m 10 geometric", Method::dpm2m, G::geometric, 10},
+      {"dpm2m 15 geometric", Method::dpm2m, G::geometric, 15},
+      {"dpm2m 20 geometric", Method::dpm2m, G::geometric, 20},
+      {"dpm2m 10 uniform", Method::dpm2m, G::uniform, 10},
+      {"dpm2m 20 uniform", Method::dpm2m, G::uniform, 20},
+      {"dpm2m 10 logsnr*", Method::dpm2m, G::logsnr, 10},
+      {"dpm2m 15 logsnr*", Method::dpm2m, G::logsnr, 15},
+      {"dpm2m 20 logsnr*", Method::dpm2m, G::logsnr, 20},
+      {"dpm2m_sde 20 geometric", Method::dpm2m_sde, G::geometric, 20},
+      {"heun_ode 10 geometric", Method::heun_ode, G::geometric, 10},
+      {"heun_sde 10 geometric", Method::heun_sde, G::geometric, 10},
+      {"euler 20 geometric", Method::euler_maruyama, G::geometric, 20},
+      {"dpm3m* 20 geometric", Method::dpm2m, G::geometric, 20, m3},
+      {"unipc2-bh2* 20 geometric", Method::dpm2m, G::geometric, 20, u2},
+      {"unipc3-bh2* 20 geometric", Method::dpm2m, G::geometric, 20, u3},
+      {"unipc3-bh1* 15 geometric", Method::dpm2m, G::geometric, 15, u3b1},
+      {"unipc3-bh1* 20 geometric", Method::dpm2m, G::geometric, 20, u3b1},
+  };
+
+  std::printf("bench_sampler: oracle mode, H = %d, d = %d, laplace l = 128, Lambda = I, Z = %d, %d sampler seed(s) "
+              "a cell\n* = bench-only (proposal)\n\n",
+              kH, kD, Z, reps);
+  std::printf("| P | sampler | calls | s | cov | mean | cover | law bias | E cov | E mean | cover_inf |"
+              " cov/ref | mean/ref | cover-ref | ok |\n");
+  std::printf("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
+  std::fflush(stdout);
+
+  std::vector<int> pass_mc(cands.size()), pass_law(cands.size()), has_law(cands.size());
+  std::vector<std::string> checks;
+  for (int p = 1; p <= 4; ++p) {
+    const Pattern P = make_pattern(gp, p, Z);
+    if (p == 1) {  // the template copy must be the library's, UniP2 without corrector the library's dpm2m
+      double diff = 0;
+      for (Method mth : {Method::euler_maruyama, Method::heun_sde, Method::heun_ode, Method::dpm2m,
+                         Method::dpm2m_sde}) {
+        SamplerOptions o;
+        o.method = mth;
+        o.steps = 20;
+        McOps ops{*P.cond, P.mu, 16, P.cond->n_missing(), Rng(5)};
+        diff = std::max(diff, (run_on_grid<Matrix>(ops, o, time_grid(o)) -
+                               sample_oracle(*P.cond, P.x.seq(0), 16, o, 5)).cwiseAbs().maxCoeff());
+        if (mth == Method::dpm2m) {
+          McOps ops2{*P.cond, P.mu, 16, P.cond->n_missing(), Rng(5)};
+          const Variant u2nc{2, true, true, false};
+          const Matrix u = run_on_grid<Matrix>(ops2, o, time_grid(o), u2nc);
+          checks.push_back("UniP2 without corrector vs library dpm2m: max |diff| = " +
+                           std::to_string((u - sample_oracle(*P.cond, P.x.seq(0), 16, o, 5)).cwiseAbs().maxCoeff()));
+        }
+      }
+      checks.push_back("template copy vs library (all 5 methods, 20 steps): max |diff| = " + std::to_string(diff));
+    }
+    const Result R = evaluate(P, ref, Z, reps);
+    std::printf("| P%d | %s | %d | %.1f | %.3f | %.3f | %.4f | - | - | - | - | 1 | 1 | 0 | |\n", p, ref.label.c_str(),
+                R.calls, R.seconds, R.cov, R.mean, R.coverage);
+    std::fflush(stdout);
+    for (std::size_t i = 0; i < cands.size(); ++i) {
+      const Result r = evaluate(P, cands[i], Z, reps);
+      const double rc = r.cov / R.cov, rm = r.mean / R.mean, dc = r.coverage - R.coverage;
+      const bool ok_mc = rc <= 1.1 && rm <= 1.1 && std::abs(dc) <= 0.01;
+      const bool ok_law = r.law && r.e_cov <= 1.1 && r.e_mean <= 1.1 && std::abs(r.cov_inf - 0.95) <= 0.01;
+      pass_mc[i] += ok_mc;
+      pass_law[i] += ok_law;
+      has_law[i] = r.law;
+      char law[96] = "- | - | - | -";
+      if (r.law) std::snprintf(law, sizeof law, "%.3f | %.3f | %.3f | %.4f", r.bias, r.e_cov, r.e_mean, r.cov_inf);
+      std::printf("| P%d | %s | %d | %.2f | %.3f | %.3f | %.4f | %s | %.3f | %.3f | %+.4f | %s%s |\n", p,
+                  cands[i].label.c_str(), r.calls, r.seconds, r.cov, r.mean, r.coverage, law, rc, rm, dc,
+                  ok_mc ? "MC" : "", ok_law ? (ok_mc ? "+law" : "law") : "");
+      std::fflush(stdout);
+    }
+  }
+  std::printf("\nPatterns passed (of 4). MC: against the reference in this run (coverage within 1 point, error "
+              "ratios within 1.1x).\nlaw: noise free (cover_inf within 1 point of 0.95, expected ratios <= 1.1).\n");
+  for (std::size_t i = 0; i < cands.size(); ++i)
+    std::printf("  %-34s calls %4d  MC %d/4  law %s\n", cands[i].label.c_str(),
+                score_evaluations(options_of(cands[i])), pass_mc[i],
+                has_law[i] ? (std::to_string(pass_law[i]) + "/4").c_str() : "n/a (too many noise draws)");
+  for (const auto& c : checks) std::printf("check: %s\n", c.c_str());
+  std::printf("total %.0f s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - t_all).count());
+  return 0;
+}
