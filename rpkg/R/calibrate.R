@@ -40,7 +40,11 @@
 #' coverage pools entries, which are correlated within a sequence: its
 #' binomial interval is too narrow and is shown as a guide only.
 #'
-#' @param object A fitted DiT ([dit_fit()]), a [gp_spec()] or a fitted GP ([gp_fit()]).
+#' @param object A fitted DiT ([dit_fit()]), a [gp_spec()] or a fitted GP
+#'   ([gp_fit()]); or an imputation of the calibration windows made by any
+#'   imputer (e.g. [imputation_from_completions()] of Amelia's completions),
+#'   with `truth`: the calibration is then applied to that imputer's test
+#'   imputations with [apply_calibration()], which checks the method label.
 #' @param x Held-out data: an `n x H x d` array of complete sequences (with
 #'   `missing` saying what to hide), or of windows with `NA` on hidden entries
 #'   (and on the data's own gaps), with `truth`.
@@ -74,22 +78,39 @@
 #' x[, 19:24, ] <- NA
 #' coverage(impute(cal, x, seed = 4), truth = test)
 #' @export
-calibrate <- function(object, x, missing = NULL, level = 0.95, n_samples = 100, truth = NULL,
+calibrate <- function(object, x = NULL, missing = NULL, level = 0.95, n_samples = 100, truth = NULL,
                       groups = c("auto", "pattern", "gap", "fraction", "kappa", "none"), n_groups = 3,
                       seed = NULL, threads = NULL, ...) {
-  dims <- imputer_dims(object)
-  level <- check_level(level)
-  n_samples <- check_count(n_samples, min = 2)
   groups <- check_string(groups, c("auto", "pattern", "gap", "fraction", "kappa", "none"))
   n_groups <- check_count(n_groups, max = 20)
   if (groups == "kappa" && !inherits(object, "ditimpute_gp")) {
     abort_input("groups", "\"kappa\" needs a Gaussian-process imputer (kappa_cond of its covariance).")
   }
   seed <- resolve_seed(seed)
-  threads <- resolve_threads(threads)
-  cal <- calibration_cases(x, missing, truth, dims$H, dims$d, seed)
-  imp <- as3(impute(object, cal$x, n_samples = n_samples, level = level, truth = NULL, seed = sub_seed(seed, 2),
-                    threads = threads, ...))
+  if (inherits(object, "ditimpute_imputation")) {
+    # An imputation of the calibration windows made elsewhere (an outside
+    # imputer): score it against `truth` as it is.
+    imp <- as3(object)
+    if (!is.null(x) || !is.null(missing)) abort_input("x", "must be NULL when `object` is already an imputation.")
+    if (is.null(truth)) abort_input("truth", "give the true values of the imputed windows.")
+    truth <- check_truth_shape(truth, imp$x)
+    if (!any(imp$missing & is.finite(truth))) abort_input("truth", "has no finite value at a missing entry: nothing to score.")
+    cal <- list(truth = truth)
+    level <- imp$level
+    n_samples <- imp$n_samples
+    key <- imputation_key(object)
+    model <- NULL
+  } else {
+    dims <- imputer_dims(object)
+    level <- check_level(level)
+    n_samples <- check_count(n_samples, min = 2)
+    threads <- resolve_threads(threads)
+    cal <- calibration_cases(x, missing, truth, dims$H, dims$d, seed)
+    imp <- as3(impute(object, cal$x, n_samples = n_samples, level = level, truth = NULL, seed = sub_seed(seed, 2),
+                      threads = threads, ...))
+    key <- model_key(object)
+    model <- object
+  }
   if (anyNA(imp$radius)) abort_input("object", "gives no confidence region (a deterministic imputer): nothing to calibrate.")
   scores <- calibration_scores(imp, cal$truth)
   features <- case_features(object, imp$missing, groups)
@@ -97,9 +118,9 @@ calibrate <- function(object, x, missing = NULL, level = 0.95, n_samples = 100, 
   g <- assign_groups(grouping, features)
   factors <- fit_factors(scores, g, grouping$labels, level)
   diag <- calibration_diagnostics(scores, g, grouping$labels, level, seed)
-  structure(list(object = object, level = level, n_samples = n_samples, grouping = grouping, factors = factors,
+  structure(list(object = model, level = level, n_samples = n_samples, grouping = grouping, factors = factors,
                  diagnostics = diag, n_cases = length(scores$region), method = imp$method,
-                 impute_args = list(...), model_key = model_key(object)),
+                 impute_args = list(...), model_key = key),
             class = "ditimpute_calibration")
 }
 
@@ -108,6 +129,22 @@ imputer_dims <- function(object, call = rlang::caller_env()) {
   if (inherits(object, "ditimpute_dit")) return(list(H = object$config$H, d = object$config$d))
   if (inherits(object, "ditimpute_gp")) return(list(H = object$H, d = object$d))
   abort_input("object", "must be a fitted DiT (dit_fit()), a gp_spec() or a fitted GP (gp_fit()).", call = call)
+}
+
+# The key of the imputer behind an imputation: its model's, or for outside
+# imputers its method label.
+imputation_key <- function(imp) {
+  if (is.null(imp$model)) paste("imputation:", imp$method) else model_key(imp$model)
+}
+
+check_truth_shape <- function(truth, x, call = rlang::caller_env()) {
+  if (!is.numeric(truth)) abort_input("truth", "must be numeric, shaped like the imputed x.", call = call)
+  if (length(dim(truth)) == 2) truth <- array(truth, c(1L, dim(truth)))
+  if (!identical(as.integer(dim(truth)), as.integer(dim(x)))) {
+    abort_input("truth", "must have the shape of the imputed x.", call = call)
+  }
+  storage.mode(truth) <- "double"
+  truth
 }
 
 # A fingerprint of an imputer, so a calibration is only applied to its own model.
@@ -322,6 +359,9 @@ calibration_diagnostics <- function(scores, g, labels, level, seed) {
 #' @rdname impute
 #' @export
 impute.ditimpute_calibration <- function(object, x, n_samples = object$n_samples, level = object$level, ...) {
+  if (is.null(object$object)) {
+    abort_input("object", "was fitted on an outside imputation: impute with that imputer, then apply_calibration().")
+  }
   if (!isTRUE(all.equal(level, object$level))) {
     abort_input("level", sprintf("must be %g, the level the calibration was fitted at; calibrate again for another.",
                                  object$level))
@@ -356,7 +396,7 @@ impute.ditimpute_calibration <- function(object, x, n_samples = object$n_samples
 apply_calibration <- function(imputation, calibration) {
   if (!inherits(imputation, "ditimpute_imputation")) abort_input("imputation", "must be an imputation from impute().")
   if (!inherits(calibration, "ditimpute_calibration")) abort_input("calibration", "must come from calibrate().")
-  if (is.null(imputation$model) || !identical(model_key(imputation$model), calibration$model_key)) {
+  if (!identical(imputation_key(imputation), calibration$model_key)) {
     abort_input("calibration", "was made for another model than the one that made this imputation.")
   }
   if (!isTRUE(all.equal(imputation$level, calibration$level)) || imputation$n_samples != calibration$n_samples) {

@@ -100,3 +100,27 @@ test_that("coverage() at several levels gives a calibration curve", {
   lin <- impute_baseline(x, "linear")
   expect_input_error(coverage(lin, truth = truth, levels = 0.9), "object")
 })
+
+test_that("an outside imputer is calibrated from its imputation of the calibration windows", {
+  set.seed(11)
+  truth <- array(rnorm(60 * 6 * 2), c(60, 6, 2))
+  held <- hide_mcar(truth, rate = 0.3, seed = 12)
+  # A toy outside imputer: 40 draws with half the right spread (under-covers).
+  toy <- function(x) {
+    lapply(1:40, function(k) { f <- x; f[is.na(f)] <- rnorm(sum(is.na(f)), sd = 0.5); f })
+  }
+  cal_imp <- imputation_from_completions(held$x[1:40, , ], toy(held$x[1:40, , ]), method = "toy", level = 0.8)
+  cal <- calibrate(cal_imp, truth = truth[1:40, , ], groups = "none")
+  expect_null(cal$object)
+  expect_gt(cal$factors$interval[1], 0)
+  test_imp <- imputation_from_completions(held$x[41:60, , ], toy(held$x[41:60, , ]), method = "toy", level = 0.8)
+  out <- apply_calibration(test_imp, cal)
+  raw <- imputation_metrics(test_imp, truth = truth[41:60, , ], by = "all")$interval_coverage
+  fixed <- imputation_metrics(out, truth = truth[41:60, , ], by = "all")$interval_coverage
+  expect_lt(raw, 0.7)
+  expect_gt(fixed, raw + 0.1)
+  other <- imputation_from_completions(held$x[41:60, , ], toy(held$x[41:60, , ]), method = "other", level = 0.8)
+  expect_input_error(apply_calibration(other, cal), "calibration")
+  expect_input_error(impute(cal, held$x[41:60, , ]), "object")
+  expect_input_error(calibrate(cal_imp), "truth")
+})
