@@ -92,7 +92,7 @@ run_worker <- function(lib, out, n_cases, dit_budget) {
   res$gp <- guard("gp", {
     x <- gp_simulate(spec, 200, seed = 1)
     x[, 81:96, ] <- NA
-    impute(spec, x[1:2, , , drop = FALSE], n_samples = 10, seed = 99, threads = threads)   # warm-up
+    impute(spec, x[1:2, , , drop = FALSE], n_samples = 100, seed = 99, threads = threads)   # warm-up
     t <- timed(function() impute(spec, x, n_samples = 100, seed = 1, threads = threads))
     imp <- t$value
     width <- imp$upper - imp$lower

@@ -1,6 +1,7 @@
 #include "ditimpute/common.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <exception>
 #include <mutex>
@@ -43,9 +44,76 @@ void parallel_for(int n, int threads, const std::function<void(int)>& fn) {
   if (error) std::rethrow_exception(error);
 }
 
+namespace {
+
+// The ziggurat method of Marsaglia and Tsang (2000) with 128 layers: a draw
+// is a table look-up and one comparison 98.8% of the time, several times
+// faster than std::normal_distribution's polar method, which dominated the
+// cost of exact conditional draws (100 draws of 128 entries for each of 200
+// cases: 2.6 million normals).
+struct Ziggurat {
+  static constexpr double r = 3.442619855899;  // start of the right tail
+  std::uint32_t k[128];
+  double w[128], f[128];
+  Ziggurat() {
+    const double m1 = 2147483648.0, v = 9.91256303526217e-3;
+    double dn = r, tn = r;
+    const double q = v / std::exp(-0.5 * dn * dn);
+    k[0] = static_cast<std::uint32_t>((dn / q) * m1);
+    k[1] = 0;
+    w[0] = q / m1;
+    w[127] = dn / m1;
+    f[0] = 1.0;
+    f[127] = std::exp(-0.5 * dn * dn);
+    for (int i = 126; i >= 1; --i) {
+      dn = std::sqrt(-2.0 * std::log(v / dn + std::exp(-0.5 * dn * dn)));
+      k[i + 1] = static_cast<std::uint32_t>((dn / tn) * m1);
+      tn = dn;
+      f[i] = std::exp(-0.5 * dn * dn);
+      w[i] = dn / m1;
+    }
+  }
+};
+
+const Ziggurat& ziggurat() {
+  static const Ziggurat z;
+  return z;
+}
+
+// Uniform in (0, 1) from 53 random bits.
+double uniform_open(Rng& rng) { return (static_cast<double>(rng() >> 11) + 0.5) * (1.0 / 9007199254740992.0); }
+
+// One normal from a signed 32-bit draw hz (rng for the rare slow path).
+double ziggurat_normal(const Ziggurat& z, std::int32_t hz, Rng& rng) {
+  for (;;) {
+    const int i = hz & 127;
+    const std::int64_t a = hz < 0 ? -static_cast<std::int64_t>(hz) : hz;
+    const double x = hz * z.w[i];
+    if (a < static_cast<std::int64_t>(z.k[i])) return x;  // inside the layer's rectangle
+    if (i == 0) {  // the tail beyond r, by Marsaglia's exponential method
+      double t, y;
+      do {
+        t = -std::log(uniform_open(rng)) / Ziggurat::r;
+        y = -std::log(uniform_open(rng));
+      } while (y + y < t * t);
+      return hz > 0 ? Ziggurat::r + t : -Ziggurat::r - t;
+    }
+    if (z.f[i] + uniform_open(rng) * (z.f[i - 1] - z.f[i]) < std::exp(-0.5 * x * x)) return x;  // under the curve
+    hz = static_cast<std::int32_t>(static_cast<std::uint32_t>(rng()));
+  }
+}
+
+}  // namespace
+
 void fill_standard_normal(Rng& rng, double* out, std::size_t n) {
-  std::normal_distribution<double> normal(0.0, 1.0);
-  for (std::size_t i = 0; i < n; ++i) out[i] = normal(rng);
+  const Ziggurat& z = ziggurat();
+  std::size_t i = 0;
+  while (i < n) {
+    // Two 32-bit draws from each 64-bit output.
+    const std::uint64_t u = rng();
+    out[i++] = ziggurat_normal(z, static_cast<std::int32_t>(static_cast<std::uint32_t>(u)), rng);
+    if (i < n) out[i++] = ziggurat_normal(z, static_cast<std::int32_t>(static_cast<std::uint32_t>(u >> 32)), rng);
+  }
 }
 
 Mask::Mask(int H_, int d_, bool all_observed) : H(H_), d(d_) {

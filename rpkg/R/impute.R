@@ -88,8 +88,9 @@ impute.default <- function(object, x, n_samples = 100, level = 0.95, ...) {
 #'   Asking for `"cuda"` without a CUDA LibTorch is an input error that says
 #'   what the linked LibTorch offers ([torch_backend()]).
 #' @param batch_size For a DiT: the most sequences per network batch (cases
-#'   are never split; `NULL` = 1024 or `n_samples` when larger). All cases'
-#'   samples share network batches, so many cases cost no more per sample than one.
+#'   are never split; `NULL` = 128 on the CPU, 4096 on CUDA, or `n_samples`
+#'   when larger). All cases' samples share network batches, so many cases
+#'   cost no more per sample than one.
 #' @export
 impute.ditimpute_dit <- function(object, x, n_samples = 100, level = 0.95, point = c("mean", "median"),
                                  truth = NULL, method = NULL, steps = NULL, seed = NULL, threads = NULL,

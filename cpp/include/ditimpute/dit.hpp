@@ -162,8 +162,9 @@ class DiTModel {
   // Z samples of the missing entries of every case of `x` (NaN = missing;
   // masks[i] its pattern, as from masks_from_nan): Z x m_i matrices in vec
   // order. All cases' samples go through the network together, in batches of
-  // at most `batch_size` sequences made of whole cases (0: 1024, or Z when
-  // larger), so many short cases cost no more per sample than one. Case i
+  // at most `batch_size` sequences made of whole cases (0: 128 on the CPU,
+  // where small batches stay in cache, 4096 on CUDA; never fewer than Z), so
+  // many cases cost no more per sample than one. Case i
   // draws its noise from Rng(case_seed(seed, i)): its samples do not depend
   // on the batching. Uses the EMA weights when present; options.t0/T must lie
   // inside the config's [t0, T].

@@ -1,0 +1,66 @@
+// Shared pieces of the core: the normal generator every sampler draws from,
+// seeds, parallel_for.
+#include <catch2/catch.hpp>
+
+#include "ditimpute/common.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+using namespace ditimpute;
+
+TEST_CASE("fill_standard_normal draws N(0, 1): moments, cdf and tails", "[common]") {
+  // 4 million draws: the mean has sd 5e-4, the variance 7e-4, a cdf value
+  // at most 2.5e-4; the tolerances are 5 sd. The tail beyond 3.44 (the
+  // ziggurat's slow path, P = 5.8e-4 per side) is checked separately.
+  const std::size_t n = 4000000;
+  std::vector<double> v(n);
+  Rng rng(42);
+  fill_standard_normal(rng, v.data(), n);
+  double mean = 0, m2 = 0, m3 = 0, m4 = 0;
+  for (double x : v) mean += x / n;
+  for (double x : v) {
+    const double c = x - mean;
+    m2 += c * c / n;
+    m3 += c * c * c / n;
+    m4 += c * c * c * c / n;
+  }
+  CHECK(std::abs(mean) < 2.5e-3);
+  CHECK(std::abs(m2 - 1) < 3.5e-3);
+  CHECK(std::abs(m3) < 6e-3);        // skewness 0, sd sqrt(15 / n) = 1.9e-3
+  CHECK(std::abs(m4 - 3) < 0.025);   // kurtosis 3, sd sqrt(96 / n) = 4.9e-3
+  std::sort(v.begin(), v.end());
+  auto cdf = [&](double q) {
+    return static_cast<double>(std::lower_bound(v.begin(), v.end(), q) - v.begin()) / static_cast<double>(n);
+  };
+  for (double q : {-3.0, -2.0, -1.0, -0.5, 0.0, 0.3, 1.0, 1.96, 2.5, 3.0}) {
+    const double phi = 0.5 * std::erfc(-q / std::sqrt(2.0));
+    INFO("q = " << q);
+    CHECK(std::abs(cdf(q) - phi) < 5 * std::sqrt(phi * (1 - phi) / n) + 1e-6);
+  }
+  const double tail = 0.5 * std::erfc(3.6 / std::sqrt(2.0));  // beyond the ziggurat's base layer
+  CHECK(std::abs((1.0 - cdf(3.6)) - tail) < 5 * std::sqrt(tail / n));
+  CHECK(std::abs(cdf(-3.6) - tail) < 5 * std::sqrt(tail / n));
+  // The same seed, the same draws; odd lengths use half of the last 64-bit output.
+  std::vector<double> a(7), b(7);
+  Rng r1(5), r2(5);
+  fill_standard_normal(r1, a.data(), 7);
+  fill_standard_normal(r2, b.data(), 7);
+  CHECK(a == b);
+}
+
+TEST_CASE("case_seed gives distinct streams and parallel_for covers every index once", "[common]") {
+  CHECK(case_seed(1, 0) != case_seed(1, 1));
+  CHECK(case_seed(1, 0) != case_seed(2, 0));
+  CHECK(case_seed(7, 3) == case_seed(7, 3));
+  std::vector<std::atomic<int>> hits(1000);
+  parallel_for(1000, 3, [&](int i) { hits[i]++; });
+  CHECK(std::all_of(hits.begin(), hits.end(), [](const std::atomic<int>& h) { return h.load() == 1; }));
+  CHECK_THROWS_AS(parallel_for(10, 2, [](int i) {
+                    if (i == 5) throw input_error("x", "bad");
+                  }),
+                  input_error);
+}
