@@ -4,6 +4,19 @@
 #
 #   Rscript bench/reproduce_paper.R            # from the repository root
 #   DITIMPUTE_WORKERS=2 Rscript bench/reproduce_paper.R   # rows on 2 processes
+#   Rscript bench/reproduce_paper.R paper      # the paper's scale, on a CUDA GPU
+#
+# Every DiT row is also calibrated (run_experiments(n_calibrate =)) on
+# held-out sequences under its test pattern: coverage_calibrated sits beside
+# the raw coverage.
+#
+# Scale "paper": H = 96, Laplace 128, the paper-size DiT (256/12/16) on
+# device "cuda", n = 1e5 training sequences for the strategy table (1e4, 3e4,
+# 1e5 for the training-size curve), 8000 steps of batch 64, 100 test
+# sequences per cell, 100 samples, the default sampler (UniPC, 20 steps),
+# 200 calibration sequences; results go to
+# inst/extdata/paper-results-paper-scale.rds beside the CPU-scale ones. It has
+# not been run yet (no GPU in the session that wrote it).
 #
 # Scale (the paper's in brackets): H = 48 [96] with P1-P4 and the strategies
 # rescaled block by block (run_experiments()), d = 8 [8], Laplace lengthscale
@@ -16,18 +29,30 @@ suppressPackageStartupMessages(library(ditimpute))
 workers <- as.integer(Sys.getenv("DITIMPUTE_WORKERS", "1"))
 threads <- if (workers > 1) 1L else 2L
 if (workers > 1) future::plan(future::multisession, workers = workers)
-out_file <- Sys.getenv("DITIMPUTE_RESULTS", "inst/extdata/paper-results.rds")
+
 # DITIMPUTE_IMPUTERS=oracle runs only the exact imputer's rows (a minute).
 imputers <- strsplit(Sys.getenv("DITIMPUTE_IMPUTERS", "dit,oracle"), ",")[[1]]
 
-scale <- list(H = 48, d = 8, lengthscale = 64, config = list(width = 64, depth = 2, heads = 4), steps = 500,
-              fit_args = list(lr = 1e-3, batch_size = 64), n_strategies = 4000, n_sizes = c(250, 1000, 4000),
-              H_values = c(24, 48, 96), n_test = 12, n_samples = 50, n_draws = 1000, sampler = list(steps = 25))
+scale_name <- Sys.getenv("DITIMPUTE_SCALE", if (length(commandArgs(TRUE))) commandArgs(TRUE)[1] else "cpu")
+scales <- list(
+  cpu = list(H = 48, d = 8, lengthscale = 64, config = list(width = 64, depth = 2, heads = 4), steps = 500,
+             fit_args = list(lr = 1e-3, batch_size = 64), n_strategies = 4000, n_sizes = c(250, 1000, 4000),
+             H_values = c(24, 48, 96), n_test = 12, n_samples = 50, n_draws = 1000, sampler = list(),
+             n_calibrate = 40, results = "inst/extdata/paper-results.rds"),
+  paper = list(H = 96, d = 8, lengthscale = 128, config = list(width = 256, depth = 12, heads = 16), steps = 8000,
+               fit_args = list(lr = 3e-4, batch_size = 64, ema = 0.999, device = "cuda"), n_strategies = 1e5,
+               n_sizes = c(1e4, 3e4, 1e5), H_values = c(24, 48, 96), n_test = 100, n_samples = 100, n_draws = 2000,
+               sampler = list(), n_calibrate = 200, results = "inst/extdata/paper-results-paper-scale.rds"))
+if (!scale_name %in% names(scales)) stop("scale must be \"cpu\" or \"paper\", not \"", scale_name, "\"")
+scale <- scales[[scale_name]]
+if (scale_name == "paper" && !isTRUE(torch_backend()$cuda_available)) {
+  stop("the paper scale needs a CUDA LibTorch (see README, 'A GPU from R'); torch_backend() reports none.")
+}
 run <- function(grid, latent = FALSE, H = scale$H) {
   run_experiments(grid[grid$imputer %in% imputers, ], d = scale$d, kernel = gp_kernel("laplace", lengthscale = scale$lengthscale),
                   config = scale$config, steps = scale$steps, fit_args = scale$fit_args, n_test = scale$n_test,
                   n_samples = scale$n_samples, n_draws = scale$n_draws, sampler = scale$sampler, latent = latent,
-                  threads = threads, progress = TRUE, H = H)
+                  threads = threads, progress = TRUE, H = H, n_calibrate = scale$n_calibrate)
 }
 timed <- function(expr) {
   t0 <- proc.time()[["elapsed"]]
@@ -73,7 +98,8 @@ grid_latent <- rbind(
               stringsAsFactors = FALSE))
 latent <- timed(run(grid_latent, latent = TRUE))
 
-info <- list(imputers = imputers, date = format(Sys.time(), "%Y-%m-%d %H:%M %Z"), scale = scale, workers = workers, threads = threads,
+out_file <- Sys.getenv("DITIMPUTE_RESULTS", scale$results)
+info <- list(scale_name = scale_name, imputers = imputers, date = format(Sys.time(), "%Y-%m-%d %H:%M %Z"), scale = scale, workers = workers, threads = threads,
              cpu = tryCatch(sub(".*: ", "", grep("model name", readLines("/proc/cpuinfo"), value = TRUE)[1]),
                             error = function(e) NA_character_),
              cores = parallel::detectCores(), torch = torch_backend()$torch_version,

@@ -68,6 +68,10 @@
 #' @param n_draws Exact conditional draws per test sequence for the coverage.
 #' @param sampler Sampler options for the DiT, a list with `method` and `steps`
 #'   (see [dit_sample()]).
+#' @param n_calibrate Held-out sequences per DiT row to calibrate its regions
+#'   on ([calibrate()], under the row's test pattern); 0 (default) skips it.
+#'   With it, `coverage_calibrated` and `coverage_truth_calibrated` sit beside
+#'   the raw `coverage` and `coverage_truth`.
 #' @param threads CPU threads of each row (default: option `ditimpute.threads`,
 #'   else all cores; use 1 with a parallel plan).
 #' @param progress Report each finished group.
@@ -87,7 +91,8 @@
 run_experiments <- function(grid, d = 8, kernel = gp_kernel("laplace", lengthscale = 128),
                             config = list(width = 64, depth = 2, heads = 4), steps = 1000, fit_args = list(),
                             n_test = 100, n_samples = 100, level = 0.95, latent = FALSE, noise_var = 0.1,
-                            n_draws = 1000, sampler = list(), threads = NULL, progress = interactive(), H = 96) {
+                            n_draws = 1000, sampler = list(), threads = NULL, progress = interactive(), H = 96,
+                            n_calibrate = 0) {
   grid <- check_grid(grid, H_default = H)
   d <- check_count(d)
   if (!inherits(kernel, "ditimpute_kernel")) abort_input("kernel", "must be made by gp_kernel().")
@@ -101,7 +106,9 @@ run_experiments <- function(grid, d = 8, kernel = gp_kernel("laplace", lengthsca
                    level = check_level(level), latent = isTRUE(check_flag(latent)),
                    noise_var = check_number(noise_var, lower = 0, upper = Inf, open = FALSE),
                    n_draws = check_count(n_draws, min = 2), sampler = sampler,
-                   threads = resolve_threads(threads))
+                   threads = resolve_threads(threads),
+                   n_calibrate = if (identical(n_calibrate, 0) || identical(n_calibrate, 0L)) 0L else
+                     check_count(n_calibrate, min = 2))
   # Configurations are checked once here, not in every worker.
   for (h in unique(grid$H[grid$imputer == "dit"])) {
     do.call(dit_config, c(list(H = h, d = d), config))
@@ -266,7 +273,22 @@ run_group <- function(rows, s) {
     x[masks] <- NA
     imp <- do.call(impute, c(list(imputer, x, n_samples = s$n_samples, level = s$level, truth = truth,
                                   seed = sub_seed(seed, 7)), extra))
-    score_imputation(imp, spec, truth, masks, s, seed)
+    scores <- score_imputation(imp, spec, truth, masks, s, seed)
+    scores$coverage_calibrated <- scores$coverage_truth_calibrated <- NA_real_
+    if (s$n_calibrate > 0 && r1$imputer == "dit") {
+      # Held-out sequences under the row's test pattern calibrate the DiT's
+      # regions (calibrate()); the same test sequences are scored again.
+      cal_truth <- observe(gp_simulate(spec, s$n_calibrate, seed = sub_seed(seed, 9)), 10)
+      cal_x <- cal_truth
+      cal_x[draw_masks(pat, s$n_calibrate, H, s$d, seed = sub_seed(seed, 11))] <- NA
+      cal <- do.call(calibrate, c(list(fit, cal_x, truth = cal_truth, level = s$level, n_samples = s$n_samples,
+                                       groups = "none", seed = sub_seed(seed, 12), threads = s$threads),
+                                  extra[setdiff(names(extra), "threads")]))
+      calibrated <- score_imputation(apply_calibration(imp, cal), spec, truth, masks, s, seed)
+      scores$coverage_calibrated <- calibrated$coverage
+      scores$coverage_truth_calibrated <- calibrated$coverage_truth
+    }
+    scores
   })
   out <- do.call(rbind, out)
   settings <- data.frame(imputer = r1$imputer, latent = s$latent, n = r1$n, H = H, d = s$d,
@@ -317,8 +339,8 @@ print.ditimpute_experiments <- function(x, digits = 3, ...) {
   s <- attr(x, "settings")
   cat(sprintf("<ditimpute_experiments> %d rows; %s data, d = %d, %d test sequences x %d samples, level %g\n",
               nrow(x), if (isTRUE(s$latent)) "latent-GP" else "GP", s$d, s$n_test, s$n_samples, s$level))
-  cols <- c("imputer", "n", "H", "pattern", "strategy", "seed", "kappa", "coverage", "coverage_se", "mse", "crps",
-            "width", "seconds")
+  cols <- c("imputer", "n", "H", "pattern", "strategy", "seed", "kappa", "coverage", "coverage_se",
+            if (any(!is.na(x$coverage_calibrated))) "coverage_calibrated", "mse", "crps", "width", "seconds")
   print(as.data.frame(unclass(x))[cols], digits = digits, row.names = FALSE)
   invisible(x)
 }

@@ -75,8 +75,11 @@ test_that("a tiny DiT row runs and reports its training", {
                      stringsAsFactors = FALSE)
   res <- run_experiments(grid, d = 2, kernel = small_kernel, H = 24, config = list(width = 32, depth = 1, heads = 2),
                          steps = 5, fit_args = list(batch_size = 8, validation = 0), n_test = 3, n_samples = 40,
-                         n_draws = 50, sampler = list(steps = 5), threads = 1, progress = FALSE)
+                         n_draws = 50, sampler = list(steps = 5), threads = 1, progress = FALSE, n_calibrate = 20)
   expect_identical(nrow(res), 2L)
+  # Calibrated coverage beside the raw one for DiT rows.
+  expect_true(all(res$coverage_calibrated >= 0 & res$coverage_calibrated <= 1))
+  expect_true(all(c("coverage_truth_calibrated") %in% names(res)))
   expect_true(all(res$imputer == "dit" & res$strategy == "4x1+1x4" & res$n == 64))
   expect_true(all(res$train_seconds > 0 & is.finite(res$final_loss)))
   expect_true(all(res$coverage >= 0 & res$coverage <= 1 & is.finite(res$mse)))
