@@ -85,46 +85,6 @@ struct Variant {
   bool library() const { return order == 2 && !unipc && lower_final; }
 };
 
-// UniPC (Zhao et al. 2023) in data prediction, as diffusers'
-// UniPCMultistepScheduler: from x at the last point of the history (ms: data
-// predictions, ls: their lambdas, most recent last) to time tt at order `ord`
-// (UniP); with m_t (the prediction at tt) the UniC correction of that step.
-// B(h) = e^h - 1 (bh2) or h (bh1), h taken as -(lambda step).
-template <class State>
-State unipc_step(const State& x, const std::vector<State>& ms, const std::vector<double>& ls, double tt, int ord,
-                 bool bh2, const State* m_t) {
-  const double ls0 = ls.back(), h = lambda_of(tt) - ls0;
-  const double s0 = 1.0 / std::sqrt(1.0 + std::exp(2.0 * ls0));  // sigma at ls0
-  const double at = vp_alpha(tt), st = vp_sigma(tt), hphi1 = std::expm1(-h), B = bh2 ? hphi1 : -h;
-  const State& m0 = ms.back();
-  const int n = static_cast<int>(ms.size());
-  std::vector<double> rk;
-  std::vector<State> D1;
-  for (int i = 1; i < ord; ++i) {
-    rk.push_back((ls[n - 1 - i] - ls0) / h);
-    D1.push_back((ms[n - 1 - i] - m0) * (1.0 / rk.back()));
-  }
-  rk.push_back(1.0);
-  Eigen::MatrixXd R(ord, ord);
-  Eigen::VectorXd b(ord);
-  double phi = hphi1 / -h - 1.0, fact = 1.0;
-  for (int i = 1; i <= ord; ++i) {
-    for (int j = 0; j < ord; ++j) R(i - 1, j) = std::pow(rk[j], i - 1);
-    b(i - 1) = phi * fact / B;
-    fact *= i + 1;
-    phi = phi / -h - 1.0 / fact;
-  }
-  State out = (st / s0) * x - (at * hphi1) * m0;
-  const int nr = m_t ? ord : ord - 1;  // UniC also weighs the new prediction
-  if (nr == 0) return out;
-  Eigen::VectorXd rho(nr);
-  if (nr == 1) rho(0) = 0.5;  // diffusers' choice for UniP-2 and UniC-1
-  else rho = R.topLeftCorner(nr, nr).partialPivLu().solve(b.head(nr));
-  for (int j = 0; j < ord - 1; ++j) out = out - (at * B * rho(j)) * D1[j];
-  if (m_t) out = out - (at * B * rho(nr - 1)) * (*m_t - m0);
-  return out;
-}
-
 // run_reverse_sampler of reverse_sampler.hpp with the grid passed in, plus the
 // proposals of Variant (method dpm2m). Variant{} is the library's code.
 template <class State, class Ops>
@@ -142,7 +102,7 @@ State run_on_grid(Ops& ops, const SamplerOptions& options, const std::vector<dou
     for (int k = 0; k < options.steps; ++k) {
       const State m = denoise(x, t[k]);  // the one score call of the step
       if (k > 0 && v.corrector)          // UniC: redo the last step with m
-        x = ops.hold(unipc_step(x_last, ms, ls, t[k], last_order, v.bh2, &m));
+        x = ops.hold(unipc_update(x_last, ms, ls, t[k], last_order, &m, v.bh2));
       ms.push_back(m);
       ls.push_back(lambda_of(t[k]));
       if (ms.size() > 3) {
@@ -152,7 +112,7 @@ State run_on_grid(Ops& ops, const SamplerOptions& options, const std::vector<dou
       int ord = std::min(v.order, k + 1);
       if (v.lower_final) ord = std::min(ord, options.steps - k);
       x_last = x;
-      x = ops.hold(unipc_step<State>(x, ms, ls, t[k + 1], ord, v.bh2, nullptr));
+      x = ops.hold(unipc_update<State>(x, ms, ls, t[k + 1], ord, static_cast<const State*>(nullptr), v.bh2));
       last_order = ord;
     }
     return x;
@@ -225,20 +185,7 @@ State run_on_grid(Ops& ops, const SamplerOptions& options, const std::vector<dou
 }
 
 // --------------------------------------------------- Monte Carlo (oracle) --
-struct McOps {  // as sample_oracle's
-  const Conditional& cond;
-  const Vector& mu;
-  int Z, m;
-  Rng rng;
-  Matrix noise() {
-    Matrix z(Z, m);
-    fill_standard_normal(rng, z.data(), static_cast<std::size_t>(z.size()));
-    return z;
-  }
-  Matrix hold(const Matrix& x) { return x; }
-  Matrix score(const Matrix& x, double t) { return cond.score(x, mu, t); }
-  bool finite(const Matrix& x) { return x.allFinite(); }
-};
+using McOps = OracleOps;  // the library's oracle Ops
 
 // ------------------------------------------------- exact law of the output --
 struct Law {

@@ -70,26 +70,11 @@ std::vector<double> time_grid(const SamplerOptions& options) {
   return t;
 }
 
-namespace {
-
-// The state holds the missing entries only (Z x m): the exact score needs
-// nothing else, so there is nothing to hold.
-struct OracleOps {
-  const Conditional& cond;
-  const Vector& mu;
-  int Z, m;
-  Rng rng;
-  Matrix noise() {
-    Matrix z(Z, m);
-    fill_standard_normal(rng, z.data(), static_cast<std::size_t>(z.size()));
-    return z;
-  }
-  Matrix hold(const Matrix& x) { return x; }
-  Matrix score(const Matrix& x, double t) { return cond.score(x, mu, t); }  // eq. 9
-  bool finite(const Matrix& x) { return x.allFinite(); }
-};
-
-}  // namespace
+Matrix OracleOps::noise() {
+  Matrix z(Z, m);
+  fill_standard_normal(rng, z.data(), static_cast<std::size_t>(z.size()));
+  return z;
+}
 
 Matrix sample_oracle(const Conditional& cond, const double* x, int Z, const SamplerOptions& options,
                      std::uint64_t seed) {

@@ -21,12 +21,13 @@ namespace ditimpute {
 // most recent last), to time tt at order `ord` (the predictor UniP); given
 // m_t, the data prediction at tt, it is instead the corrector UniC of that
 // step, which reuses the next step's score call and so costs nothing extra.
+// bh2 = false takes B(h) = h ("bh1"), an option kept for bench/bench_sampler.cpp.
 template <class State>
 State unipc_update(const State& x, const std::vector<State>& ms, const std::vector<double>& ls, double tt, int ord,
-                   const State* m_t) {
+                   const State* m_t, bool bh2 = true) {
   const double ls0 = ls.back(), h = std::log(vp_alpha(tt) / vp_sigma(tt)) - ls0;
   const double s0 = 1.0 / std::sqrt(1.0 + std::exp(2.0 * ls0));  // sigma at ls0
-  const double at = vp_alpha(tt), st = vp_sigma(tt), B = std::expm1(-h);
+  const double at = vp_alpha(tt), st = vp_sigma(tt), hphi1 = std::expm1(-h), B = bh2 ? hphi1 : -h;
   const State& m0 = ms.back();
   const int n = static_cast<int>(ms.size());
   std::vector<double> rk;
@@ -38,14 +39,14 @@ State unipc_update(const State& x, const std::vector<State>& ms, const std::vect
   rk.push_back(1.0);
   Eigen::MatrixXd R(ord, ord);
   Eigen::VectorXd b(ord);
-  double phi = B / -h - 1.0, fact = 1.0;
+  double phi = hphi1 / -h - 1.0, fact = 1.0;
   for (int i = 1; i <= ord; ++i) {
     for (int j = 0; j < ord; ++j) R(i - 1, j) = std::pow(rk[j], i - 1);
     b(i - 1) = phi * fact / B;
     fact *= i + 1;
     phi = phi / -h - 1.0 / fact;
   }
-  State out = (st / s0) * x - (at * B) * m0;
+  State out = (st / s0) * x - (at * hphi1) * m0;
   const int nr = m_t ? ord : ord - 1;  // UniC also weighs the new prediction
   if (nr == 0) return out;
   Eigen::VectorXd rho(nr);

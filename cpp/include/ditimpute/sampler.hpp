@@ -80,6 +80,20 @@ int score_evaluations(const SamplerOptions& options);
 // The time grid T = t_0 > t_1 > ... > t_steps = t0 (steps + 1 points).
 std::vector<double> time_grid(const SamplerOptions& options);
 
+// The Ops of run_reverse_sampler (reverse_sampler.hpp) in oracle mode: the
+// state holds the missing entries only (Z x m), so nothing is held, and the
+// score is the exact one of eq. 9 at conditional mean mu.
+struct OracleOps {
+  const Conditional& cond;
+  const Vector& mu;
+  int Z, m;
+  Rng rng;
+  Matrix noise();
+  Matrix hold(const Matrix& x) { return x; }
+  Matrix score(const Matrix& x, double t) { return cond.score(x, mu, t); }
+  bool finite(const Matrix& x) { return x.allFinite(); }
+};
+
 // Oracle mode: Z samples of the missing entries of one sequence `x` (its full
 // vec; only observed entries are read) drawn by the same reverse-time sampler as
 // the network, driven by the exact conditional score of `cond` (float64, eq. 9).

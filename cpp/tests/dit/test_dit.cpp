@@ -3,6 +3,8 @@
 // test (does it fit a GP?) is in test_dit_learning.cpp.
 #include "test_dit_helpers.hpp"
 
+#include "ditimpute/backend.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -346,4 +348,23 @@ TEST_CASE("Batched DiT sampling: a case's samples do not depend on its batch", "
   CHECK(imp.samples[2].isApprox(all[2], 1e-5));
   CHECK(std::isfinite(imp.point.at(2, 2, 0)));
   CHECK(std::isnan(imp.lower.at(2, 0, 0)));
+}
+
+TEST_CASE("The DiT samples on CUDA when the linked LibTorch has it, with the CPU's noise", "[dit][device]") {
+  const BackendInfo b = backend_info();
+  if (!b.cuda_available) {
+    // Catch2 v2 has no skip: say so and check the error a CUDA request gives.
+    WARN("no CUDA in the linked LibTorch " << b.torch_version << ": CUDA sampling not tested here");
+    CHECK_THROWS_AS(DiTModel::create(tiny_config(8, 2), 1, "cuda"), input_error);
+    return;
+  }
+  const int H = 8, d = 2;
+  auto cpu = DiTModel::create(tiny_config(H, d), 4, "cpu");
+  auto gpu = DiTModel::from_bytes(cpu.to_bytes(), "cuda");
+  REQUIRE(gpu.device() == "cuda");
+  std::vector<double> x(H * d, 0.2);
+  x[3] = x[9] = std::numeric_limits<double>::quiet_NaN();
+  const Batch a = cpu.sample(x, 6, quick_sampler(), 5, 1);
+  const Batch g = gpu.sample(x, 6, quick_sampler(), 5, 1);
+  for (std::size_t k = 0; k < a.data.size(); ++k) CHECK(g.data[k] == Approx(a.data[k]).margin(1e-3));
 }
