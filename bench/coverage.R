@@ -107,3 +107,16 @@ res$after <- fmt(res$after)
 cat("\nCoverage of 95% regions (A, B: exact conditional mass, 30 sequences x 2000 draws; C: held-out truths)\n")
 cat("before = in-sample regions (A, B) or the raw DiT (C); after = closed-form (A), finite-sample (B), calibrated (C)\n")
 print(res, row.names = FALSE)
+out_file <- file.path("bench", "results", sprintf("coverage_%s.md", paste(parts, collapse = "")))
+dir.create(dirname(out_file), showWarnings = FALSE, recursive = TRUE)
+writeLines(c(sprintf("# Coverage of 95%% regions (bench/coverage.R %s)", paste(parts, collapse = " ")), "",
+             sprintf("Produced by `Rscript bench/coverage.R %s` on %s (%s, %d threads).", paste(parts, collapse = " "),
+                     format(Sys.Date()), R.version.string, threads),
+             "A, B: exact conditional mass, 30 sequences x 2000 draws; C: held-out truths.",
+             "before = in-sample regions (A, B) or the raw DiT (C); after = closed-form (A), finite-sample (B),",
+             "calibrated (C).", "",
+             "| part | pattern | before | after | seconds | note |", "|---|---|---|---|---|---|",
+             sprintf("| %s | %s | %s | %s | %.1f | %s |", res$part, res$pattern, res$before, res$after, res$seconds,
+                     res$note)),
+           out_file)
+cat("written:", out_file, "\n")

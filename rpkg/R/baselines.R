@@ -35,9 +35,11 @@
 #' held <- hide_mcar(x, rate = 0.2, seed = 1)
 #' lin <- impute_baseline(held$x, "linear")
 #' imputation_metrics(lin, truth = x, by = "all")
-#' # Two completions from some other imputer, as samples:
+#' # Two completions from some other imputer, as samples (too few for a
+#' # finite-sample region, so the in-sample one; see calibrate()):
 #' fills <- lapply(1:2, function(k) impute_mean(held$x, means = k - 1.5))
-#' imputation_metrics(imputation_from_completions(held$x, fills, method = "toy"), truth = x, by = "all")
+#' imputation_metrics(imputation_from_completions(held$x, fills, method = "toy",
+#'                                             region = "quantile"), truth = x, by = "all")
 #' @export
 impute_baseline <- function(x, method = c("linear", "mean"), means = 0, truth = NULL) {
   method <- check_string(method, c("linear", "mean"))
