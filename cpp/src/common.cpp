@@ -2,12 +2,60 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <unistd.h>
 #include <atomic>
 #include <exception>
 #include <mutex>
 #include <thread>
 
 namespace ditimpute {
+
+namespace {
+thread_local std::function<bool()> cancel_check;
+}  // namespace
+
+CancelScope::CancelScope(std::function<bool()> check) : previous_(std::move(cancel_check)) {
+  cancel_check = std::move(check);
+}
+CancelScope::~CancelScope() { cancel_check = std::move(previous_); }
+
+void check_cancelled() {
+  if (cancel_check && cancel_check()) throw cancelled();
+}
+
+namespace {
+std::atomic<double> memory_limit_bytes{0.0};
+
+double physical_memory() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 8.0 * (1ull << 30);
+}
+
+std::string gigabytes(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, bytes < 1e9 ? "%.3g GB" : "%.1f GB", bytes / 1e9);
+  return buf;
+}
+}  // namespace
+
+void set_memory_limit(double bytes) {
+  if (!(bytes >= 0.0) || !std::isfinite(bytes))
+    throw input_error("max_memory", "the memory limit must be a non-negative number of bytes.");
+  memory_limit_bytes = bytes;
+}
+
+double memory_limit() {
+  const double b = memory_limit_bytes;
+  return b > 0.0 ? b : 0.5 * physical_memory();
+}
+
+void check_memory(double bytes, const std::string& arg, const std::string& what) {
+  const double limit = memory_limit();
+  if (bytes > limit)
+    throw input_error(arg, what + " needs " + gigabytes(bytes) + ", over the memory limit of " + gigabytes(limit) +
+                               " (half the physical memory unless set; in R: options(ditimpute.max_memory = bytes)).");
+}
 
 std::uint64_t splitmix64(std::uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;

@@ -51,6 +51,8 @@ GaussianProcess::GaussianProcess(Matrix Gamma, Matrix Lambda, RowMatrix mean) {
 
 Batch GaussianProcess::simulate(int n, Rng& rng) const {
   if (n < 0) throw input_error("n", "the number of sequences n must be >= 0.");
+  check_memory(8.0 * n * H() * d(), "n", std::to_string(n) + " sequences of " + std::to_string(H()) + " x " +
+                                            std::to_string(d()));
   Batch out(n, H(), d());
   RowMatrix Z(H(), d());
   for (int i = 0; i < n; ++i) {

@@ -64,6 +64,7 @@ namespace {
 template <class Fn>
 void for_each_case_by_pattern(const GaussianProcess& gp, const std::vector<Mask>& masks, int threads, Fn fn) {
   for (const auto& group : group_by_pattern(masks)) {
+    check_cancelled();
     const auto cond = make_conditional(gp, masks[group.front()]);
     parallel_for(static_cast<int>(group.size()), threads, [&](int k) { fn(group[k], *cond); });
   }
@@ -89,6 +90,7 @@ std::vector<GaussianLaw> ExactGPSampler::laws(const Batch& x, const std::vector<
                                               int threads) const {
   std::vector<GaussianLaw> out(masks.size());
   for (const auto& group : group_by_pattern(masks)) {
+    check_cancelled();
     const auto cond = make_conditional(gp_, masks[group.front()]);
     // Sigma_cond and its radius belong to the pattern: computed once.
     const Vector sd = cond->covariance().diagonal().cwiseMax(0.0).cwiseSqrt();

@@ -72,6 +72,7 @@ Matrix kernel_matrix(const Kernel& kernel, int H) {
     require_positive(e.radius, "radius");
     require_positive(e.period, "period");
   }
+  check_memory(8.0 * H * H, "H", "the " + std::to_string(H) + " x " + std::to_string(H) + " kernel matrix");
   Matrix G(H, H);
   for (int i = 0; i < H; ++i)
     for (int j = 0; j <= i; ++j) {

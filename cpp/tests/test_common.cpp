@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 using namespace ditimpute;
@@ -63,4 +64,49 @@ TEST_CASE("case_seed gives distinct streams and parallel_for covers every index 
                     if (i == 5) throw input_error("x", "bad");
                   }),
                   input_error);
+}
+
+TEST_CASE("check_cancelled throws only under a scope whose check says so, on its own thread", "[common]") {
+  REQUIRE_NOTHROW(check_cancelled());  // no front end: never stops
+  int calls = 0;
+  {
+    CancelScope scope([&] { return ++calls >= 3; });
+    REQUIRE_NOTHROW(check_cancelled());
+    REQUIRE_NOTHROW(check_cancelled());
+    REQUIRE_THROWS_AS(check_cancelled(), cancelled);
+    // Worker threads have no hook: the front end is never called from them.
+    std::atomic<int> thrown{0};
+    parallel_for(4, 4, [&](int) {
+      try {
+        check_cancelled();
+      } catch (const cancelled&) {
+        ++thrown;
+      }
+    });
+    REQUIRE(thrown == 0);
+    {
+      CancelScope inner([] { return false; });
+      REQUIRE_NOTHROW(check_cancelled());
+    }
+    REQUIRE_THROWS_AS(check_cancelled(), cancelled);  // the outer check is back
+  }
+  REQUIRE_NOTHROW(check_cancelled());
+}
+
+TEST_CASE("the memory guard names the argument and follows the limit", "[common]") {
+  REQUIRE(memory_limit() > 0);
+  REQUIRE_NOTHROW(check_memory(1e6, "x", "a small matrix"));
+  REQUIRE_THROWS_AS(check_memory(1e30, "H", "a huge matrix"), input_error);
+  try {
+    check_memory(1e30, "H", "a huge matrix");
+  } catch (const input_error& e) {
+    REQUIRE(e.arg() == "H");
+    REQUIRE(std::string(e.what()).find("GB") != std::string::npos);
+  }
+  set_memory_limit(1000);
+  REQUIRE_THROWS_AS(check_memory(1001, "n", "a batch"), input_error);
+  REQUIRE_NOTHROW(check_memory(1000, "n", "a batch"));
+  set_memory_limit(0);  // the default again
+  REQUIRE(memory_limit() > 1000);
+  REQUIRE_THROWS_AS(set_memory_limit(-1), input_error);
 }

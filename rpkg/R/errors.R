@@ -17,13 +17,17 @@ abort_numeric <- function(message, call = rlang::caller_env()) {
 # Evaluates a call into the C++ core; core errors arrive as
 # "ditimpute<US>kind<US>arg<US>message" and leave as classed R conditions.
 core_call <- function(expr, call = rlang::caller_env()) {
-  tryCatch(expr, error = function(e) {
+  tryCatch({
+    cpp_set_memory_limit(memory_limit_option())
+    expr
+  }, error = function(e) {
     msg <- conditionMessage(e)
     parts <- strsplit(msg, "\x1f", fixed = TRUE)[[1]]
     if (length(parts) >= 4 && parts[1] == "ditimpute") {
       text <- paste(parts[-(1:3)], collapse = "\x1f")
       if (parts[2] == "input") abort_input(parts[3], text, call = call)
       if (parts[2] == "numeric") abort_numeric(text, call = call)
+      if (parts[2] == "interrupt") rlang::interrupt()
       cli::cli_abort(c("Internal error in the ditimpute core: {text}",
                        i = "Please report it with the code that produced it."),
                      class = c("ditimpute_error_internal", "ditimpute_error"), call = call)
@@ -40,6 +44,9 @@ check_count <- function(x, arg = rlang::caller_arg(x), min = 1, max = Inf,
   }
   if (x < min) abort_input(arg, sprintf("must be at least %s, not %s.", format(min), format(x)), call = call)
   if (x > max) abort_input(arg, sprintf("must be at most %s, not %s.", format(max), format(x)), call = call)
+  if (x > .Machine$integer.max) {
+    abort_input(arg, sprintf("must be at most %d, not %s.", .Machine$integer.max, format(x)), call = call)
+  }
   as.integer(x)
 }
 
@@ -109,4 +116,21 @@ resolve_seed <- function(seed, arg = "seed", call = rlang::caller_env()) {
     abort_input(arg, "must be NULL or a single non-negative whole number.", call = call)
   }
   as.numeric(seed)
+}
+
+# options(ditimpute.max_memory = bytes): the core's memory guard (0 or unset:
+# half the physical memory).
+memory_limit_option <- function() {
+  v <- getOption("ditimpute.max_memory", 0)
+  if (!is.numeric(v) || length(v) != 1 || is.na(v) || v < 0) {
+    abort_input("ditimpute.max_memory", "the option must be a single non-negative number of bytes.")
+  }
+  as.numeric(v)
+}
+
+# The core's memory guard for an allocation R is about to make: an input error
+# naming `arg` and the size when it would exceed the limit.
+check_memory <- function(bytes, arg, what, call = rlang::caller_env()) {
+  core_call(cpp_check_memory(as.numeric(bytes), arg, what), call = call)
+  invisible(TRUE)
 }

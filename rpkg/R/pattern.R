@@ -77,7 +77,7 @@ pattern_tail <- function(H, L) {
 #' @export
 pattern_frames <- function(H, frames) {
   H <- check_count(H, min = 2)
-  new_pattern(H, check_frames(frames, H), label = "fixed")
+  new_pattern(H, check_frames(frames, H, arg = "frames"), label = "fixed")
 }
 
 #' @rdname patterns
@@ -91,7 +91,8 @@ pattern_mcar <- function(H, d, rate, seed = NULL) {
 }
 
 check_frames <- function(frames, H, arg = "missing", call = rlang::caller_env()) {
-  if (!is.numeric(frames) || length(frames) == 0 || any(!is.finite(frames)) || any(frames != round(frames))) {
+  if (length(frames) == 0) abort_input(arg, "has no frame: give at least one frame index.", call = call)
+  if (!is.numeric(frames) || any(!is.finite(frames)) || any(frames != round(frames))) {
     abort_input(arg, "frame indices must be whole numbers.", call = call)
   }
   if (any(frames < 1 | frames > H)) {

@@ -27,6 +27,10 @@ gp_spec <- function(H, d = NULL, kernel = gp_kernel(), Lambda = NULL, mean = 0, 
   H <- check_count(H, min = 2)
   if (is.null(d)) d <- if (is.null(Lambda)) 1L else NROW(Lambda)
   d <- check_count(d)
+  # Gamma and Lambda are dense: the process needs about 3 copies of each
+  # (the matrices, their factors and eigenvectors).
+  check_memory(3 * 8 * (as.numeric(H)^2 + as.numeric(d)^2), "H",
+               sprintf("a process with H = %s frames and d = %s variables", format(H), format(d)))
   if (is.null(Lambda)) Lambda <- diag(d)
   if (length(Lambda) == 1 && !is.matrix(Lambda)) Lambda <- matrix(Lambda, 1, 1)
   Lambda <- check_numeric_matrix(Lambda, nrow = d, ncol = d)

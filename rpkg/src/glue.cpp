@@ -1,8 +1,16 @@
 #include "glue.h"
 
+#include <Rinternals.h>
+
 #include <cmath>
 
 namespace glue {
+
+namespace {
+void check_interrupt_fn(void*) { R_CheckUserInterrupt(); }
+}  // namespace
+
+bool interrupt_pending() { return R_ToplevelExec(check_interrupt_fn, nullptr) == FALSE; }
 
 ditimpute::Batch batch_from_array(const Rcpp::NumericVector& x, int n, int H, int d) {
   ditimpute::Batch b(n, H, d);
@@ -104,3 +112,17 @@ Rcpp::List imputation_to_r(const ditimpute::Imputation& imp) {
 }
 
 }  // namespace glue
+
+// [[Rcpp::export]]
+void cpp_set_memory_limit(double bytes) {
+  DITIMPUTE_GLUE_BEGIN
+  ditimpute::set_memory_limit(bytes);
+  DITIMPUTE_GLUE_END
+}
+
+// [[Rcpp::export]]
+void cpp_check_memory(double bytes, std::string arg, std::string what) {
+  DITIMPUTE_GLUE_BEGIN
+  ditimpute::check_memory(bytes, arg, what);
+  DITIMPUTE_GLUE_END
+}

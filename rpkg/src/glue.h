@@ -17,8 +17,13 @@
 #include <string>
 #include <vector>
 
-#define DITIMPUTE_GLUE_BEGIN try {
+// Every entry lets Ctrl-C stop the core between units of work (a network
+// call, a group of cases): the core throws `cancelled`, R gets an interrupt.
+#define DITIMPUTE_GLUE_BEGIN try { ditimpute::CancelScope glue_cancel_scope_(glue::interrupt_pending);
 #define DITIMPUTE_GLUE_END                                                             \
+  }                                                                                    \
+  catch (const ditimpute::cancelled& e) {                                              \
+    throw Rcpp::exception(glue::encode("interrupt", "", e.what()).c_str(), false);    \
   }                                                                                    \
   catch (const ditimpute::input_error& e) {                                            \
     throw Rcpp::exception(glue::encode("input", e.arg(), e.what()).c_str(), false);   \
@@ -34,6 +39,10 @@
   }
 
 namespace glue {
+
+// True when the user pressed Ctrl-C (R_CheckUserInterrupt inside
+// R_ToplevelExec, so R never long-jumps over C++ frames). Main thread only.
+bool interrupt_pending();
 
 // "ditimpute\x1f<kind>\x1f<arg>\x1f<message>", parsed by R's core_call().
 inline std::string encode(const std::string& kind, const std::string& arg, const std::string& msg) {

@@ -13,10 +13,6 @@ namespace {
 
 using ModelPtr = Rcpp::XPtr<ditimpute::DiTModel>;
 
-void check_interrupt_fn(void*) { R_CheckUserInterrupt(); }
-// True when the user pressed Ctrl-C; never long-jumps over C++ frames.
-bool interrupt_pending() { return R_ToplevelExec(check_interrupt_fn, nullptr) == FALSE; }
-
 ditimpute::DiTConfig config_from_r(const Rcpp::List& c) {
   ditimpute::DiTConfig cfg;
   cfg.H = Rcpp::as<int>(c["H"]);
@@ -177,7 +173,7 @@ Rcpp::List cpp_dit_fit(SEXP ptr, Rcpp::NumericVector train, Rcpp::Nullable<Rcpp:
   const bool has_cb = !Rf_isNull(callback);
   const int every = std::max(1, callback_every);
   ditimpute::ProgressCallback cb = [&](const ditimpute::TrainProgress& p) {
-    if (interrupt_pending()) {
+    if (glue::interrupt_pending()) {
       interrupted = true;
       return false;
     }

@@ -47,9 +47,9 @@ test_that("bad patterns give classed errors naming the argument", {
   expect_input_error(pattern_blocks(20, 8, 2), "L")         # 8 blocks of 2 need 23 frames
   expect_input_error(pattern_blocks(20, 0, 2), "b")
   expect_input_error(pattern_tail(10, 10), "L")
-  expect_input_error(pattern_frames(10, c(0, 3)), "missing")
-  expect_input_error(pattern_frames(10, c(3, 11)), "missing")
-  expect_input_error(pattern_frames(10, c(3, 3)), "missing")
+  expect_input_error(pattern_frames(10, c(0, 3)), "frames")
+  expect_input_error(pattern_frames(10, c(3, 11)), "frames")
+  expect_input_error(pattern_frames(10, c(3, 3)), "frames")
   expect_input_error(pattern_mcar(10, 2, 1), "rate")
   expect_input_error(paper_patterns(5), "which")
 })

@@ -44,6 +44,40 @@ class numeric_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A long computation stopped on request of the front end (Ctrl-C in R).
+class cancelled : public std::runtime_error {
+ public:
+  cancelled() : std::runtime_error("cancelled by the user") {}
+};
+
+// Cooperative cancellation. A front end installs a check for the duration of
+// a call on the thread that makes it (`CancelScope scope(fn)`); long loops of
+// the core call check_cancelled() between units of work (a network call, a
+// group of cases), which throws `cancelled` when the check says so. The hook
+// is per thread: worker threads of parallel_for never call back into the
+// front end, and a core without a front end never stops.
+class CancelScope {
+ public:
+  explicit CancelScope(std::function<bool()> check);
+  ~CancelScope();
+  CancelScope(const CancelScope&) = delete;
+  CancelScope& operator=(const CancelScope&) = delete;
+
+ private:
+  std::function<bool()> previous_;
+};
+void check_cancelled();
+
+// Memory guard. Every dense allocation that grows with the problem (a kernel
+// matrix, the covariance of a pattern's entries, a batch of draws) asks
+// check_memory() first, which throws input_error(arg) naming the size when it
+// exceeds the limit: never an internal bad_alloc, never a machine sent to swap.
+// The limit defaults to half the physical memory; set_memory_limit(bytes)
+// changes it (0 restores the default; R: options(ditimpute.max_memory)).
+void set_memory_limit(double bytes);
+double memory_limit();
+void check_memory(double bytes, const std::string& arg, const std::string& what);
+
 // SplitMix64: a bijective 64-bit mixer, for deriving independent seeds.
 std::uint64_t splitmix64(std::uint64_t x);
 

@@ -4,12 +4,18 @@
 #include "model_impl.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <limits>
 #include <sstream>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace ditimpute {
 
@@ -75,22 +81,35 @@ void check_batch(const Batch& b, const DiTConfig& c, const std::string& arg) {
 
 
 std::string read_file(const std::string& path, const std::string& arg) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) throw input_error(arg, "cannot open \"" + path + "\" for reading.");
+  if (!S_ISREG(st.st_mode)) throw input_error(arg, "\"" + path + "\" is not a regular file.");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw input_error(arg, "cannot open \"" + path + "\" for reading.");
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  try {
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } catch (const std::exception& e) {
+    throw input_error(arg, "reading \"" + path + "\" failed: " + e.what());
+  }
 }
 
-// Writes to a temporary name and renames, so a crash never leaves a torn file.
+// Writes a temporary file beside `path` (its name carries the process id, so
+// concurrent savers do not share it), flushes it to the disk and renames it
+// over `path`: a crash, a kill or a full disk at any point leaves the old file
+// as it was. On failure the temporary file is removed and the error says why.
 void write_file(const std::string& path, const std::string& bytes, const std::string& arg) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw input_error(arg, "cannot open \"" + tmp + "\" for writing.");
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out) throw input_error(arg, "writing \"" + tmp + "\" failed.");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw input_error(arg, "cannot rename \"" + tmp + "\" to \"" + path + "\".");
+  const std::string tmp = path + ".tmp" + std::to_string(static_cast<long>(::getpid()));
+  auto fail = [&](const std::string& what, int err) {
+    std::remove(tmp.c_str());
+    throw input_error(arg, what + " (" + std::strerror(err) + "); \"" + path + "\" is unchanged.");
+  };
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) fail("cannot open \"" + tmp + "\" for writing", errno);
+  const bool wrote = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size() && std::fflush(f) == 0 &&
+                     ::fsync(::fileno(f)) == 0;
+  const int err = errno;
+  if (std::fclose(f) != 0 || !wrote) fail("writing \"" + tmp + "\" failed", wrote ? errno : err);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) fail("cannot rename \"" + tmp + "\" to \"" + path + "\"", errno);
 }
 
 

@@ -34,6 +34,7 @@ struct NetOps {
   }
   torch::Tensor hold(const torch::Tensor& x) { return torch::where(observed, held, x); }
   torch::Tensor score(const torch::Tensor& x, double t) {
+    check_cancelled();  // between network calls: Ctrl-C stops a long imputation
     auto tt = torch::full({B}, t, torch::TensorOptions().dtype(torch::kFloat32).device(device));
     return score_from_noise(net->noise(x, mask, tt), t);
   }

@@ -1,0 +1,168 @@
+# Faults: corrupted model files, failed and killed saves, Ctrl-C during
+# sampling. The subprocess tests run a fresh Rscript on the installed package.
+
+fault_fit <- function(width = 32, steps = 2) {
+  dit_fit(gp_simulate(gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8)), 40, seed = 1),
+          dit_config(24, 2, width = width, depth = 1, heads = 2), strategy = mask_strategy("6x1"), steps = steps,
+          batch_size = 8, validation = 0, seed = 1, threads = 1, progress = FALSE)
+}
+
+# Runs R code in a fresh Rscript with this session's library path, in the
+# background. A background process started by sh ignores SIGINT, so perl
+# (part of every Debian system) restores the default before exec'ing R.
+rscript_bg <- function(code) {
+  f <- tempfile(fileext = ".R")
+  writeLines(code, f)
+  system2("perl", c("-e", shQuote("$SIG{INT} = q(DEFAULT); exec @ARGV"), file.path(R.home("bin"), "Rscript"),
+                    "--vanilla", shQuote(f)),
+          wait = FALSE, stdout = FALSE, stderr = FALSE, env = paste0("R_LIBS=", paste(.libPaths(), collapse = ":")))
+}
+
+wait_for <- function(path, seconds) {
+  t0 <- Sys.time()
+  while (!file.exists(path) && difftime(Sys.time(), t0, units = "secs") < seconds) Sys.sleep(0.05)
+  file.exists(path)
+}
+
+test_that("dit_load() rejects every corrupted copy of a model with an input error, never a crash", {
+  fit <- fault_fit()
+  f <- tempfile(fileext = ".dit")
+  dit_save(fit, f)
+  good <- readBin(f, "raw", file.size(f))
+  n <- length(good)
+  set.seed(42)
+  bad <- tempfile()
+  kinds <- character()
+  for (k in 1:150) {
+    bytes <- good
+    kind <- c("truncate", "bitflip", "overwrite", "append", "zero")[(k - 1) %% 5 + 1]
+    if (kind == "truncate") {
+      bytes <- bytes[seq_len(sample.int(n - 1, 1))]
+    } else if (kind == "bitflip") {
+      i <- sample.int(n, 1)
+      bytes[i] <- xor(bytes[i], as.raw(bitwShiftL(1L, sample(0:7, 1))))
+    } else if (kind == "overwrite") {
+      i <- sample.int(n - 8, 1)
+      repeat {
+        chunk <- as.raw(sample(0:255, 8, replace = TRUE))
+        if (!identical(chunk, bytes[i:(i + 7)])) break
+      }
+      bytes[i:(i + 7)] <- chunk
+    } else if (kind == "append") {
+      bytes <- c(bytes, as.raw(sample(0:255, sample.int(64, 1), replace = TRUE)))
+    } else {
+      i <- sample.int(n - 16, 1)
+      if (all(bytes[i:(i + 15)] == as.raw(0))) next
+      bytes[i:(i + 15)] <- as.raw(0)
+    }
+    writeBin(bytes, bad)
+    cnd <- tryCatch({ dit_load(bad); NULL }, error = function(e) e)
+    expect_s3_class(cnd, "ditimpute_error_input")
+    expect_identical(cnd$arg, "file")
+    kinds <- c(kinds, kind)
+  }
+  expect_gt(length(kinds), 140)
+  # Foreign files: empty, an R data file, text, a directory.
+  empty <- tempfile(); file.create(empty)
+  expect_input_error(dit_load(empty), "file")
+  rds <- tempfile(); saveRDS(list(a = 1), rds)
+  expect_input_error(dit_load(rds), "file")
+  txt <- tempfile(); writeLines(rep("DITIMPUTE-DIT", 10), txt)
+  expect_input_error(dit_load(txt), "file")
+  expect_input_error(dit_load(tempdir()), "file")
+  # The intact file still loads and samples as before.
+  expect_s3_class(dit_load(f), "ditimpute_dit")
+})
+
+test_that("a failed save (a write error) leaves the old file intact and no temporary file", {
+  skip_on_os("windows")
+  fit <- fault_fit()
+  dir <- tempfile("save")
+  dir.create(dir)
+  f <- file.path(dir, "model.dit")
+  dit_save(fit, f)
+  old <- readBin(f, "raw", file.size(f))
+  expect_input_error(dit_save(fit, file.path(dir, "no", "such", "dir.dit")), "file")
+  # A full disk: the child may write at most 1 KiB per file (ulimit -f), and
+  # ignores SIGXFSZ, so its write fails with EFBIG as on a full file system.
+  out <- tempfile()
+  code <- sprintf(paste(
+    "suppressPackageStartupMessages(library(ditimpute))",
+    "fit <- dit_fit(gp_simulate(gp_spec(24, d = 2, kernel = gp_kernel('laplace', lengthscale = 8)), 40, seed = 1),",
+    "  dit_config(24, 2, width = 64, depth = 2, heads = 2), strategy = mask_strategy('6x1'), steps = 1,",
+    "  batch_size = 8, validation = 0, seed = 9, threads = 1, progress = FALSE)",
+    "res <- tryCatch({ dit_save(fit, '%s'); 'saved' }, ditimpute_error_input = function(e) paste(e$arg, conditionMessage(e)))",
+    "cat(res, file = '%s')", sep = "\n"), f, out)
+  script <- tempfile(fileext = ".R")
+  writeLines(code, script)
+  status <- system2("bash", c("-c", shQuote(sprintf("trap '' XFSZ; ulimit -f 1; R_LIBS=%s %s --vanilla %s",
+                                                    shQuote(paste(.libPaths(), collapse = ":")),
+                                                    file.path(R.home("bin"), "Rscript"), script))),
+                    stdout = FALSE, stderr = FALSE)
+  expect_equal(status, 0)
+  msg <- paste(readLines(out, warn = FALSE), collapse = " ")
+  expect_match(msg, "^file ")  # the input error names `file`
+  expect_match(msg, "File too large")
+  expect_match(msg, "is\\s+unchanged")
+  expect_identical(readBin(f, "raw", file.size(f) + 1), old)
+  expect_identical(list.files(dir), "model.dit")
+})
+
+test_that("killing a process while it saves leaves a loadable model", {
+  skip_on_os("windows")
+  skip_if(Sys.which("perl") == "", "needs perl to start a background R")
+  fit <- fault_fit()
+  dir <- tempfile("kill")
+  dir.create(dir)
+  f <- file.path(dir, "model.dit")
+  dit_save(fit, f)
+  pidfile <- tempfile()
+  code <- sprintf(paste(
+    "suppressPackageStartupMessages(library(ditimpute))",
+    "fit <- dit_fit(gp_simulate(gp_spec(24, d = 2, kernel = gp_kernel('laplace', lengthscale = 8)), 40, seed = 1),",
+    "  dit_config(24, 2, width = 256, depth = 4, heads = 4), strategy = mask_strategy('6x1'), steps = 1,",
+    "  batch_size = 8, validation = 0, seed = 9, threads = 1, progress = FALSE)",
+    "writeLines(as.character(Sys.getpid()), '%s')",
+    "repeat dit_save(fit, '%s')", sep = "\n"), pidfile, f)
+  rscript_bg(code)
+  expect_true(wait_for(pidfile, 60))
+  Sys.sleep(0.1)
+  pid <- as.integer(readLines(pidfile))
+  for (k in 1:5) Sys.sleep(runif(1, 0.05, 0.3))
+  tools::pskill(pid, tools::SIGKILL)
+  Sys.sleep(0.5)
+  back <- dit_load(f)  # the old model or a complete new one, never a torn file
+  expect_true(back$config$width %in% c(32, 256))
+})
+
+test_that("Ctrl-C stops a long imputation cleanly and the session goes on", {
+  skip_on_os("windows")
+  skip_if(Sys.which("perl") == "", "needs perl to start a background R")
+  pidfile <- tempfile()
+  out <- tempfile()
+  code <- sprintf(paste(
+    "suppressPackageStartupMessages(library(ditimpute))",
+    "fit <- dit_fit(gp_simulate(gp_spec(24, d = 2, kernel = gp_kernel('laplace', lengthscale = 8)), 40, seed = 1),",
+    "  dit_config(24, 2, width = 64, depth = 2, heads = 2), strategy = mask_strategy('6x1'), steps = 1,",
+    "  batch_size = 8, validation = 0, seed = 9, threads = 1, progress = FALSE)",
+    "x <- gp_simulate(gp_spec(24, d = 2, kernel = gp_kernel('laplace', lengthscale = 8)), 50, seed = 2)",
+    "x[, 20:24, ] <- NA",
+    "writeLines(as.character(Sys.getpid()), '%s')",
+    "t0 <- proc.time()[[3]]",
+    "res <- tryCatch({ impute(fit, x, n_samples = 200, steps = 2000, sampler = 'euler', threads = 1); 'finished' },",
+    "                interrupt = function(e) 'interrupted')",
+    "after <- dim(impute(fit, x[1:2, , , drop = FALSE], n_samples = 50, steps = 5, threads = 1)$point)",
+    "cat(res, proc.time()[[3]] - t0, after, file = '%s')", sep = "\n"), pidfile, out)
+  rscript_bg(code)
+  expect_true(wait_for(pidfile, 60))
+  Sys.sleep(1.5)
+  tools::pskill(as.integer(readLines(pidfile)), tools::SIGINT)
+  expect_true(wait_for(out, 60))
+  Sys.sleep(0.2)
+  res <- strsplit(readLines(out, warn = FALSE), " ")[[1]]
+  expect_identical(res[1], "interrupted")
+  # Uninterrupted, 2000 steps of 50 x 200 samples take minutes; stopped, the
+  # call returns within a few network calls of the signal.
+  expect_lt(as.numeric(res[2]), 20)
+  expect_identical(res[3:5], c("2", "24", "2"))
+})
