@@ -33,6 +33,18 @@
 #'   many bins (up to `n_groups`) as the cases allow.
 #' Each group needs `ceiling(level / (1 - level))` cases (19 at 0.95, 9 at 0.9).
 #'
+#' **Self-calibration.** Split-conformal calibration holds when calibration
+#' and test cases are exchangeable. A held-out period of a drifting series is
+#' not (on ETTh1 the DiT's intervals, calibrated on the last 15% of the
+#' training period, covered 74-79% of the test period at 90%). Hiding further
+#' values of the very windows to impute, at random, and calibrating on them
+#' needs no held-out data and follows the drift: the hidden values are
+#' exchangeable with the data's own gaps when those are missing completely at
+#' random (MCAR), which is what to check before relying on it. The
+#' calibration windows then have more entries missing than the data, which
+#' tends to widen the intervals slightly. Regions need every missing value's
+#' truth, so windows with gaps of their own give interval factors only.
+#'
 #' The diagnostics (`print()`, `summary()`, `plot()`) show per group the
 #' nominal level, the raw coverage of the imputer, and the calibrated coverage
 #' estimated by 2-fold cross-fitting (factors fitted on one half of the cases,
@@ -47,7 +59,11 @@
 #'   imputations with [apply_calibration()], which checks the method label.
 #' @param x Held-out data: an `n x H x d` array of complete sequences (with
 #'   `missing` saying what to hide), or of windows with `NA` on hidden entries
-#'   (and on the data's own gaps), with `truth`.
+#'   (and on the data's own gaps), with `truth`. Or **self-calibration**: the
+#'   incomplete windows to be imputed themselves, with `missing` (no `truth`):
+#'   `missing` hides some of their observed values, which are then scored.
+#'   Use it when no held-out period is exchangeable with the data (a series
+#'   that drifts); see Details.
 #' @param missing For complete `x`: a pattern (see [gp_conditional()]), a list
 #'   of patterns (every sequence is imputed under each), or a mask strategy
 #'   ([mask_strategy()], [strategy_preset()]) to draw one mask per sequence.
@@ -77,6 +93,12 @@
 #' x <- test
 #' x[, 19:24, ] <- NA
 #' coverage(impute(cal, x, seed = 4), truth = test)
+#' # Self-calibration: the windows to impute have gaps of their own, and no
+#' # held-out data are needed.
+#' gappy <- hide_mcar(test, rate = 0.2, seed = 5)$x
+#' self <- calibrate(wrong, gappy, missing = mask_strategy("mcar0.2"), level = 0.9, seed = 6)
+#' imp <- apply_calibration(impute(wrong, gappy, level = 0.9, seed = 7), self)
+#' imputation_metrics(imp, truth = test, by = "all")
 #' @export
 calibrate <- function(object, x = NULL, missing = NULL, level = 0.95, n_samples = 100, truth = NULL,
                       groups = c("auto", "pattern", "gap", "fraction", "kappa", "none"), n_groups = 3,
@@ -177,12 +199,13 @@ calibration_cases <- function(x, missing, truth, H, d, seed, call = rlang::calle
                                   call = call)
     return(list(x = x, truth = truth))
   }
-  if (anyNA(x)) {
-    abort_input("x", "has missing values: give complete held-out sequences with `missing`, or windows with `truth`.",
-                call = call)
+  if (is.null(missing)) {
+    abort_input("missing", if (anyNA(x)) {
+      "give a pattern or a mask strategy to hide observed values of x (self-calibration), or `truth`."
+    } else {
+      "give a pattern, a list of patterns or a mask strategy to hide values."
+    }, call = call)
   }
-  if (is.null(missing)) abort_input("missing", "give a pattern, a list of patterns or a mask strategy to hide values.",
-                                    call = call)
   if (inherits(missing, "ditimpute_strategy")) {
     masks <- draw_masks(missing, n, H, d, seed = sub_seed(seed, 1))
   } else {
@@ -194,8 +217,13 @@ calibration_cases <- function(x, missing, truth, H, d, seed, call = rlang::calle
     for (k in seq_along(one)) masks[(k - 1) * n + seq_len(n), , ] <- rep(one[[k]], each = n)
     x <- x[rep(seq_len(n), length(one)), , , drop = FALSE]
   }
+  # Self-calibration when x has gaps of its own: only its observed entries
+  # are hidden and scored; its own NAs stay missing and unscored.
   truth <- x
   x[masks] <- NA
+  if (!any(masks & !is.na(truth))) {
+    abort_input("missing", "hides no observed entry of x: there is nothing to score.", call = call)
+  }
   list(x = x, truth = truth)
 }
 

@@ -50,6 +50,28 @@ test_that("calibrate groups strategy masks by gap length and works with windows 
   expect_true(all(imp$upper - imp$lower >= 0, na.rm = TRUE))
 })
 
+test_that("self-calibration on the gappy data itself restores the interval level", {
+  truth_spec <- cal_spec(10)
+  # Conditional sd half the truth's: raw 90% intervals cover about 59%.
+  wrong <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 10), Lambda = diag(0.25, 2))
+  full <- gp_simulate(truth_spec, 200, seed = 11)
+  gappy <- hide_mcar(full, rate = 0.2, seed = 12)$x
+  self <- calibrate(wrong, gappy, missing = mask_strategy("mcar0.2"), level = 0.9, n_samples = 40, seed = 13,
+                    threads = 1)
+  expect_true(all(is.na(self$factors$region)))  # no window has every missing truth: intervals only
+  expect_true(all(self$factors$interval > 0.5))
+  imp <- impute(wrong, gappy, n_samples = 40, level = 0.9, seed = 14, threads = 1)
+  raw <- imputation_metrics(imp, truth = full, by = "all")$interval_coverage
+  cal <- imputation_metrics(apply_calibration(imp, self), truth = full, by = "all")$interval_coverage
+  # ~1,900 scored entries, correlated within a sequence (effective n in the
+  # hundreds: sd about 1.5 points): 0.9 +/- 0.045 is 3 sd.
+  expect_lt(raw, 0.7)
+  expect_gt(cal, 0.9 - 0.045)
+  expect_lt(cal, 0.9 + 0.045)
+  expect_input_error(calibrate(wrong, gappy), "missing")
+  expect_input_error(calibrate(wrong, gappy[1:2, , ], missing = pattern_frames(24, 1), level = 0.9), "x")
+})
+
 test_that("calibration input errors name the argument", {
   spec <- cal_spec()
   held <- gp_simulate(spec, 30, seed = 1)
