@@ -166,3 +166,22 @@ test_that("Ctrl-C stops a long imputation cleanly and the session goes on", {
   expect_lt(as.numeric(res[2]), 20)
   expect_identical(res[3:5], c("2", "24", "2"))
 })
+
+test_that("forked and socket workers give bit-identical results to a serial run", {
+  skip_on_os("windows")
+  spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
+  fit <- fault_fit(steps = 3)
+  x <- gp_simulate(spec, 6, seed = 2)
+  x[, 20:24, ] <- NA
+  # One LibTorch/Eigen thread per worker, so two workers do not oversubscribe.
+  job <- function(k) list(gp = impute(spec, x, n_samples = 50, seed = k, threads = 1)$point,
+                          dit = impute(fit, x, n_samples = 50, seed = k, threads = 1)$point,
+                          draw = gp_simulate(spec, 2, seed = k))
+  serial <- lapply(1:4, job)
+  expect_identical(parallel::mclapply(1:4, job, mc.cores = 2), serial)
+  cl <- parallel::makeCluster(2)
+  on.exit(parallel::stopCluster(cl))
+  parallel::clusterCall(cl, function(lib) { .libPaths(lib); library(ditimpute); NULL }, .libPaths())
+  # The fitted DiT travels to the workers as its serialised bytes.
+  expect_identical(parallel::parLapply(cl, 1:4, job), serial)
+})
