@@ -18,6 +18,16 @@ rscript_bg <- function(code) {
           wait = FALSE, stdout = FALSE, stderr = FALSE, env = paste0("R_LIBS=", paste(.libPaths(), collapse = ":")))
 }
 
+# The first lines of a child script: the package and a DiT of the given size
+# trained one step (the child's own, so no model crosses the process boundary).
+child_fit_code <- function(width, depth, heads = 2) {
+  c("suppressPackageStartupMessages(library(ditimpute))",
+    "fit <- dit_fit(gp_simulate(gp_spec(24, d = 2, kernel = gp_kernel('laplace', lengthscale = 8)), 40, seed = 1),",
+    sprintf("  dit_config(24, 2, width = %d, depth = %d, heads = %d), strategy = mask_strategy('6x1'), steps = 1,",
+            width, depth, heads),
+    "  batch_size = 8, validation = 0, seed = 9, threads = 1, progress = FALSE)")
+}
+
 wait_for <- function(path, seconds) {
   t0 <- Sys.time()
   while (!file.exists(path) && difftime(Sys.time(), t0, units = "secs") < seconds) Sys.sleep(0.05)
@@ -86,13 +96,9 @@ test_that("a failed save (a write error) leaves the old file intact and no tempo
   # A full disk: the child may write at most 1 KiB per file (ulimit -f), and
   # ignores SIGXFSZ, so its write fails with EFBIG as on a full file system.
   out <- tempfile()
-  code <- sprintf(paste(
-    "suppressPackageStartupMessages(library(ditimpute))",
-    "fit <- dit_fit(gp_simulate(gp_spec(24, d = 2, kernel = gp_kernel('laplace', lengthscale = 8)), 40, seed = 1),",
-    "  dit_config(24, 2, width = 64, depth = 2, heads = 2), strategy = mask_strategy('6x1'), steps = 1,",
-    "  batch_size = 8, validation = 0, seed = 9, threads = 1, progress = FALSE)",
+  code <- c(child_fit_code(64, 2, 2), sprintf(paste(
     "res <- tryCatch({ dit_save(fit, '%s'); 'saved' }, ditimpute_error_input = function(e) paste(e$arg, conditionMessage(e)))",
-    "cat(res, file = '%s')", sep = "\n"), f, out)
+    "cat(res, file = '%s')", sep = "\n"), f, out))
   script <- tempfile(fileext = ".R")
   writeLines(code, script)
   status <- system2("bash", c("-c", shQuote(sprintf("trap '' XFSZ; ulimit -f 1; R_LIBS=%s %s --vanilla %s",
@@ -117,13 +123,9 @@ test_that("killing a process while it saves leaves a loadable model", {
   f <- file.path(dir, "model.dit")
   dit_save(fit, f)
   pidfile <- tempfile()
-  code <- sprintf(paste(
-    "suppressPackageStartupMessages(library(ditimpute))",
-    "fit <- dit_fit(gp_simulate(gp_spec(24, d = 2, kernel = gp_kernel('laplace', lengthscale = 8)), 40, seed = 1),",
-    "  dit_config(24, 2, width = 256, depth = 4, heads = 4), strategy = mask_strategy('6x1'), steps = 1,",
-    "  batch_size = 8, validation = 0, seed = 9, threads = 1, progress = FALSE)",
+  code <- c(child_fit_code(256, 4, 4), sprintf(paste(
     "writeLines(as.character(Sys.getpid()), '%s')",
-    "repeat dit_save(fit, '%s')", sep = "\n"), pidfile, f)
+    "repeat dit_save(fit, '%s')", sep = "\n"), pidfile, f))
   rscript_bg(code)
   expect_true(wait_for(pidfile, 60))
   Sys.sleep(0.1)
@@ -140,11 +142,7 @@ test_that("Ctrl-C stops a long imputation cleanly and the session goes on", {
   skip_if(Sys.which("perl") == "", "needs perl to start a background R")
   pidfile <- tempfile()
   out <- tempfile()
-  code <- sprintf(paste(
-    "suppressPackageStartupMessages(library(ditimpute))",
-    "fit <- dit_fit(gp_simulate(gp_spec(24, d = 2, kernel = gp_kernel('laplace', lengthscale = 8)), 40, seed = 1),",
-    "  dit_config(24, 2, width = 64, depth = 2, heads = 2), strategy = mask_strategy('6x1'), steps = 1,",
-    "  batch_size = 8, validation = 0, seed = 9, threads = 1, progress = FALSE)",
+  code <- c(child_fit_code(64, 2, 2), sprintf(paste(
     "x <- gp_simulate(gp_spec(24, d = 2, kernel = gp_kernel('laplace', lengthscale = 8)), 50, seed = 2)",
     "x[, 20:24, ] <- NA",
     "writeLines(as.character(Sys.getpid()), '%s')",
@@ -152,7 +150,7 @@ test_that("Ctrl-C stops a long imputation cleanly and the session goes on", {
     "res <- tryCatch({ impute(fit, x, n_samples = 200, steps = 2000, sampler = 'euler', threads = 1); 'finished' },",
     "                interrupt = function(e) 'interrupted')",
     "after <- dim(impute(fit, x[1:2, , , drop = FALSE], n_samples = 50, steps = 5, threads = 1)$point)",
-    "cat(res, proc.time()[[3]] - t0, after, file = '%s')", sep = "\n"), pidfile, out)
+    "cat(res, proc.time()[[3]] - t0, after, file = '%s')", sep = "\n"), pidfile, out))
   rscript_bg(code)
   expect_true(wait_for(pidfile, 60))
   Sys.sleep(1.5)
