@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up (tools/setup.sh), then runs every test: the Catch2 tests through
-# ctest, then the R package's testthat tests, then R CMD check of the tarball
+# ctest, the same tests under AddressSanitizer + UBSan (tools/sanitize.sh), the
+# R package's testthat tests, the vignettes, then R CMD check of the tarball
 # (which must end without ERROR or WARNING).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -11,6 +12,9 @@ bash "$top/tools/setup.sh"
 echo "== ctest (Catch2) =="
 (cd "$top/build/cmake" && ctest --output-on-failure -j1) | tee "$top/build/ctest.log"
 ctest_total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$top/build/ctest.log" | tail -n 1)
+
+echo "== sanitizers (ASan + UBSan, build/asan) =="
+bash "$top/tools/sanitize.sh"
 
 echo "== testthat =="
 Rscript -e '
