@@ -10,6 +10,7 @@
 #     held-out truths of >= 200 test sequences per pattern.
 # Usage: Rscript bench/coverage.R [part ...]   (default: A B C)
 # Environment: DITIMPUTE_BENCH_N_TEST (test sequences per pattern in C, 200),
+# DITIMPUTE_BENCH_N_CAL (calibration sequences per pattern in C, 100),
 # DITIMPUTE_BENCH_STEPS (DiT training steps, 1500).
 suppressPackageStartupMessages(library(ditimpute))
 parts <- commandArgs(trailingOnly = TRUE)
@@ -60,6 +61,7 @@ if ("A" %in% parts || "B" %in% parts) {
 
 if ("C" %in% parts) {
   n_test <- as.integer(Sys.getenv("DITIMPUTE_BENCH_N_TEST", "200"))
+  n_cal <- as.integer(Sys.getenv("DITIMPUTE_BENCH_N_CAL", "100"))
   steps <- as.integer(Sys.getenv("DITIMPUTE_BENCH_STEPS", "1500"))
   # The trained model is kept in build/ so a rerun skips training.
   model_file <- Sys.getenv("DITIMPUTE_BENCH_MODEL", sprintf("build/bench-coverage-dit-%d.dit", steps))
@@ -76,7 +78,7 @@ if ("C" %in% parts) {
   t_train <- proc.time()[["elapsed"]] - t0
   cat(sprintf("C: DiT 64/3/4 trained with S4, %d steps in %.0f s\n", steps, t_train))
   t0 <- proc.time()[["elapsed"]]
-  cal <- calibrate(fit, gp_simulate(spec, 100, seed = 4), missing = unclass(pp), level = 0.95, n_samples = 50,
+  cal <- calibrate(fit, gp_simulate(spec, n_cal, seed = 4), missing = unclass(pp), level = 0.95, n_samples = 50,
                    seed = 5, threads = threads)
   t_cal <- proc.time()[["elapsed"]] - t0
   print(cal)
@@ -98,7 +100,7 @@ if ("C" %in% parts) {
                                                         fmt(mean(coverage(raw, truth = test)$interval_coverage)),
                                                         fmt(mean(cv$interval_coverage))))
   }
-  cat(sprintf("C: calibration (400 cases, 50 samples) %.0f s\n", t_cal))
+  cat(sprintf("C: calibration (%d cases, 50 samples) %.0f s\n", 4 * n_cal, t_cal))
 }
 
 res <- do.call(rbind, lapply(out, function(r) { if (is.null(r$note)) r$note <- ""; r }))
@@ -114,7 +116,10 @@ writeLines(c(sprintf("# Coverage of 95%% regions (bench/coverage.R %s)", paste(p
                      format(Sys.Date()), R.version.string, threads),
              "A, B: exact conditional mass, 30 sequences x 2000 draws; C: held-out truths.",
              "before = in-sample regions (A, B) or the raw DiT (C); after = closed-form (A), finite-sample (B),",
-             "calibrated (C).", "",
+             "calibrated (C).",
+             if ("C" %in% parts) sprintf("C: DiT 64/3/4, %d steps, S4; calibrate() on %d held-out sequences per pattern (groups by pattern), %d test sequences per pattern, 50 samples.",
+                                         steps, n_cal, n_test),
+             "",
              "| part | pattern | before | after | seconds | note |", "|---|---|---|---|---|---|",
              sprintf("| %s | %s | %s | %s | %.1f | %s |", res$part, res$pattern, res$before, res$after, res$seconds,
                      res$note)),
