@@ -75,7 +75,7 @@ std::vector<double> grid_of(const SamplerOptions& o, GridKind g, double T1 = 0.0
   return t;
 }
 
-// ------------------------------------------------- the stepping code, copy --
+// ----------------------------------------------- the proposals to compare --
 struct Variant {
   int order = 2;            // dpm2m: 2 = the library's 2M, 3 = DPM-Solver++(3M); unipc: 2 or 3
   bool unipc = false;       // UniPC instead of the dpm2m update
@@ -85,11 +85,14 @@ struct Variant {
   bool library() const { return order == 2 && !unipc && lower_final; }
 };
 
-// run_reverse_sampler of reverse_sampler.hpp with the grid passed in, plus the
-// proposals of Variant (method dpm2m). Variant{} is the library's code.
+// The library's run_reverse_sampler on the grid t, or, for a Variant other
+// than the library's, the proposal it names (UniPC variants, DPM-Solver++(3M),
+// no lower-order final step).
 template <class State, class Ops>
 State run_on_grid(Ops& ops, const SamplerOptions& options, const std::vector<double>& t, const Variant& v = {}) {
   using M = SamplerOptions::Method;
+  const bool dpm = options.method == M::dpm2m || options.method == M::dpm2m_sde;
+  if (!v.unipc && (v.library() || !dpm)) return run_reverse_sampler<State>(ops, options, t);
   State x = ops.hold(ops.noise());
   auto denoise = [&](const State& xs, double tt) -> State {
     return (xs + vp_sigma2(tt) * ops.score(xs, tt)) * (1.0 / vp_alpha(tt));
@@ -120,67 +123,45 @@ State run_on_grid(Ops& ops, const SamplerOptions& options, const std::vector<dou
   State x0_prev, x0_prev2;
   double h_prev = 0.0, h_prev2 = 0.0;
   for (int k = 0; k < options.steps; ++k) {
-    const double tk = t[k], tn = t[k + 1], h = tk - tn;
-    switch (options.method) {
-      case M::euler_maruyama: {
-        x = ops.hold(x + h * (0.5 * x + ops.score(x, tk)) + std::sqrt(h) * ops.noise());
-        break;
-      }
-      case M::heun_sde: {
-        const State dw = std::sqrt(h) * ops.noise();
-        const State f1 = 0.5 * x + ops.score(x, tk);
-        const State xp = ops.hold(x + h * f1 + dw);
-        const State f2 = 0.5 * xp + ops.score(xp, tn);
-        x = ops.hold(x + (0.5 * h) * (f1 + f2) + dw);
-        break;
-      }
-      case M::heun_ode: {
-        const State f1 = 0.5 * (x + ops.score(x, tk));
-        const State xp = ops.hold(x + h * f1);
-        const State f2 = 0.5 * (xp + ops.score(xp, tn));
-        x = ops.hold(x + (0.5 * h) * (f1 + f2));
-        break;
-      }
-      case M::dpm2m:
-      case M::dpm2m_sde: {
-        const double hl = lambda_of(tn) - lambda_of(tk);
-        const double an = vp_alpha(tn), sn = vp_sigma(tn), sk = vp_sigma(tk), em = std::expm1(-hl);
-        const State x0 = denoise(x, tk);
-        int ord = std::min(v.order, k + 1);
-        if (v.lower_final) ord = std::min(ord, options.steps - k);
-        if (options.method == M::dpm2m) {
-          State upd = (-an * em) * x0;
-          if (ord >= 2) {
-            const double r0 = h_prev / hl;
-            const State D10 = (1.0 / r0) * (x0 - x0_prev);
-            if (ord == 2) {  // the library's midpoint form
-              upd = upd + (-0.5 * an * em) * D10;
-            } else {  // DPM-Solver++(3M), Lu et al. 2022
-              const double r1 = h_prev2 / hl;
-              const State D11 = (1.0 / r1) * (x0_prev - x0_prev2);
-              const State D1 = D10 + (r0 / (r0 + r1)) * (D10 - D11);
-              const State D2 = (1.0 / (r0 + r1)) * (D10 - D11);
-              upd = upd + (an * (em / hl + 1.0)) * D1 - (an * ((em + hl) / (hl * hl) - 0.5)) * D2;
-            }
+    const double tk = t[k], tn = t[k + 1];
+    {  // dpm2m / dpm2m_sde (other methods went to the library above)
+      const double hl = lambda_of(tn) - lambda_of(tk);
+      const double an = vp_alpha(tn), sn = vp_sigma(tn), sk = vp_sigma(tk), em = std::expm1(-hl);
+      const State x0 = denoise(x, tk);
+      int ord = std::min(v.order, k + 1);
+      if (v.lower_final) ord = std::min(ord, options.steps - k);
+      if (options.method == M::dpm2m) {
+        State upd = (-an * em) * x0;
+        if (ord >= 2) {
+          const double r0 = h_prev / hl;
+          const State D10 = (1.0 / r0) * (x0 - x0_prev);
+          if (ord == 2) {  // the library's midpoint form
+            upd = upd + (-0.5 * an * em) * D10;
+          } else {  // DPM-Solver++(3M), Lu et al. 2022
+            const double r1 = h_prev2 / hl;
+            const State D11 = (1.0 / r1) * (x0_prev - x0_prev2);
+            const State D1 = D10 + (r0 / (r0 + r1)) * (D10 - D11);
+            const State D2 = (1.0 / (r0 + r1)) * (D10 - D11);
+            upd = upd + (an * (em / hl + 1.0)) * D1 - (an * ((em + hl) / (hl * hl) - 0.5)) * D2;
           }
-          x = ops.hold((sn / sk) * x + upd);
-        } else {
-          State D = x0;
-          if (ord >= 2) {
-            const double r = h_prev / hl;
-            D = (1.0 + 0.5 / r) * x0 - (0.5 / r) * x0_prev;
-          }
-          x = ops.hold((sn / sk * std::exp(-hl)) * x + (an * -std::expm1(-2.0 * hl)) * D +
-                       (sn * std::sqrt(-std::expm1(-2.0 * hl))) * ops.noise());
         }
-        x0_prev2 = x0_prev;
-        x0_prev = x0;
-        h_prev2 = h_prev;
-        h_prev = hl;
-        break;
+        x = ops.hold((sn / sk) * x + upd);
+      } else {
+        State D = x0;
+        if (ord >= 2) {
+          const double r = h_prev / hl;
+          D = (1.0 + 0.5 / r) * x0 - (0.5 / r) * x0_prev;
+        }
+        x = ops.hold((sn / sk * std::exp(-hl)) * x + (an * -std::expm1(-2.0 * hl)) * D +
+                     (sn * std::sqrt(-std::expm1(-2.0 * hl))) * ops.noise());
       }
+      x0_prev2 = x0_prev;
+      x0_prev = x0;
+      h_prev2 = h_prev;
+      h_prev = hl;
     }
   }
+  if (!ops.finite(x)) throw numeric_error("the sampler produced non-finite values.");
   return x;
 }
 

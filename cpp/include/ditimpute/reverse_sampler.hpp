@@ -67,10 +67,15 @@ State unipc_update(const State& x, const std::vector<State>& ms, const std::vect
 //   bool finite(const State& x);          every value finite
 // The sampler starts from x_T = hold(noise()) (alpha_T^2 = e^-T ~ 0, so the
 // prior at T is N(0, I)) and returns the state at t0.
+//
+// The grid t (decreasing, options.steps + 1 times from T to t0) is
+// time_grid(options) unless given (bench/bench_sampler.cpp tries others).
 template <class State, class Ops>
-State run_reverse_sampler(Ops& ops, const SamplerOptions& options) {
+State run_reverse_sampler(Ops& ops, const SamplerOptions& options, const std::vector<double>& t) {
   using M = SamplerOptions::Method;
-  const std::vector<double> t = time_grid(options);  // validates the options
+  options.validate();
+  if (t.size() != static_cast<std::size_t>(options.steps) + 1)
+    throw input_error("grid", "the time grid must have steps + 1 points.");
   State x = ops.hold(ops.noise());
   // Multistep solvers remember the previous data predictions and steps.
   State x0_prev, x_last;
@@ -160,6 +165,11 @@ State run_reverse_sampler(Ops& ops, const SamplerOptions& options) {
   if (!ops.finite(x))
     throw numeric_error("the reverse-time sampler produced non-finite values (score function returned NaN/Inf?).");
   return x;
+}
+
+template <class State, class Ops>
+State run_reverse_sampler(Ops& ops, const SamplerOptions& options) {
+  return run_reverse_sampler<State>(ops, options, time_grid(options));  // time_grid validates the options
 }
 
 }  // namespace ditimpute
