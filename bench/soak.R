@@ -1,7 +1,8 @@
 # Soak: imputes (DiT and exact GP), fits a GP and round-trips a model file in
 # a loop for a few minutes and reports the resident memory (VmRSS) at the
-# start, after a warm-up and at the end. A leak shows as growth between the
-# warm-up and the end that does not level off.
+# start, after a warm-up (the first fifth of each loop) and at the end, with
+# the range and the trend (MB per minute) over each loop's second half. A leak
+# shows as a steady trend; allocator noise as a range without one.
 # Usage: Rscript bench/soak.R [minutes per imputer, default 3]
 suppressPackageStartupMessages(library(ditimpute))
 args <- commandArgs(trailingOnly = TRUE)
@@ -22,24 +23,27 @@ soak <- function(label, body) {
   gc()
   start <- rss_mb()
   t0 <- proc.time()[["elapsed"]]
+  elapsed <- function() proc.time()[["elapsed"]] - t0
   n <- 0
   warm <- NA
-  trace <- numeric()
-  while (proc.time()[["elapsed"]] - t0 < 60 * minutes) {
+  times <- rss <- numeric()
+  while (elapsed() < 60 * minutes) {
     body()
     n <- n + 1
-    if (n == 5) warm <- rss_mb()
-    if (n %% 10 == 0) trace <- c(trace, rss_mb())
+    # Warm-up: the first fifth of the loop (allocator pools, caches, R's heap).
+    if (is.na(warm) && elapsed() >= 12 * minutes) warm <- rss_mb()
+    times <- c(times, elapsed())
+    rss <- c(rss, rss_mb())
   }
   gc()
   end <- rss_mb()
-  data.frame(loop = label, iterations = n, seconds = round(proc.time()[["elapsed"]] - t0),
-             rss_start_mb = round(start, 1), rss_warm_mb = round(warm, 1), rss_end_mb = round(end, 1),
+  late <- times >= 30 * minutes  # the second half
+  slope <- if (sum(late) >= 3) unname(coef(lm(rss[late] ~ times[late]))[2]) * 60 else NA
+  data.frame(loop = label, iterations = n, seconds = round(elapsed()), rss_start_mb = round(start, 1),
+             rss_after_warmup_mb = round(warm, 1), rss_end_mb = round(end, 1),
              growth_after_warmup_mb = round(end - warm, 1),
-             rss_last_half_slope_mb_per_100 = if (length(trace) >= 4) {
-               h <- trace[(length(trace) %/% 2):length(trace)]
-               round(100 * unname(coef(lm(h ~ seq_along(h)))[2]) / 10, 2)
-             } else NA)
+             second_half_range_mb = if (any(late)) round(diff(range(rss[late])), 1) else NA,
+             second_half_slope_mb_per_min = round(slope, 2))
 }
 
 res <- rbind(
