@@ -110,13 +110,14 @@ gp_fit <- function(x, kernel = c("matern32", "matern52", "laplace", "rbf"), leng
   xs <- x[use, , , drop = FALSE]
   storage.mode(xs) <- "double"
   if (any(!is.na(xs) & !is.finite(xs))) abort_input("x", "has infinite values; use NA for missing entries.")
-  n_obs <- colSums(!is.na(matrix(aperm(xs, c(2, 1, 3)), ncol = d)))
+  frames <- matrix(aperm(xs, c(2, 1, 3)), ncol = d)  # frames as rows, one column per variable
+  n_obs <- colSums(!is.na(frames))
   if (all(n_obs == 0)) abort_input("x", "has no observed value: there is nothing to fit.")
   if (any(n_obs < 2)) {
     abort_input("x", sprintf("variable %d has fewer than 2 observed values in the windows used, so its variance cannot be estimated.",
                              which(n_obs < 2)[1]))
   }
-  obs_var <- mean(apply(matrix(aperm(xs, c(2, 1, 3)), ncol = d), 2, stats::var, na.rm = TRUE), na.rm = TRUE)
+  obs_var <- mean(apply(frames, 2, stats::var, na.rm = TRUE), na.rm = TRUE)
   start <- proc.time()[["elapsed"]]
   res <- core_call(cpp_gp_fit(xs, length(use), H, d, kernel, lengthscale, 1, fit_lengthscale, lower, upper, nugget,
                               fit_nugget, nugget_bounds[1], nugget_bounds[2], ridge * obs_var, max_iter, tol))

@@ -169,7 +169,7 @@ State run_reverse_sampler(Ops& ops, const SamplerOptions& options, const std::ve
 
 template <class State, class Ops>
 State run_reverse_sampler(Ops& ops, const SamplerOptions& options) {
-  return run_reverse_sampler<State>(ops, options, time_grid(options));  // time_grid validates the options
+  return run_reverse_sampler<State>(ops, options, time_grid(options));
 }
 
 }  // namespace ditimpute
