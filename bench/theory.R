@@ -1,0 +1,120 @@
+# The paper's theory against measurements at CPU scale (issue #15), for the
+# vignette "theory-in-practice" (it reads inst/extdata/theory-results.rds).
+# GP data H = 48, d = 8, Laplace kernel with lengthscale 64 on the plain index
+# (the paper's 128 at H = 96, halved with H), Lambda = I; patterns P1-P4 moved
+# to H = 48 (tail 8, two blocks of 4, four of 2, eight single frames: 64
+# missing entries each); small DiTs (width 64, depth 3, 4 heads, 1000 steps,
+# lr 1e-3, EMA 0.999, batch 64).
+#   train   the DiTs (cached in build/theory-*.dit, so reruns skip training):
+#           S4 with n = 250, 1000, 4000 training sequences; S1 with n = 4000
+#   bounds  Theorem 1-2 factors and Lemma 1 counts for P1-P4
+#   error   distribution_error() of each S4 DiT on P1-P4 (test sequences per
+#           pattern, Z = 100 samples), and of the exact-score sampler (oracle)
+#   shift   DS of the S1 and S4 DiTs (n = 4000) on P1 test sequences, the ratio
+# Usage: Rscript bench/theory.R [part ...]   (default: all four)
+# Environment: DITIMPUTE_BENCH_N_TEST (test sequences per pattern, 12),
+# DITIMPUTE_BENCH_STEPS (training steps, 1000), DITIMPUTE_BENCH_THREADS (2).
+suppressPackageStartupMessages(library(ditimpute))
+parts <- commandArgs(trailingOnly = TRUE)
+if (length(parts) == 0) parts <- c("train", "bounds", "error", "shift")
+threads <- as.integer(Sys.getenv("DITIMPUTE_BENCH_THREADS", "2"))
+n_test <- as.integer(Sys.getenv("DITIMPUTE_BENCH_N_TEST", "12"))
+steps <- as.integer(Sys.getenv("DITIMPUTE_BENCH_STEPS", "1000"))
+H <- 48L
+d <- 8L
+spec <- gp_spec(H, d = d, kernel = gp_kernel("laplace", lengthscale = 64))
+rescale <- function(frames) {
+  starts <- frames[c(TRUE, diff(frames) != 1)]
+  len <- length(frames) / length(starts)
+  unlist(lapply(starts, function(s) (s - 1) %/% 2 + seq_len(len %/% 2)))
+}
+patterns <- lapply(paper_patterns(), function(p) pattern_frames(H, rescale(p$frames)))
+# S1 and S4 at H = 48: block lengths halved as for the patterns.
+strategies <- list(S1 = mask_strategy("8x1"),
+                   S4 = mask_strategy(c("8x1", "8x1", "4x2", "1x8"), weights = rep(0.25, 4)))
+sizes <- c(250L, 1000L, 4000L)
+results_file <- "inst/extdata/theory-results.rds"
+res <- if (file.exists(results_file)) readRDS(results_file) else list()
+res$settings <- list(H = H, d = d, lengthscale = 64, steps = steps, n_test = n_test, sizes = sizes,
+                     config = "width 64, depth 3, 4 heads", threads = threads,
+                     date = format(Sys.time(), "%Y-%m-%d"), R = R.version.string)
+elapsed <- function(t0) proc.time()[["elapsed"]] - t0
+
+model_file <- function(strategy, n) sprintf("build/theory-%s-n%d-%d.dit", strategy, n, steps)
+train_one <- function(strategy, n) {
+  f <- model_file(strategy, n)
+  if (file.exists(f)) return(dit_load(f))
+  t0 <- proc.time()[["elapsed"]]
+  fit <- dit_fit(gp_simulate(spec, n, seed = 100 + n), config = dit_config(H, d, width = 64, depth = 3, heads = 4),
+                 strategy = strategies[[strategy]], steps = steps, batch_size = 64, lr = 1e-3, ema = 0.999,
+                 seed = 7, threads = threads, progress = FALSE)
+  dir.create("build", showWarnings = FALSE)
+  dit_save(fit, f)
+  cat(sprintf("trained %s n = %d: %.0f s\n", strategy, n, elapsed(t0)))
+  fit
+}
+runs <- rbind(data.frame(strategy = "S4", n = sizes), data.frame(strategy = "S1", n = 4000L))
+if ("train" %in% parts) {
+  for (k in seq_len(nrow(runs))) train_one(runs$strategy[k], runs$n[k])
+}
+
+# Test sequences: n_test fresh ones per pattern, the pattern hidden.
+hide <- function(x, p) {
+  miss <- array(rep(pattern_missing(p, d), each = dim(x)[1]), dim(x))
+  x[miss] <- NA
+  x
+}
+pattern_missing <- function(p, d) {
+  m <- matrix(FALSE, p$H, d)
+  m[p$frames, ] <- TRUE
+  m
+}
+
+if ("bounds" %in% parts) {
+  res$bounds <- bound_factors(spec, patterns, n = 4000)
+  print(res$bounds)
+}
+
+if ("error" %in% parts) {
+  rows <- list()
+  truth <- gp_simulate(spec, n_test, seed = 5)
+  for (k in seq_along(patterns)) {
+    x <- hide(truth, patterns[[k]])
+    t0 <- proc.time()[["elapsed"]]
+    orc <- impute(spec, x, n_samples = 100, sampler = "unipc", seed = k, threads = threads)
+    de <- distribution_error(orc, spec, seed = 50 + k, threads = threads)
+    rows[[length(rows) + 1]] <- cbind(data.frame(imputer = "oracle sampler", n = NA, pattern = names(patterns)[k]),
+                                      summary(de)$table, coverage = mean(coverage(orc, spec = spec, n_draws = 1000,
+                                                                                  seed = 60 + k)$coverage),
+                                      seconds = elapsed(t0))
+    for (n in sizes) {
+      fit <- train_one("S4", n)
+      t0 <- proc.time()[["elapsed"]]
+      imp <- impute(fit, x, n_samples = 100, seed = k, threads = threads)
+      de <- distribution_error(imp, spec, seed = 50 + k, threads = threads)
+      rows[[length(rows) + 1]] <- cbind(data.frame(imputer = "DiT S4", n = n, pattern = names(patterns)[k]),
+                                        summary(de)$table, coverage = mean(coverage(imp, spec = spec, n_draws = 1000,
+                                                                                    seed = 60 + k)$coverage),
+                                        seconds = elapsed(t0))
+      cat(sprintf("error: %s n = %d done (%.0f s)\n", names(patterns)[k], n, elapsed(t0)))
+    }
+  }
+  res$error <- do.call(rbind, rows)
+  print(res$error)
+}
+
+if ("shift" %in% parts) {
+  x <- hide(gp_simulate(spec, 100, seed = 9), patterns$P1)
+  t0 <- proc.time()[["elapsed"]]
+  ds <- lapply(c(S1 = "S1", S4 = "S4"), function(s) {
+    distribution_shift(train_one(s, 4000), x, spec, n_reference = 400, K = 16, seed = 11, threads = threads)
+  })
+  res$shift <- list(S1 = ds$S1, S4 = ds$S4, ratio = shift_ratio(ds$S1, ds$S4, seed = 12),
+                    ratio_excess = shift_ratio(ds$S1, ds$S4, type = "excess", seed = 12), seconds = elapsed(t0))
+  print(res$shift$ratio)
+  print(res$shift$ratio_excess)
+}
+
+dir.create(dirname(results_file), showWarnings = FALSE, recursive = TRUE)
+saveRDS(res, results_file)
+cat("wrote", results_file, "\n")
