@@ -12,13 +12,13 @@
 #           pattern, Z = 100 samples), and of the exact-score sampler (oracle)
 #   shift   DS of the S1 and S4 DiTs (n = 4000) on P1 test sequences, the ratio
 # Usage: Rscript bench/theory.R [part ...]   (default: all four)
-# Environment: DITIMPUTE_BENCH_N_TEST (test sequences per pattern, 12),
+# Environment: DITIMPUTE_BENCH_N_TEST (test sequences per pattern, 6),
 # DITIMPUTE_BENCH_STEPS (training steps, 1000), DITIMPUTE_BENCH_THREADS (2).
 suppressPackageStartupMessages(library(ditimpute))
 parts <- commandArgs(trailingOnly = TRUE)
 if (length(parts) == 0) parts <- c("train", "bounds", "error", "shift")
 threads <- as.integer(Sys.getenv("DITIMPUTE_BENCH_THREADS", "2"))
-n_test <- as.integer(Sys.getenv("DITIMPUTE_BENCH_N_TEST", "12"))
+n_test <- as.integer(Sys.getenv("DITIMPUTE_BENCH_N_TEST", "6"))
 steps <- as.integer(Sys.getenv("DITIMPUTE_BENCH_STEPS", "1000"))
 H <- 48L
 d <- 8L
@@ -56,6 +56,12 @@ train_one <- function(strategy, n) {
 runs <- rbind(data.frame(strategy = "S4", n = sizes), data.frame(strategy = "S1", n = 4000L))
 if ("train" %in% parts) {
   for (k in seq_len(nrow(runs))) train_one(runs$strategy[k], runs$n[k])
+}
+# "train:S4:1000" trains one model only (separate processes can train
+# different models at once; results depend on the thread count).
+for (p in grep("^train:", parts, value = TRUE)) {
+  one <- strsplit(p, ":", fixed = TRUE)[[1]]
+  train_one(one[2], as.integer(one[3]))
 }
 
 # Test sequences: n_test fresh ones per pattern, the pattern hidden.
@@ -104,10 +110,11 @@ if ("error" %in% parts) {
 }
 
 if ("shift" %in% parts) {
-  x <- hide(gp_simulate(spec, 100, seed = 9), patterns$P1)
+  x <- hide(gp_simulate(spec, 60, seed = 9), patterns$P1)
   t0 <- proc.time()[["elapsed"]]
   ds <- lapply(c(S1 = "S1", S4 = "S4"), function(s) {
-    distribution_shift(train_one(s, 4000), x, spec, n_reference = 400, K = 16, seed = 11, threads = threads)
+    distribution_shift(train_one(s, 4000), x, spec, n_reference = 200, K = 8, strategy = strategies[[s]], seed = 11,
+                       threads = threads)
   })
   res$shift <- list(S1 = ds$S1, S4 = ds$S4, ratio = shift_ratio(ds$S1, ds$S4, seed = 12),
                     ratio_excess = shift_ratio(ds$S1, ds$S4, type = "excess", seed = 12), seconds = elapsed(t0))
@@ -115,6 +122,50 @@ if ("shift" %in% parts) {
   print(res$shift$ratio_excess)
 }
 
+# Parts may run in separate processes: merge this run's parts into the file
+# as it is now.
 dir.create(dirname(results_file), showWarnings = FALSE, recursive = TRUE)
+final <- if (file.exists(results_file)) readRDS(results_file) else list()
+for (nm in intersect(c("settings", "bounds", "error", "shift", "notes"), names(res))) {
+  if (nm %in% parts || nm == "settings") final[[nm]] <- res[[nm]]
+}
+res <- final
 saveRDS(res, results_file)
 cat("wrote", results_file, "\n")
+
+# The markdown report, from whatever the results file holds.
+md <- c("# The paper's theory at CPU scale (bench/theory.R)", "",
+        sprintf("Produced by `Rscript bench/theory.R` on %s (%s). GP H = %d, d = %d, Laplace lengthscale %g; DiT %s, %d steps; %d test sequences per pattern, 100 samples each.",
+                res$settings$date, res$settings$R, H, d, 64, res$settings$config, steps, n_test), "")
+table_md <- function(df, digits = 3) {
+  df[] <- lapply(df, function(v) if (is.numeric(v)) signif(v, digits) else v)
+  c(paste("|", paste(names(df), collapse = " | "), "|"), paste(rep("|---", ncol(df)), collapse = ""),
+    apply(df, 1, function(r) paste("|", paste(r, collapse = " | "), "|")), "")
+}
+if (!is.null(res$bounds)) {
+  md <- c(md, "## Bound factors (n = 4000)", "",
+          table_md(as.data.frame(res$bounds)[, c("pattern", "kappa_cond", "kappa_obs", "theorem1_rel", "depth_rel",
+                                               "norm_R_rel", "lemma1_K", "lemma1_K_aux")]))
+}
+if (!is.null(res$error)) {
+  md <- c(md, "## Distribution error against the exact conditional law", "",
+          "w2 / energy: mean over test sequences; _null: the same statistic for exact draws of the same size; coverage: 95% regions, 1000 exact draws per sequence.", "",
+          table_md(res$error[, c("imputer", "n", "pattern", "kappa_cond", "w2", "w2_null", "w2_se", "mahalanobis",
+                                 "mahalanobis_null", "energy", "energy_null", "energy_se", "ratio_min", "ratio_max",
+                                 "coverage", "seconds")]))
+  dit <- res$error[res$error$imputer == "DiT S4", ]
+  sl <- sapply(split(dit, dit$pattern), function(g) {
+    f <- summary(lm(log(w2) ~ log(n), data = g))$coefficients
+    c(slope = f[2, 1], se = f[2, 2])
+  })
+  md <- c(md, "Fitted log-log slope of W2 against n (theory: -0.5):", "",
+          table_md(data.frame(pattern = colnames(sl), slope = sl["slope", ], se = sl["se", ])))
+}
+if (!is.null(res$shift)) {
+  md <- c(md, "## Distribution shift on P1: S1-trained over S4-trained DiT (paper: 47.93)", "",
+          table_md(cbind(type = "loss", as.data.frame(res$shift$ratio))),
+          table_md(cbind(type = "excess", as.data.frame(res$shift$ratio_excess))),
+          table_md(cbind(model = rep(c("S1", "S4"), each = 2), rbind(res$shift$S1$summary, res$shift$S4$summary))))
+}
+writeLines(md, "bench/results/theory.md")
+cat("wrote bench/results/theory.md\n")

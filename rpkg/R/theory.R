@@ -221,7 +221,8 @@ plot.ditimpute_distribution_error <- function(x, ...) {
 #' @param weight `"eps"` (the noise-prediction loss the DiT is trained on,
 #'   eq. 13) or `"score"` (eq. 14's `||s - target||^2` integrated in `t`).
 #' @param strategy The training strategy for the reference cases (default:
-#'   the model's).
+#'   the model's, as [dit_fit()] records it; a model read by [dit_load()]
+#'   does not know it).
 #' @param level Confidence level of the intervals.
 #' @param seed Optional seed; without one, [set.seed()] makes results repeatable.
 #' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
@@ -257,6 +258,9 @@ distribution_shift <- function(object, x, spec, reference = NULL, n_reference = 
   threads <- resolve_threads(threads)
   if (is.null(reference)) {
     strategy <- strategy %||% object$strategy
+    if (is.null(strategy)) {
+      abort_input("strategy", "the model does not record its training strategy (loaded from a file?): give it.")
+    }
     if (!inherits(strategy, "ditimpute_strategy")) abort_input("strategy", "must be made by mask_strategy().")
     n_reference <- check_count(n_reference, min = 2)
     reference <- gp_simulate(spec, n_reference, seed = sub_seed(seed, 1))

@@ -120,4 +120,7 @@ test_that("distribution_shift is reproducible, centred at 1 on the training law,
   expect_input_error(shift_ratio(a, self), "b")
   expect_input_error(distribution_shift(fit, x, gp_spec(30, d = 2)), "spec")
   expect_input_error(distribution_shift(fit, x, spec, K = 0), "K")
+  f <- tempfile(fileext = ".dit")
+  dit_save(fit, f)
+  expect_input_error(distribution_shift(dit_load(f), x, spec), "strategy")
 })
