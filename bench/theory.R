@@ -8,9 +8,14 @@
 #   train   the DiTs (cached in build/theory-*.dit, so reruns skip training):
 #           S4 with n = 250, 1000, 4000 training sequences; S1 with n = 4000
 #   bounds  Theorem 1-2 factors and Lemma 1 counts for P1-P4
-#   error   distribution_error() of each S4 DiT on P1-P4 (test sequences per
-#           pattern, Z = 100 samples), and of the exact-score sampler (oracle)
-#   shift   DS of the S1 and S4 DiTs (n = 4000) on P1 test sequences, the ratio
+#   error   distribution_error() and coverage of each S4 DiT on P1-P4 (test
+#           sequences per pattern, Z = 100 samples), of the S1 DiT on P1, and
+#           of the exact-score sampler (oracle, UniPC 20 steps)
+#   shift   DS of the S1 and S4 DiTs (n = 4000) on 60 P1 test sequences (200
+#           reference cases, K = 8), the ratio, with both loss weights
+# Parts can run in separate processes: "train:S4:1000", "error:S4:1000",
+# "error:oracle" do one model each; each process merges its parts into the
+# results file.
 # Usage: Rscript bench/theory.R [part ...]   (default: all four)
 # Environment: DITIMPUTE_BENCH_N_TEST (test sequences per pattern, 6),
 # DITIMPUTE_BENCH_STEPS (training steps, 1000), DITIMPUTE_BENCH_THREADS (2).
@@ -81,32 +86,36 @@ if ("bounds" %in% parts) {
   print(res$bounds)
 }
 
-if ("error" %in% parts) {
-  rows <- list()
+# Error rows per imputer: "error" runs them all, "error:S4:1000" (or
+# "error:oracle") one of them, so that separate processes can share the work.
+error_keys <- c("oracle", paste0("S4:", sizes), "S1:4000")
+wanted <- if ("error" %in% parts) error_keys else sub("^error:", "", grep("^error:", parts, value = TRUE))
+if (length(wanted) > 0) {
+  res$error_rows <- list()
   truth <- gp_simulate(spec, n_test, seed = 5)
-  for (k in seq_along(patterns)) {
-    x <- hide(truth, patterns[[k]])
-    t0 <- proc.time()[["elapsed"]]
-    orc <- impute(spec, x, n_samples = 100, sampler = "unipc", seed = k, threads = threads)
-    de <- distribution_error(orc, spec, seed = 50 + k, threads = threads)
-    rows[[length(rows) + 1]] <- cbind(data.frame(imputer = "oracle sampler", n = NA, pattern = names(patterns)[k]),
-                                      summary(de)$table, coverage = mean(coverage(orc, spec = spec, n_draws = 1000,
-                                                                                  seed = 60 + k)$coverage),
-                                      seconds = elapsed(t0))
-    for (n in sizes) {
-      fit <- train_one("S4", n)
+  for (key in wanted) {
+    one <- strsplit(key, ":", fixed = TRUE)[[1]]
+    fit <- if (key == "oracle") NULL else train_one(one[1], as.integer(one[2]))
+    # The S1 model only on P1, the pattern of the distribution-shift comparison.
+    pats <- if (one[1] == "S1") names(patterns)[1] else names(patterns)
+    for (p in pats) {
+      k <- match(p, names(patterns))
+      x <- hide(truth, patterns[[k]])
       t0 <- proc.time()[["elapsed"]]
-      imp <- impute(fit, x, n_samples = 100, seed = k, threads = threads)
+      imp <- if (is.null(fit)) {
+        impute(spec, x, n_samples = 100, sampler = "unipc", seed = k, threads = threads)
+      } else {
+        impute(fit, x, n_samples = 100, seed = k, threads = threads)
+      }
       de <- distribution_error(imp, spec, seed = 50 + k, threads = threads)
-      rows[[length(rows) + 1]] <- cbind(data.frame(imputer = "DiT S4", n = n, pattern = names(patterns)[k]),
-                                        summary(de)$table, coverage = mean(coverage(imp, spec = spec, n_draws = 1000,
-                                                                                    seed = 60 + k)$coverage),
-                                        seconds = elapsed(t0))
-      cat(sprintf("error: %s n = %d done (%.0f s)\n", names(patterns)[k], n, elapsed(t0)))
+      cov <- mean(coverage(imp, spec = spec, n_draws = 1000, seed = 60 + k)$coverage)
+      res$error_rows[[paste(key, p)]] <- cbind(
+        data.frame(imputer = if (is.null(fit)) "oracle sampler" else paste("DiT", one[1]),
+                   n = if (is.null(fit)) NA else as.integer(one[2]), pattern = p),
+        summary(de)$table, coverage = cov, seconds = elapsed(t0))
+      cat(sprintf("error: %s %s done (%.0f s)\n", key, p, elapsed(t0)))
     }
   }
-  res$error <- do.call(rbind, rows)
-  print(res$error)
 }
 
 if ("shift" %in% parts) {
@@ -116,18 +125,32 @@ if ("shift" %in% parts) {
     distribution_shift(train_one(s, 4000), x, spec, n_reference = 200, K = 8, strategy = strategies[[s]], seed = 11,
                        threads = threads)
   })
+  # The same with eq. 14's weighting (||s - target||^2 integrated in t).
+  dss <- lapply(c(S1 = "S1", S4 = "S4"), function(s) {
+    distribution_shift(train_one(s, 4000), x, spec, n_reference = 200, K = 8, weight = "score",
+                       strategy = strategies[[s]], seed = 11, threads = threads)
+  })
   res$shift <- list(S1 = ds$S1, S4 = ds$S4, ratio = shift_ratio(ds$S1, ds$S4, seed = 12),
-                    ratio_excess = shift_ratio(ds$S1, ds$S4, type = "excess", seed = 12), seconds = elapsed(t0))
-  print(res$shift$ratio)
-  print(res$shift$ratio_excess)
+                    ratio_excess = shift_ratio(ds$S1, ds$S4, type = "excess", seed = 12),
+                    S1_score = dss$S1, S4_score = dss$S4,
+                    ratio_score = shift_ratio(dss$S1, dss$S4, seed = 12),
+                    ratio_score_excess = shift_ratio(dss$S1, dss$S4, type = "excess", seed = 12),
+                    seconds = elapsed(t0))
+  for (nm in c("ratio", "ratio_excess", "ratio_score", "ratio_score_excess")) print(res$shift[[nm]])
 }
 
 # Parts may run in separate processes: merge this run's parts into the file
 # as it is now.
 dir.create(dirname(results_file), showWarnings = FALSE, recursive = TRUE)
 final <- if (file.exists(results_file)) readRDS(results_file) else list()
-for (nm in intersect(c("settings", "bounds", "error", "shift", "notes"), names(res))) {
+for (nm in intersect(c("settings", "bounds", "shift"), names(res))) {
   if (nm %in% parts || nm == "settings") final[[nm]] <- res[[nm]]
+}
+for (key in names(res$error_rows)) final$error_rows[[key]] <- res$error_rows[[key]]
+if (length(final$error_rows) > 0) {
+  final$error <- do.call(rbind, final$error_rows)
+  rownames(final$error) <- NULL
+  final$error <- final$error[order(final$error$imputer, final$error$n, final$error$pattern), ]
 }
 res <- final
 saveRDS(res, results_file)
@@ -165,6 +188,9 @@ if (!is.null(res$shift)) {
   md <- c(md, "## Distribution shift on P1: S1-trained over S4-trained DiT (paper: 47.93)", "",
           table_md(cbind(type = "loss", as.data.frame(res$shift$ratio))),
           table_md(cbind(type = "excess", as.data.frame(res$shift$ratio_excess))),
+          if (!is.null(res$shift$ratio_score)) c("With eq. 14's weight (weight = \"score\"):", "",
+            table_md(cbind(type = "loss", as.data.frame(res$shift$ratio_score))),
+            table_md(cbind(type = "excess", as.data.frame(res$shift$ratio_score_excess)))),
           table_md(cbind(model = rep(c("S1", "S4"), each = 2), rbind(res$shift$S1$summary, res$shift$S4$summary))))
 }
 writeLines(md, "bench/results/theory.md")
