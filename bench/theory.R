@@ -162,7 +162,7 @@ md <- c("# The paper's theory at CPU scale (bench/theory.R)", "",
                 res$settings$date, res$settings$R, H, d, 64, res$settings$config, steps, n_test), "")
 table_md <- function(df, digits = 3) {
   df[] <- lapply(df, function(v) if (is.numeric(v)) signif(v, digits) else v)
-  c(paste("|", paste(names(df), collapse = " | "), "|"), paste(rep("|---", ncol(df)), collapse = ""),
+  c(paste("|", paste(names(df), collapse = " | "), "|"), paste0(paste(rep("|---", ncol(df)), collapse = ""), "|"),
     apply(df, 1, function(r) paste("|", paste(r, collapse = " | "), "|")), "")
 }
 if (!is.null(res$bounds)) {
@@ -177,12 +177,14 @@ if (!is.null(res$error)) {
                                  "mahalanobis_null", "energy", "energy_null", "energy_se", "ratio_min", "ratio_max",
                                  "coverage", "seconds")]))
   dit <- res$error[res$error$imputer == "DiT S4", ]
-  sl <- sapply(split(dit, dit$pattern), function(g) {
+  if (length(unique(dit$n)) >= 2) sl <- sapply(split(dit, dit$pattern), function(g) {
     f <- summary(lm(log(w2) ~ log(n), data = g))$coefficients
     c(slope = f[2, 1], se = f[2, 2])
   })
-  md <- c(md, "Fitted log-log slope of W2 against n (theory: -0.5):", "",
-          table_md(data.frame(pattern = colnames(sl), slope = sl["slope", ], se = sl["se", ])))
+  if (length(unique(dit$n)) >= 2) {
+    md <- c(md, "Fitted log-log slope of W2 against n (theory: -0.5):", "",
+            table_md(data.frame(pattern = colnames(sl), slope = sl["slope", ], se = sl["se", ])))
+  }
 }
 if (!is.null(res$shift)) {
   md <- c(md, "## Distribution shift on P1: S1-trained over S4-trained DiT (paper: 47.93)", "",
