@@ -30,6 +30,8 @@ test_that("distribution_error of exact draws is null within Monte Carlo error", 
   s <- summary(de)
   expect_equal(nrow(s$table), 1)
   expect_output(print(de), "W2")
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
   expect_silent(plot(de))
 })
 
@@ -84,6 +86,8 @@ test_that("bound_factors rank the paper's patterns by Theorem 1's factor", {
   expect_equal(b$heads, rep(4L * 96L, 4))
   expect_equal(b$lemma1_K[1], lemma1_counts(spec, paper_patterns()$P1, t = 1, eps = 0.01)$K)
   expect_output(print(b), "relative")
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
   expect_silent(plot(b, error = c(P1 = 4, P2 = 3, P3 = 2, P4 = 1)))
   expect_input_error(plot(b, error = 1:2), "error")
   expect_input_error(bound_factors(spec, paper_patterns(), n = -1), "n")
