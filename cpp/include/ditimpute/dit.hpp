@@ -152,6 +152,10 @@ class DiTModel {
   // noisy state), `mask` the pattern. For diagnostics against the exact score
   // (eps* = -sigma_t s*). Uses the EMA weights when present.
   Batch predict_noise(const Batch& x, const Mask& mask, double t, int threads = 0) const;
+  // The same for n states with their own masks and times (masks[i], t[i]),
+  // in chunks of 256 (dit/diagnostics.cpp; dit_diagnostics.hpp builds on it).
+  Batch predict_noise(const Batch& x, const std::vector<Mask>& masks, const std::vector<double>& t,
+                      int threads = 0) const;
 
   // Mean denoising loss over `data` with masks, t and noise drawn from `seed`
   // (uses the EMA weights when present, as sampling does). `loss_weight` as in

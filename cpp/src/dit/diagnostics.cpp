@@ -1,0 +1,144 @@
+// Diagnostics of a trained DiT against a Gaussian-process truth
+// (dit_diagnostics.hpp): batched noise predictions with per-example masks and
+// times, and the expected denoising loss behind the distribution-shift
+// coefficient.
+#include "model_impl.hpp"
+
+#include "ditimpute/dit_diagnostics.hpp"
+#include "ditimpute/impute.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ditimpute {
+
+Batch DiTModel::predict_noise(const Batch& x, const std::vector<Mask>& masks, const std::vector<double>& t,
+                              int threads) const {
+  const auto& m = *impl_;
+  const auto& c = m.config;
+  if (x.H != c.H || x.d != c.d || x.n < 1)
+    throw input_error("x", "x must hold at least one " + std::to_string(c.H) + " x " + std::to_string(c.d) + " state.");
+  if (masks.size() != static_cast<std::size_t>(x.n) || t.size() != masks.size())
+    throw input_error("masks", "there must be one mask and one time per state.");
+  for (std::size_t i = 0; i < masks.size(); ++i) {
+    if (masks[i].H != c.H || masks[i].d != c.d) throw input_error("masks", "a mask does not match the model's H x d.");
+    if (!(t[i] > 0) || !std::isfinite(t[i])) throw input_error("t", "every t must be positive and finite.");
+  }
+  set_threads(threads);
+  torch::NoGradGuard no_grad;
+  auto net = m.sampling_net();
+  const std::size_t S = x.seq_size();
+  const auto f32 = torch::TensorOptions().dtype(torch::kFloat32);
+  Batch out(x.n, c.H, c.d);
+  const int chunk = 256;
+  for (int from = 0; from < x.n; from += chunk) {
+    check_cancelled();
+    const int B = std::min(x.n, from + chunk) - from;
+    std::vector<float> xs(x.data.begin() + from * S, x.data.begin() + (from + B) * S), ob(B * S), tt(B);
+    for (int b = 0; b < B; ++b) {
+      tt[b] = static_cast<float>(t[from + b]);
+      for (std::size_t k = 0; k < S; ++k) ob[b * S + k] = masks[from + b].observed[k] ? 1.0f : 0.0f;
+    }
+    auto xt = torch::from_blob(xs.data(), {B, c.H, c.d}, f32).clone().to(m.device);
+    auto mk = torch::from_blob(ob.data(), {B, c.H, c.d}, f32).clone().to(m.device);
+    auto tv = torch::from_blob(tt.data(), {B}, f32).clone().to(m.device);
+    auto eps = net->noise(xt, mk, tv).to(torch::kCPU, torch::kFloat64).contiguous();
+    std::copy(eps.data_ptr<double>(), eps.data_ptr<double>() + B * S, out.data.begin() + from * S);
+  }
+  return out;
+}
+
+namespace {
+
+// Mean and standard error of the mean of K values.
+void mean_se(const std::vector<double>& v, double& mean, double& se) {
+  const double K = static_cast<double>(v.size());
+  double s = 0;
+  for (double a : v) s += a;
+  mean = s / K;
+  double ss = 0;
+  for (double a : v) ss += (a - mean) * (a - mean);
+  se = K > 1 ? std::sqrt(ss / (K - 1) / K) : std::nan("");
+}
+
+}  // namespace
+
+DenoisingRisk denoising_risk(const DiTModel& model, const GaussianProcess& gp, const Batch& x, int K,
+                             const std::string& weight, std::uint64_t seed, int threads) {
+  const DiTConfig& c = model.config();
+  if (x.H != c.H || x.d != c.d) throw input_error("x", "x must hold sequences of the model's H x d.");
+  if (gp.H() != c.H || gp.d() != c.d) throw input_error("gp", "the process must have the model's H and d.");
+  if (K < 1) throw input_error("K", "K must be at least 1.");
+  if (weight != "eps" && weight != "score") throw input_error("weight", "weight must be \"eps\" or \"score\".");
+  const std::vector<Mask> masks = masks_from_nan(x);
+  const int n = x.n;
+  const std::size_t S = x.seq_size();
+  check_memory(8.0 * 3.0 * n * static_cast<double>(K) * S, "K", "the noisy states of every replicate");
+
+  // Example e = i * K + k: its state, mask, time, and (on the missing entries)
+  // the noise and the exact conditional noise eps*.
+  Batch states(n * K, c.H, c.d);
+  std::vector<Mask> ex_masks(static_cast<std::size_t>(n) * K);
+  std::vector<double> ex_t(ex_masks.size());
+  std::vector<Matrix> noise(n), eps_star(n);
+  const double lt0 = std::log(c.t0), lT = std::log(c.T);
+  for (const auto& group : group_by_pattern(masks)) {
+    check_cancelled();
+    const auto cond = make_conditional(gp, masks[group.front()]);
+    const std::vector<int>& miss = cond->missing_entries();
+    const int m = cond->n_missing();
+    parallel_for(static_cast<int>(group.size()), threads, [&](int g) {
+      const int i = group[g];
+      Rng rng(case_seed(seed, static_cast<std::uint64_t>(i)));
+      const Vector mu = cond->mean(x.seq(i));
+      const Matrix x0 = cond->sample(mu, K, rng);
+      std::uniform_real_distribution<double> unif(0.0, 1.0);
+      std::vector<double> tk(K);
+      for (int k = 0; k < K; ++k) tk[k] = std::exp(lt0 + (lT - lt0) * unif(rng));
+      noise[i].resize(K, m);
+      fill_standard_normal(rng, noise[i].data(), static_cast<std::size_t>(noise[i].size()));
+      eps_star[i].resize(K, m);
+      for (int k = 0; k < K; ++k) {
+        const double a = vp_alpha(tk[k]), s = vp_sigma(tk[k]);
+        const Matrix v = a * x0.row(k) + s * noise[i].row(k);
+        eps_star[i].row(k) = -s * cond->score(v, mu, tk[k]);
+        const std::size_t e = static_cast<std::size_t>(i) * K + k;
+        double* st = states.seq(static_cast<int>(e));
+        std::copy(x.seq(i), x.seq(i) + S, st);
+        for (int j = 0; j < m; ++j) st[miss[j]] = v(0, j);
+        ex_masks[e] = masks[i];
+        ex_t[e] = tk[k];
+      }
+    });
+  }
+  const Batch eps_hat = model.predict_noise(states, ex_masks, ex_t, threads);
+
+  DenoisingRisk out;
+  out.loss.resize(n);
+  out.loss_se.resize(n);
+  out.excess.resize(n);
+  out.excess_se.resize(n);
+  for (int i = 0; i < n; ++i) {
+    const std::vector<int> miss = masks[i].missing_entries();
+    const int m = static_cast<int>(miss.size());
+    std::vector<double> l(K), ex(K);
+    for (int k = 0; k < K; ++k) {
+      const std::size_t e = static_cast<std::size_t>(i) * K + k;
+      const double t = ex_t[e];
+      const double w = weight == "score" ? t / vp_sigma2(t) : 1.0;
+      const double* eh = eps_hat.seq(static_cast<int>(e));
+      double sl = 0, se = 0;
+      for (int j = 0; j < m; ++j) {
+        sl += std::pow(eh[miss[j]] - noise[i](k, j), 2);
+        se += std::pow(eh[miss[j]] - eps_star[i](k, j), 2);
+      }
+      l[k] = w * sl / m;
+      ex[k] = w * se / m;
+    }
+    mean_se(l, out.loss[i], out.loss_se[i]);
+    mean_se(ex, out.excess[i], out.excess_se[i]);
+  }
+  return out;
+}
+
+}  // namespace ditimpute

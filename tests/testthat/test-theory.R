@@ -1,0 +1,130 @@
+# Distribution error, distribution shift and bound factors (R/theory.R).
+# Small problems (H = 24, d = 2, 8 missing values) keep this file to seconds;
+# the C++ tests (cpp/tests/test_theory.cpp) check the statistics' formulas.
+theory_spec <- function() gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 6))
+theory_cases <- function(n = 30) {
+  x <- gp_simulate(theory_spec(), n, seed = 1)
+  x[, 10:13, ] <- NA
+  x
+}
+
+# Mean of the paired differences statistic - null in standard errors.
+excess_z <- function(de, stat) {
+  dlt <- de[[stat]] - de[[paste0(stat, "_null")]]
+  mean(dlt) / (sd(dlt) / sqrt(length(dlt)))
+}
+
+test_that("distribution_error of exact draws is null within Monte Carlo error", {
+  spec <- theory_spec()
+  imp <- impute(spec, theory_cases(), n_samples = 200, seed = 2, threads = 1)
+  de <- distribution_error(imp, spec, seed = 3, threads = 1)
+  expect_s3_class(de, "ditimpute_distribution_error")
+  expect_equal(nrow(de), 30)
+  expect_true(all(de$m == 8) && all(de$Z == 200))
+  expect_equal(de$kappa_cond[1], kappa_cond(spec, 10:13))
+  # 30 sequences, fixed seeds; |z| < 4 holds with probability 1 - 6e-5 for a
+  # correct implementation.
+  for (s in c("w2", "mahalanobis", "energy", "kl")) expect_lt(abs(excess_z(de, s)), 4)
+  # Mahalanobis^2 of the mean of 200 exact draws averages m / Z = 0.04.
+  expect_equal(mean(de$mahalanobis^2), 8 / 200, tolerance = 0.3)
+  s <- summary(de)
+  expect_equal(nrow(s$table), 1)
+  expect_output(print(de), "W2")
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  expect_silent(plot(de))
+})
+
+test_that("distribution_error grows with known shifts and scales", {
+  spec <- theory_spec()
+  imp <- impute(spec, theory_cases(), n_samples = 200, seed = 2, threads = 1)
+  shifted <- imp
+  shifted$samples <- lapply(imp$samples, function(s) s + 0.5)
+  de <- distribution_error(shifted, spec, seed = 3, threads = 1)
+  # The mean part of W2 is 0.5 * sqrt(8) = 1.41 up to sampling noise of the
+  # mean (sqrt(tr Sigma / Z) ~ 0.1).
+  expect_equal(mean(de$w2_mean), 0.5 * sqrt(8), tolerance = 0.1)
+  expect_gt(excess_z(de, "energy"), 10)
+  expect_gt(excess_z(de, "w2"), 10)
+  # Scaled by 1.5 about each case's exact mean: covariance ratios ~ 2.25.
+  cm <- gp_conditional(spec, theory_cases())$cond_mean
+  scaled <- imp
+  scaled$samples <- lapply(seq_along(imp$samples), function(i) {
+    m <- cm[i, ]
+    sweep(sweep(imp$samples[[i]], 2, m) * 1.5, 2, m, "+")
+  })
+  ds <- distribution_error(scaled, spec, seed = 3, threads = 1)
+  expect_equal(mean(ds$ratio_mean), 2.25, tolerance = 0.05)
+  expect_gt(mean(ds$ratio_min), 1)
+  expect_gt(excess_z(ds, "energy"), 10)
+})
+
+test_that("distribution_error takes arrays of samples and checks its input", {
+  spec <- theory_spec()
+  x <- theory_cases(1)[1, , ]
+  draws <- gp_sample_conditional(spec, x, n_samples = 100, seed = 4)
+  de <- distribution_error(draws, spec, x = x, seed = 5)
+  expect_equal(nrow(de), 1)
+  expect_equal(de$m, 8)
+  expect_input_error(distribution_error(draws, spec), "x")
+  expect_input_error(distribution_error(list(), spec), "object")
+  expect_input_error(distribution_error(draws, spec, x = x, n_ref = 1), "n_ref")
+  det <- impute_baseline(theory_cases(3))
+  expect_input_error(distribution_error(det, spec), "object")
+  expect_input_error(distribution_error(draws, gp_spec(30, d = 2), x = x), "x")
+})
+
+test_that("bound_factors rank the paper's patterns by Theorem 1's factor", {
+  spec <- gp_spec(96, d = 8, kernel = gp_kernel("laplace", lengthscale = 128))
+  b <- bound_factors(spec, paper_patterns(), n = 1e4)
+  expect_s3_class(b, "ditimpute_bounds")
+  expect_equal(b$pattern, c("P1", "P2", "P3", "P4"))
+  expect_equal(b$kappa_cond[1], 394.91, tolerance = 1e-4)   # the documented value of P1
+  expect_true(all(diff(b$theorem1) < 0))
+  # The relative factor is (kappa_cond ratio)^(5/2) times the kappa_obs ratio.
+  expect_equal(b$theorem1_rel[1], (b$kappa_cond[1] / b$kappa_cond[4])^2.5 * b$kappa_obs[1] / b$kappa_obs[4])
+  expect_equal(b$heads, rep(4L * 96L, 4))
+  expect_equal(b$lemma1_K[1], lemma1_counts(spec, paper_patterns()$P1, t = 1, eps = 0.01)$K)
+  expect_output(print(b), "relative")
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  expect_silent(plot(b, error = c(P1 = 4, P2 = 3, P3 = 2, P4 = 1)))
+  expect_input_error(plot(b, error = 1:2), "error")
+  expect_input_error(bound_factors(spec, paper_patterns(), n = -1), "n")
+})
+
+test_that("distribution_shift is reproducible, centred at 1 on the training law, and ratios are checked", {
+  spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
+  fit <- dit_fit(gp_simulate(spec, 120, seed = 1), dit_config(24, 2, width = 32, depth = 1, heads = 2),
+                 strategy = mask_strategy(c("6x1", "2x3")), steps = 30, batch_size = 16, seed = 1, threads = 1,
+                 progress = FALSE)
+  x <- gp_simulate(spec, 40, seed = 2)
+  x[, 19:24, ] <- NA
+  a <- distribution_shift(fit, x, spec, n_reference = 40, K = 4, seed = 3, threads = 1)
+  expect_s3_class(a, "ditimpute_shift")
+  expect_equal(nrow(a$sequences), 40)
+  # Common random numbers: the same seed gives the same draws.
+  expect_identical(distribution_shift(fit, x, spec, n_reference = 40, K = 4, seed = 3, threads = 1)$sequences,
+                   a$sequences)
+  # The loss is the excess plus an irreducible, positive part.
+  expect_true(mean(a$sequences$loss) > mean(a$sequences$excess))
+  expect_true(all(a$sequences$excess >= 0))
+  # Reference cases as test cases: the coefficient estimates 1 (different
+  # draws for numerator and denominator, so 1 lies inside the bootstrap CI).
+  ref <- gp_simulate(spec, 60, seed = 5)
+  ref[draw_masks(fit$strategy, 60, 24, 2, seed = 6)] <- NA
+  self <- distribution_shift(fit, ref, spec, reference = ref, K = 4, seed = 7, threads = 1)
+  s <- self$summary[self$summary$type == "loss", ]
+  expect_true(s$lower < 1 && s$upper > 1)
+  # A model against itself: every ratio is 1.
+  r <- shift_ratio(a, a, seed = 1)
+  expect_equal(r$estimate, c(1, 1))
+  expect_output(print(r), "mean of ratios")
+  expect_output(print(a), "DS \\(loss\\)")
+  expect_input_error(shift_ratio(a, self), "b")
+  expect_input_error(distribution_shift(fit, x, gp_spec(30, d = 2)), "spec")
+  expect_input_error(distribution_shift(fit, x, spec, K = 0), "K")
+  f <- tempfile(fileext = ".dit")
+  dit_save(fit, f)
+  expect_input_error(distribution_shift(dit_load(f), x, spec), "strategy")
+})
