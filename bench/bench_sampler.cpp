@@ -28,8 +28,9 @@
 // then uniform in lambda), DPM-Solver++(3M), UniPC (Zhao et al. 2023; UniP-p
 // predictor + UniC corrector, B(h) = h "bh1" or e^h - 1 "bh2"), 1 call a step.
 //
-// Usage: bench_sampler [Z] [reps]        MC table (Z = 2000; reps = 1 sampler
-//                                        seeds averaged per cell)
+// Usage: bench_sampler [Z] [reps] [s]    MC table (Z = 2000; reps = 1 sampler
+//                                        seeds averaged per cell; only the
+//                                        candidates whose label contains s)
 //        bench_sampler law [n,n,..] [s]  law-only study over step counts, also
 //                                        on P1/P4 with the test's random Lambda
 //                                        (configs whose label contains s)
@@ -444,8 +445,10 @@ int main(int argc, char** argv) {
   using G = GridKind;
   const Variant m3{3}, u2{2, true}, u3{3, true}, u3b1{3, true, false};
   const Candidate ref{"heun_sde 1000 geometric (reference)", Method::heun_sde, G::geometric, 1000};
-  const std::vector<Candidate> cands = {
-      {"heun_sde 200 geometric (default)", Method::heun_sde, G::geometric, 200},
+  std::vector<Candidate> cands = {
+      {"unipc 12 geometric (library default)", Method::unipc, G::geometric, 12},
+      {"unipc 20 geometric (library, bh1)", Method::unipc, G::geometric, 20},
+      {"heun_sde 200 geometric (first default)", Method::heun_sde, G::geometric, 200},
       {"dpm2m 10 geometric", Method::dpm2m, G::geometric, 10},
       {"dpm2m 15 geometric", Method::dpm2m, G::geometric, 15},
       {"dpm2m 20 geometric", Method::dpm2m, G::geometric, 20},
@@ -460,11 +463,19 @@ int main(int argc, char** argv) {
       {"euler 20 geometric", Method::euler_maruyama, G::geometric, 20},
       {"dpm3m* 20 geometric", Method::dpm2m, G::geometric, 20, m3},
       {"unipc2-bh2* 20 geometric", Method::dpm2m, G::geometric, 20, u2},
-      {"unipc3-bh2* 20 geometric", Method::dpm2m, G::geometric, 20, u3},
+      {"unipc3-bh2* 20 geometric (former default)", Method::dpm2m, G::geometric, 20, u3},
+      {"unipc3-bh2* 12 geometric", Method::dpm2m, G::geometric, 12, u3},
       {"unipc3-bh1* 15 geometric", Method::dpm2m, G::geometric, 15, u3b1},
       {"unipc3-bh1* 20 geometric", Method::dpm2m, G::geometric, 20, u3b1},
   };
 
+  // Optional third argument: keep only the candidates whose label contains it.
+  if (argc > 3) {
+    const std::string keep = argv[3];
+    cands.erase(std::remove_if(cands.begin(), cands.end(),
+                               [&](const Candidate& c) { return c.label.find(keep) == std::string::npos; }),
+                cands.end());
+  }
   std::printf("bench_sampler: oracle mode, H = %d, d = %d, laplace l = 128, Lambda = I, Z = %d, %d sampler seed(s) "
               "a cell\n* = bench-only (proposal)\n\n",
               kH, kD, Z, reps);

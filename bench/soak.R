@@ -3,10 +3,13 @@
 # start, after a warm-up (the first fifth of each loop) and at the end, with
 # the range and the trend (MB per minute) over each loop's second half. A leak
 # shows as a steady trend; allocator noise as a range without one.
-# Usage: Rscript bench/soak.R [minutes per imputer, default 3]
+# Usage: Rscript bench/soak.R [minutes per loop, default 3] [loops: all, or any
+#        of dit, gp, files separated by commas]
 suppressPackageStartupMessages(library(ditimpute))
 args <- commandArgs(trailingOnly = TRUE)
 minutes <- if (length(args)) as.numeric(args[1]) else 3
+loops <- if (length(args) > 1) strsplit(args[2], ",")[[1]] else "all"
+wanted <- function(name) "all" %in% loops || name %in% loops
 rss_mb <- function() {
   v <- grep("^VmRSS:", readLines("/proc/self/status"), value = TRUE)
   as.numeric(gsub("[^0-9]", "", v)) / 1024
@@ -47,16 +50,19 @@ soak <- function(label, body) {
 }
 
 res <- rbind(
-  soak("impute(DiT), 20 cases x 50 samples", function() impute(fit, held, n_samples = 50, seed = 1, threads = 2)),
-  soak("impute(gp_spec), 20 cases x 100 samples + calibrate", function() {
-    imp <- impute(spec, held, n_samples = 100, seed = 1, threads = 2)
-    coverage(imp, truth = x)
-  }),
-  soak("gp_fit + dit_save/dit_load", function() {
-    gp_fit(held, kernel = "laplace", n_windows = 10, seed = 1)
-    dit_save(fit, f)
-    dit_load(f)
-  })
+  if (wanted("dit"))
+    soak("impute(DiT), 20 cases x 50 samples", function() impute(fit, held, n_samples = 50, seed = 1, threads = 2)),
+  if (wanted("gp"))
+    soak("impute(gp_spec), 20 cases x 100 samples + calibrate", function() {
+      imp <- impute(spec, held, n_samples = 100, seed = 1, threads = 2)
+      coverage(imp, truth = x)
+    }),
+  if (wanted("files"))
+    soak("gp_fit + dit_save/dit_load", function() {
+      gp_fit(held, kernel = "laplace", n_windows = 10, seed = 1)
+      dit_save(fit, f)
+      dit_load(f)
+    })
 )
 cat(sprintf("Soak on %s, %s, %g minutes per loop\n", format(Sys.Date()), R.version.string, minutes))
 print(res, row.names = FALSE)

@@ -223,7 +223,7 @@ TEST_CASE("sample_oracle is repeatable for a seed", "[sampler]") {
 // direction by its own uncertainty, so a bias in the small-variance
 // directions (the ones the grid near t0 must resolve) is not hidden by the
 // large ones as it would be in a relative Euclidean norm.
-TEST_CASE("oracle mode reproduces the exact conditional (default UniPC-20, Heun at 200 steps; P1-P4)",
+TEST_CASE("oracle mode reproduces the exact conditional (default UniPC-12, Heun at 200 steps; P1-P4)",
           "[sampler][oracle]") {
   // The default few-call sampler, and the two Heun schemes at 200 steps (the
   // former default) as references.

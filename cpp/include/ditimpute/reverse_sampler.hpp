@@ -15,16 +15,17 @@
 
 namespace ditimpute {
 
-// One UniPC step (Zhao et al. 2023) in data prediction with B(h) = e^h - 1
-// ("bh2", as diffusers' UniPCMultistepScheduler): from x, at the last point of
-// the history (ms: data predictions, ls: their lambda = log(alpha / sigma),
-// most recent last), to time tt at order `ord` (the predictor UniP); given
-// m_t, the data prediction at tt, it is instead the corrector UniC of that
-// step, which reuses the next step's score call and so costs nothing extra.
-// bh2 = false takes B(h) = h ("bh1"), an option kept for bench/bench_sampler.cpp.
+// One UniPC step (Zhao et al. 2023) in data prediction with B(h) = h
+// ("bh1"): from x, at the last point of the history (ms: data predictions, ls:
+// their lambda = log(alpha / sigma), most recent last), to time tt at order
+// `ord` (the predictor UniP); given m_t, the data prediction at tt, it is
+// instead the corrector UniC of that step, which reuses the next step's score
+// call and so costs nothing extra. bh2 = true takes B(h) = e^h - 1 (diffusers'
+// default), kept for bench/bench_sampler.cpp: at 12 steps bh2 loses 6.5% of
+// P1's variance where bh1 is within 1.5% (bench/results/sampler.md).
 template <class State>
 State unipc_update(const State& x, const std::vector<State>& ms, const std::vector<double>& ls, double tt, int ord,
-                   const State* m_t, bool bh2 = true) {
+                   const State* m_t, bool bh2 = false) {
   const double ls0 = ls.back(), h = std::log(vp_alpha(tt) / vp_sigma(tt)) - ls0;
   const double s0 = 1.0 / std::sqrt(1.0 + std::exp(2.0 * ls0));  // sigma at ls0
   const double at = vp_alpha(tt), st = vp_sigma(tt), hphi1 = std::expm1(-h), B = bh2 ? hphi1 : -h;
@@ -117,7 +118,7 @@ State run_reverse_sampler(Ops& ops, const SamplerOptions& options, const std::ve
         break;
       }
       case M::unipc: {
-        // UniPC-3 (bh2): the step's one score call gives the data prediction
+        // UniPC-3 (bh1): the step's one score call gives the data prediction
         // at the predicted state; it corrects the last step (UniC), then
         // predicts the next (UniP) at order min(3, k + 1, steps - k).
         const State m = denoise(x, tk);

@@ -10,13 +10,15 @@
 // dx/dt = -(x + s(x, t))/2, from t = T down to t = t0, on the missing entries
 // only; observed entries are held at their values throughout.
 //
-// Default: UniPC-3 with 20 steps (20 score calls, against 400 for the former
-// default of 200 Heun-SDE steps), chosen by measurement in oracle mode
-// (bench/bench_sampler.cpp, bench/results/sampler.md): on P1-P4 its 95% region
-// holds the exact conditional mass within 0.35 points of a 1000-step Heun-SDE
-// reference, with mean and covariance errors 0.93-1.05x the reference's;
-// every other sampler at <= 20 calls fails on some pattern (DPM-Solver++(2M)
-// loses 7% of P1's variance). The other samplers stay as options.
+// Default: UniPC-3 (B(h) = h) with 12 steps (12 score calls, against 400 for
+// the first default of 200 Heun-SDE steps and 20 for UniPC-3 bh2), chosen by
+// measurement in oracle mode (bench/bench_sampler.cpp, bench/results/sampler.md):
+// its exact output law puts 95.45-95.66% of the exact conditional mass in the
+// 95% region on P1-P4 (the trace of its covariance within 1.5%), and with 2000
+// draws it stays within 1 point of a 1000-step Heun-SDE reference. At 10 steps
+// it over-covers P4 (97.5%); bh2 at 12 steps under-covers P1 (93.5%); every
+// other sampler at <= 20 calls fails on some pattern (DPM-Solver++(2M) loses
+// 7% of P1's variance at 20). The other samplers stay as options.
 //
 // Time grid and range, chosen in oracle mode (exact GP score, H = 96, d = 8,
 // patterns P1-P4; numbers in cpp/tests/test_sampler.cpp): conditional variances go
@@ -51,16 +53,16 @@ struct SamplerOptions {
   // dpm2m: DPM-Solver++(2M) on the probability-flow ODE, one score call a
   //   step (data prediction, exact in the linear part, second-order multistep).
   // dpm2m_sde: its SDE counterpart (DPM-Solver++(2M) SDE), one call a step.
-  // unipc: UniPC-3 (bh2) on the probability-flow ODE, data prediction, one
+  // unipc: UniPC-3 (bh1) on the probability-flow ODE, data prediction, one
   //   score call a step (predictor, and a corrector that reuses the next
-  //   step's call). The default: at 20 steps it matches a 1000-step Heun-SDE
+  //   step's call). The default: at 12 steps it matches a 1000-step Heun-SDE
   //   reference in oracle mode (bench/results/sampler.md).
   enum class Method { euler_maruyama, heun_sde, heun_ode, dpm2m, dpm2m_sde, unipc };
   // geometric: t_k = T (t0 / T)^(k / steps); uniform: equal steps in t.
   enum class Grid { geometric, uniform };
   Method method = Method::unipc;
   Grid grid = Grid::geometric;
-  int steps = 20;
+  int steps = 12;
   double t0 = 1e-5;   // early-stopping time
   double T = 15.0;    // terminal time; x_T ~ N(0, I) is the prior
   void validate() const;  // input_error "steps", "t0", "T"

@@ -35,6 +35,27 @@ void xavier_linear(torch::nn::Linear& l) {
   if (l->bias.defined()) torch::nn::init::zeros_(l->bias);
 }
 
+// x @ W'^T + b' for the linear map l applied to (x * (1 + scale) + shift) and
+// its output multiplied by gate, all vectors [width_in] / [width_out]:
+// W' = diag(gate) W diag(1 + scale), b' = gate * (W shift + b). An undefined
+// tensor leaves that part out.
+std::pair<torch::Tensor, torch::Tensor> fold_linear(const torch::nn::Linear& l, const torch::Tensor& scale,
+                                                    const torch::Tensor& shift, const torch::Tensor& gate) {
+  torch::Tensor w = l->weight, b = l->bias;
+  if (shift.defined()) b = torch::addmv(b, w, shift);
+  if (scale.defined()) w = w * (1 + scale).unsqueeze(0);
+  if (gate.defined()) {
+    w = w * gate.unsqueeze(1);
+    b = b * gate;
+  }
+  return {w, b};
+}
+
+// LayerNorm over the last dimension without affine parameters, on rows.
+torch::Tensor plain_norm(const torch::Tensor& x) {
+  return at::layer_norm(x, {x.size(-1)}, {}, {}, 1e-6);
+}
+
 }  // namespace
 
 DiTBlockImpl::DiTBlockImpl(int width, int heads_, int mlp_hidden) : heads(heads_) {
@@ -63,6 +84,30 @@ torch::Tensor DiTBlockImpl::forward(const torch::Tensor& x, const torch::Tensor&
 
   auto m = fc2(torch::gelu(fc1(modulate(norm2(y), shift_m, scale_m)), "tanh"));
   return y + gate_m.unsqueeze(1) * m;
+}
+
+torch::Tensor DiTBlockImpl::forward_shared(const torch::Tensor& x, const torch::Tensor& c) {
+  auto mod = ada(torch::silu(c)).reshape({6, -1});
+  const int64_t B = x.size(0), N = x.size(1), W = x.size(2), dh = W / heads;
+  torch::Tensor none;
+
+  // Attention, q pre-scaled by 1/sqrt(dh) through its rows of the qkv map.
+  auto [wqkv, bqkv] = fold_linear(qkv, mod[1], mod[0], none);
+  auto qscale = torch::ones({3 * W}, wqkv.options());
+  qscale.narrow(0, 0, W).fill_(1.0 / std::sqrt(static_cast<double>(dh)));
+  wqkv = wqkv * qscale.unsqueeze(1);
+  bqkv = bqkv * qscale;
+  auto xf = x.reshape({B * N, W});
+  auto q_k_v = torch::addmm(bqkv, plain_norm(xf), wqkv.t()).reshape({B, N, 3, heads, dh}).permute({2, 0, 3, 1, 4});
+  auto att = torch::softmax(torch::matmul(q_k_v[0], q_k_v[1].transpose(-2, -1)), -1);
+  auto a = torch::matmul(att, q_k_v[2]).transpose(1, 2).reshape({B * N, W});
+  auto [wp, bp] = fold_linear(proj, none, none, mod[2]);
+  auto y = torch::addmm(xf, a, wp.t()).add_(bp);  // x + gate * proj(a)
+
+  auto [w1, b1] = fold_linear(fc1, mod[4], mod[3], none);
+  auto [w2, b2] = fold_linear(fc2, none, none, mod[5]);
+  auto hidden = torch::gelu(torch::addmm(b1, plain_norm(y), w1.t()), "tanh");
+  return torch::addmm(y, hidden, w2.t()).add_(b2).reshape({B, N, W});  // y + gate * mlp
 }
 
 DiTNetImpl::DiTNetImpl(const DiTConfig& c)
@@ -105,14 +150,21 @@ void DiTNetImpl::initialize() {
   zero_linear(out);  // F = 0 at start: eps_hat = 0 ("eps") or sigma_t x_t ("v")
 }
 
-torch::Tensor DiTNetImpl::forward(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& t) {
+torch::Tensor DiTNetImpl::conditioning(const torch::Tensor& t) {
   // Time enters through log t rescaled to [0, 1000] over [t0, T]: the
   // sampler's grid is geometric, so equal steps in log t get equally distinct
   // embeddings (DiT used integer steps 0..999 with the same frequencies).
   auto u = (torch::log(t) - log_t0) * (1000.0 / (log_T - log_t0));
-  auto c = t_fc2(torch::silu(t_fc1(sinusoidal(u, kTimeFreqDim))));
+  return t_fc2(torch::silu(t_fc1(sinusoidal(u, kTimeFreqDim))));
+}
 
-  auto h = embed(torch::cat({x, mask}, -1)) + pos.unsqueeze(0);
+torch::Tensor DiTNetImpl::tokens(const torch::Tensor& x, const torch::Tensor& mask) {
+  return embed(torch::cat({x, mask}, -1)) + pos.unsqueeze(0);
+}
+
+torch::Tensor DiTNetImpl::forward(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& t) {
+  auto c = conditioning(t);
+  auto h = tokens(x, mask);
   for (auto& b : *blocks) h = b->as<DiTBlockImpl>()->forward(h, c);
 
   auto mod = ada_final(torch::silu(c)).chunk(2, 1);
@@ -125,6 +177,21 @@ torch::Tensor DiTNetImpl::noise(const torch::Tensor& x, const torch::Tensor& mas
   auto alpha = vp_alpha(t).view({-1, 1, 1});
   auto sigma = vp_sigma(t).view({-1, 1, 1});
   return sigma * x - alpha * F;
+}
+
+torch::Tensor DiTNetImpl::noise_at(const torch::Tensor& x, const torch::Tensor& mask, double t) {
+  auto c = conditioning(torch::full({1}, t, x.options()));
+  auto h = tokens(x, mask);
+  for (auto& b : *blocks) h = b->as<DiTBlockImpl>()->forward_shared(h, c);
+  const int64_t B = x.size(0), N = x.size(1), W = h.size(2);
+  auto mod = ada_final(torch::silu(c)).reshape({2, -1});
+  // eps_hat = F ("eps") or sigma_t x - alpha_t F ("v"): the factor on F goes
+  // into the output map, the x term is one in-place addition.
+  torch::Tensor none;
+  auto gate = v_prediction ? torch::full({config.d}, -vp_alpha(t), x.options()) : none;
+  auto [w, b] = fold_linear(out, mod[1], mod[0], gate);
+  auto eps = torch::addmm(b, plain_norm(h.reshape({B * N, W})), w.t()).reshape(x.sizes());
+  return v_prediction ? eps.add_(x, vp_sigma(t)) : eps;
 }
 
 }  // namespace detail

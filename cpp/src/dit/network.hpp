@@ -18,6 +18,13 @@ namespace detail {
 struct DiTBlockImpl : torch::nn::Module {
   DiTBlockImpl(int width, int heads, int mlp_hidden);
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& c);
+  // The same map when every row shares one conditioning vector c [1, width]
+  // (sampling: one diffusion time per network call). The modulation is then
+  // folded into the weights of the linear maps around it (scale and shift
+  // into qkv and fc1, the gates into proj and fc2, the attention's 1/sqrt(dh)
+  // into q), and the residual additions into the matrix products, so the
+  // [B, H, width] activations are passed over far fewer times.
+  torch::Tensor forward_shared(const torch::Tensor& x, const torch::Tensor& c);
 
   int heads;
   torch::nn::LayerNorm norm1{nullptr}, norm2{nullptr};
@@ -35,6 +42,9 @@ struct DiTNetImpl : torch::nn::Module {
   // The noise prediction eps_hat built from F (DiTConfig::prediction); the
   // one place training and sampling turn the output into eps_hat.
   torch::Tensor noise(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& t);
+  // noise(x, mask, t) with one time t for every row, through the blocks'
+  // forward_shared (equal to noise() up to float rounding; the sampler's path).
+  torch::Tensor noise_at(const torch::Tensor& x, const torch::Tensor& mask, double t);
   // Re-initialises the weights (xavier for linear maps, N(0, 0.02) for the
   // timestep MLP, zeros for every modulation and the output layer) from the
   // global torch generator.
@@ -49,6 +59,12 @@ struct DiTNetImpl : torch::nn::Module {
   torch::nn::LayerNorm norm_final{nullptr};
   torch::nn::Linear ada_final{nullptr}, out{nullptr};
   torch::Tensor pos;  // fixed sinusoidal positions [H, width] (buffer)
+
+ private:
+  // The conditioning vector c(t) [rows, width] from the times t [rows].
+  torch::Tensor conditioning(const torch::Tensor& t);
+  // Token embedding plus positions, [B, H, width].
+  torch::Tensor tokens(const torch::Tensor& x, const torch::Tensor& mask);
 };
 TORCH_MODULE(DiTNet);
 

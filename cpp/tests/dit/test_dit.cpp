@@ -4,6 +4,7 @@
 #include "test_dit_helpers.hpp"
 
 #include "ditimpute/backend.hpp"
+#include "../../src/dit/network.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -141,6 +142,33 @@ TEST_CASE("An untrained v-prediction DiT gives eps_hat = sigma_t x_t, and surviv
   CHECK(arg_of([&] { DiTModel::create(config, 3, "cpu"); }) == "prediction");
   CHECK(arg_of([&] { model.predict_noise(x, mask, 0.0, 1); }) == "t");
   CHECK(arg_of([&] { model.predict_noise(gp_data(2, H + 1, d, 1), mask, 1.0, 1); }) == "x");
+}
+
+TEST_CASE("The sampler's one-time network path (weights folded) equals the general one", "[dit]") {
+  // Random weights everywhere (adaLN-Zero would make every modulation 0 and
+  // hide a wrong fold), both output parametrisations, times across the range.
+  const int H = 12, d = 3;
+  for (const char* prediction : {"v", "eps"}) {
+    auto config = tiny_config(H, d);
+    config.prediction = prediction;
+    torch::manual_seed(5);
+    ditimpute::detail::DiTNet net(config);
+    {
+      torch::NoGradGuard no_grad;
+      for (auto& p : net->parameters()) p.normal_(0.0, 0.3);
+    }
+    auto x = torch::randn({5, H, d});
+    auto mask = (torch::rand({5, H, d}) > 0.5).to(torch::kFloat32);
+    torch::NoGradGuard no_grad;
+    for (double t : {1e-4, 0.3, 5.0}) {
+      auto general = net->noise(x, mask, torch::full({5}, t));
+      auto shared = net->noise_at(x, mask, t);
+      // float32 rounding of a reordered computation: relative 1e-4 of the
+      // output's scale (a wrong fold changes outputs by O(1)).
+      const double scale = general.abs().max().item<double>();
+      CHECK((general - shared).abs().max().item<double>() <= 1e-4 * std::max(1.0, scale));
+    }
+  }
 }
 
 TEST_CASE("DiT training is repeatable for a seed and resumes exactly from a checkpoint", "[dit]") {
