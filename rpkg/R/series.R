@@ -124,11 +124,12 @@ series_input <- function(x, arg, call = rlang::caller_env()) {
     v <- as.matrix(x)
     if (!is.numeric(v)) abort_input(arg, "must hold numbers.", call = call)
     if (is.null(colnames(v))) colnames(v) <- if (ncol(v) == 1) "x" else paste0("V", seq_len(ncol(v)))
-    tsp0 <- stats::tsp(x)
     f <- stats::frequency(x)
     rebuild <- function(vals) {
-      stats::ts(if (ncol(vals) == 1 && is.null(dim(x))) as.numeric(vals) else vals, start = tsp0[1],
-                frequency = f)
+      out <- x  # keeps tsp, class and names exactly
+      storage.mode(out) <- "double"
+      out[] <- as.numeric(vals)
+      out
     }
     return(list(values = unname_rows(v), time = as.numeric(stats::time(x)), period = if (f >= 2) f else NULL,
                 rebuild = rebuild))
