@@ -109,6 +109,7 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   }
   start <- proc.time()[["elapsed"]]
   model <- fit_series_model(v, period, kernel, win, n_windows, seed, threads)
+  model$fit_seconds <- proc.time()[["elapsed"]] - start
   res <- core_call(cpp_impute_series_gp(scale_cols(v, model), model$mean_path, model$Gamma, model$Lambda,
                                         win[["past"]], win[["block"]], win[["future"]], n_samples, seed, threads))
   model$seconds <- proc.time()[["elapsed"]] - start
@@ -267,17 +268,20 @@ fit_series_model <- function(v, period, kernel, win, n_windows, seed, threads, c
   trend_path <- cbind(1, tt) %*% trend
   resid <- z - trend_path
   H <- sum(win)
-  Hf <- min(H, n_time)
+  # Non-overlapping windows of the window's length; a series shorter than two
+  # windows is one window, so that no frame is left out of the fit.
+  Hf <- if (n_time < 2 * H) n_time else H
   starts <- seq.int(1L, n_time - Hf + 1L, by = Hf)
   windows <- array(NA_real_, c(length(starts), Hf, d))
   for (k in seq_along(starts)) windows[k, , ] <- resid[starts[k] + seq_len(Hf) - 1L, , drop = FALSE]
   keep <- which(apply(windows, 1, function(w) any(!is.na(w))))
   if (length(keep) > n_windows) keep <- sort(with_local_seed(seed, sample(keep, n_windows)))
   windows <- windows[keep, , , drop = FALSE]
-  can_season <- period >= 2 && n_time >= 2 * period
+  # A season must fit twice into the data and into a fitting window to be learnt.
+  can_season <- period >= 2 && n_time >= 2 * period && Hf >= 2 * period
   kinds <- switch(kernel, auto = if (can_season) c("smooth", "seasonal") else "smooth",
                   seasonal = {
-                    if (!can_season) abort_input("kernel", sprintf("\"seasonal\" needs a period of at least 2 frames and two periods of data (period %g, %d frames).", period, n_time), call = call)
+                    if (!can_season) abort_input("kernel", sprintf("\"seasonal\" needs a period of at least 2 frames and two periods of data and of a window (period %g, %d frames, windows of %d).", period, n_time, Hf), call = call)
                     "seasonal"
                   }, smooth = "smooth")
   fits <- lapply(kinds, function(kind) fit_series_kernel(kind, windows, period, Hf, threads, call))
@@ -456,8 +460,9 @@ print.ditimpute_series_imputation <- function(x, ...) {
     cat(sprintf("  %g%% per-entry intervals from %d sample paths, mean width %.4g; observed values unchanged\n",
                 100 * x$level, x$n_samples, mean(x$upper - x$lower, na.rm = TRUE)))
   }
-  cat(sprintf("  windows: %d past + %d block + %d future frames (%d blocks imputed); %.1f s\n", x$window[["past"]],
-              x$window[["block"]], x$window[["future"]], as.integer(x$blocks), x$model$seconds))
+  cat(sprintf("  windows: %d past + %d block + %d future frames (%d blocks imputed); %.1f s (%.1f s fitting)\n",
+              x$window[["past"]], x$window[["block"]], x$window[["future"]], as.integer(x$blocks), x$model$seconds,
+              x$model$fit_seconds))
   print(x$model)
   if (!is.null(x$truth) && any(x$missing)) {
     met <- imputation_metrics(x, by = "all")
