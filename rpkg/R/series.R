@@ -24,9 +24,12 @@
 #' non-overlapping windows of the detrended series (missing entries
 #' integrated out), each variable with its own mean and variance profiled
 #' out; then the mean and the full `Lambda` are fitted by ECME with that
-#' kernel fixed ([gp_fit()]'s algorithm). With `kernel = "auto"` both kernels
+#' kernel fixed ([gp_fit()]'s algorithm). The fitting windows are
+#' `past + block + future` frames long, at most `n_windows` of them; a series
+#' shorter than two windows is fitted as one window. With `kernel = "auto"` both kernels
 #' are fitted (the seasonal one only with a period of at least 2 frames and
-#' two full periods of data) and the one with the smaller BIC is used;
+#' two full periods both in the data and in a fitting window) and the one
+#' with the smaller BIC is used;
 #' `summary()` shows the log-likelihood, AIC and BIC of each candidate.
 #'
 #' Long series are imputed block by block (`window`: `block` frames at a
