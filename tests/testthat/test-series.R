@@ -5,13 +5,16 @@ co2_with_gaps <- function() {
   y <- datasets::co2
   set.seed(13)
   y[sample(length(y), round(0.1 * length(y)))] <- NA
-  y[200:229] <- NA  # a 30-month gap, longer than a 24 + 12 + 24-frame window's block and past
+  y[200:229] <- NA  # a 30-month gap, longer than a block (12) and than the 24-frame window used below
   y
 }
 
 test_that("co2 with 10% holes and a 30-month gap comes back complete, observed values unchanged", {
   y <- co2_with_gaps()
-  imp <- impute_series(y, level = 0.9, n_samples = 100, seed = 1, truth = datasets::co2)
+  # Windows of 6 + 12 + 6 = 24 frames: the gap is longer than a whole window.
+  imp <- impute_series(y, level = 0.9, n_samples = 100, seed = 1, truth = datasets::co2,
+                       window = c(past = 6, block = 12, future = 6))
+  expect_equal(sum(imp$window), 24L)
   out <- completed_series(imp)
   expect_s3_class(out, "ts")
   expect_identical(stats::tsp(out), stats::tsp(y))
