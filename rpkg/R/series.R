@@ -58,10 +58,16 @@
 #' @param kernel `"auto"` (the smaller BIC), `"seasonal"` or `"smooth"`.
 #' @param window Optional `c(past = , block = , future = )` in frames; by
 #'   default `block = max(period, 10)` and `past = future = max(4 period, 40)`,
-#'   shortened so that a window holds at most 640 entries.
+#'   shortened so that a window holds at most 640 entries and at most
+#'   `max(T / 3, 60)` frames.
 #' @param truth Optional true values in the form of `x`, kept for
 #'   [imputation_metrics()] and [coverage()].
 #' @param n_windows Fit on at most this many windows (chosen at random).
+#' @param ridge Added to the diagonal of the fitted `Lambda` (as
+#'   [gp_fit()]'s `ridge`), relative to the mean variance of the detrended,
+#'   standardised variables: 0.01 is 1% of it. It keeps `Lambda` invertible when variables are
+#'   nearly collinear (Seatbelts: `drivers` is `front` plus part of `rear`),
+#'   where plain maximum likelihood extrapolates wildly across variables.
 #' @param seed Optional seed; without one [set.seed()] makes results repeatable.
 #' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
 #' @param ... Unused.
@@ -88,7 +94,7 @@
 #' @export
 impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 100, period = NULL,
                           kernel = c("auto", "seasonal", "smooth"), window = NULL, truth = NULL,
-                          n_windows = 100, seed = NULL, threads = NULL, ...) {
+                          n_windows = 100, ridge = 1e-2, seed = NULL, threads = NULL, ...) {
   method <- check_string(method, c("gp", "dit"))
   if (method == "dit") {
     abort_input("method", "\"dit\" is not available for impute_series() yet; use method = \"gp\".")
@@ -97,6 +103,7 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   n_samples <- check_count(n_samples, min = 20)
   kernel <- check_string(kernel, c("auto", "seasonal", "smooth"))
   n_windows <- check_count(n_windows)
+  ridge <- check_number(ridge, lower = 0, upper = Inf, open = FALSE)
   seed <- resolve_seed(seed)
   threads <- resolve_threads(threads)
   input <- series_input(x, "x")
@@ -111,7 +118,7 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
     if (!identical(dim(truth), dim(v))) abort_input("truth", "must have the same shape as x.")
   }
   start <- proc.time()[["elapsed"]]
-  model <- fit_series_model(v, period, kernel, win, n_windows, seed, threads)
+  model <- fit_series_model(v, period, kernel, win, n_windows, ridge, seed, threads)
   model$fit_seconds <- proc.time()[["elapsed"]] - start
   res <- core_call(cpp_impute_series_gp(scale_cols(v, model), model$mean_path, model$Gamma, model$Lambda,
                                         win[["past"]], win[["block"]], win[["future"]], n_samples, seed, threads))
@@ -245,7 +252,10 @@ series_window <- function(window, period, d, n_time, call = rlang::caller_env())
   # Long context pays on long gaps (co2, a 47-month gap: MAE 0.64 with 24
   # frames either side, 0.40 with 48; bench/series.R), and costs little for few variables.
   ctx <- max(4 * p, 40)
-  budget <- max(3, floor(640 / d))
+  # At most 640 entries per window, and windows short enough that the fit
+  # sees at least 3 of them (or 60 frames): Seatbelts (192 months, d = 8)
+  # fitted on 2 windows of 80 frames imputed 4x worse than on 3 of 60.
+  budget <- max(3, min(floor(640 / d), max(floor(n_time / 3), 60)))
   if (2 * ctx + block > budget) {
     block <- max(1, min(block, floor(budget / 3)))
     ctx <- max(1, floor((budget - block) / 2))
@@ -260,7 +270,7 @@ scale_cols <- function(v, model) sweep(sweep(v, 2, model$center), 2, model$scale
 
 # Fits the trend, chooses and fits the kernel, and fits Lambda; everything in
 # standardised units (model$center, model$scale give the way back).
-fit_series_model <- function(v, period, kernel, win, n_windows, seed, threads, call = rlang::caller_env()) {
+fit_series_model <- function(v, period, kernel, win, n_windows, ridge, seed, threads, call = rlang::caller_env()) {
   n_time <- nrow(v); d <- ncol(v)
   center <- colMeans(v, na.rm = TRUE)
   scale <- apply(v, 2, stats::sd, na.rm = TRUE)
@@ -272,6 +282,7 @@ fit_series_model <- function(v, period, kernel, win, n_windows, seed, threads, c
   }, numeric(2))
   trend_path <- cbind(1, tt) %*% trend
   resid <- z - trend_path
+  ridge <- ridge * mean(apply(resid, 2, stats::var, na.rm = TRUE))  # relative to what the GP models
   H <- sum(win)
   # Non-overlapping windows of the window's length; a series shorter than two
   # windows is one window, so that no frame is left out of the fit.
@@ -289,7 +300,7 @@ fit_series_model <- function(v, period, kernel, win, n_windows, seed, threads, c
                     if (!can_season) abort_input("kernel", sprintf("\"seasonal\" needs a period of at least 2 frames and two periods of data and of a window (period %g, %d frames, windows of %d).", period, n_time, Hf), call = call)
                     "seasonal"
                   }, smooth = "smooth")
-  fits <- lapply(kinds, function(kind) fit_series_kernel(kind, windows, period, Hf, threads, call))
+  fits <- lapply(kinds, function(kind) fit_series_kernel(kind, windows, period, Hf, ridge, threads, call))
   n_obs <- sum(!is.na(windows))
   cand <- data.frame(kernel = kinds, logLik = vapply(fits, `[[`, 0, "loglik"),
                      df = vapply(fits, `[[`, 0, "df") + 2 * d)  # + the trend's 2 per variable
@@ -325,7 +336,7 @@ series_kernel_of <- function(kind, theta, period, Hf) {
 
 # Maximises the profile likelihood over the kernel (Nelder-Mead on log scales),
 # then fits the mean and Lambda with that kernel fixed.
-fit_series_kernel <- function(kind, windows, period, Hf, threads, call) {
+fit_series_kernel <- function(kind, windows, period, Hf, ridge, threads, call) {
   dm <- dim(windows)
   theta0 <- if (kind == "smooth") c(log(max(2, Hf / 4)), stats::qlogis(0.05)) else
     c(log(max(2 * period, Hf / 2)), log(1), log(4 * period), log(2), log(0.1))
@@ -339,7 +350,7 @@ fit_series_kernel <- function(kind, windows, period, Hf, threads, call) {
   opt <- stats::optim(theta0, prof, method = "Nelder-Mead", control = list(maxit = 400, reltol = 1e-8))
   k <- series_kernel_of(kind, opt$par, period, Hf)
   G <- core_call(cpp_seasonal_gamma(k, Hf), call = call)
-  lam <- core_call(cpp_series_fit_lambda(windows, dm[1], dm[2], dm[3], G, 0, 500, 1e-8), call = call)
+  lam <- core_call(cpp_series_fit_lambda(windows, dm[1], dm[2], dm[3], G, ridge, 500, 1e-8), call = call)
   d <- dm[3]
   list(kernel = k, Lambda = lam$Lambda, mean = lam$mean, loglik = lam$loglik,
        df = length(theta0) + d + d * (d + 1) / 2, profile = -opt$value, converged = lam$converged)
