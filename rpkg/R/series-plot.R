@@ -45,9 +45,9 @@ plot.ditimpute_series_imputation <- function(x, variables = NULL, from = 1, to =
     ggplot2::geom_point(data = df[!df$missing, ], ggplot2::aes(y = .data$value), colour = "steelblue4", size = 0.7) +
     ggplot2::geom_point(data = miss, ggplot2::aes(y = .data$value), colour = "indianred3", size = 0.9) +
     ggplot2::facet_wrap(~variable, ncol = 1, scales = "free_y") +
-    ggplot2::labs(x = "time", y = "value", title = "Imputed values",
-                  subtitle = sprintf("blue: observed; red: imputed (%s) with %g%% intervals%s", x$method,
-                                     100 * x$level, if (is.null(x$truth)) "" else "; black crosses: truth")) +
+    ggplot2::labs(x = "time", y = "value", title = sprintf("Imputed by %s", x$method),
+                  subtitle = sprintf("blue: observed; red: imputed with %g%% intervals%s", 100 * x$level,
+                                     if (is.null(x$truth)) "" else "; crosses: truth")) +
     ggplot2::theme_bw()
   if (!is.null(x$truth)) {
     p <- p + ggplot2::geom_point(data = miss, ggplot2::aes(y = .data$truth), shape = 4, size = 0.9)
