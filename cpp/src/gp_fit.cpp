@@ -95,7 +95,8 @@ double total_loglik(const std::vector<Window>& ws, const Vector& mu, const Facto
   return s;
 }
 
-Matrix gamma_of(const Kernel& k, int H, double nugget) {
+Matrix gamma_of(const Kernel& k, int H, double nugget, const GpFitOptions& o) {
+  if (o.fixed_Gamma.size() > 0) return o.fixed_Gamma;
   Matrix G = kernel_matrix(k, H);
   G.diagonal().array() += nugget;
   return G;
@@ -118,6 +119,8 @@ void check_options(const GpFitOptions& o, int H) {
   if (o.max_iter < 1) throw input_error("max_iter", "max_iter must be at least 1.");
   if (!positive(o.tol)) throw input_error("tol", "tol must be > 0.");
   if (H < 2) throw input_error("x", "windows need at least 2 frames.");
+  if (o.fixed_Gamma.size() > 0 && (o.fixed_Gamma.rows() != H || o.fixed_Gamma.cols() != H))
+    throw input_error("Gamma", "a fixed Gamma must be H x H with H the windows' length.");
 }
 
 }  // namespace
@@ -217,7 +220,7 @@ Candidate profile(const std::vector<Window>& ws, const EStep& e, Kernel k, doubl
   k.lengthscale = ell;
   const int H = static_cast<int>(ws[0].x.rows());
   Factored G;
-  if (!factor(gamma_of(k, H, nugget), G)) return c;
+  if (!factor(gamma_of(k, H, nugget, o), G)) return c;
   closed_form(ws, e, G.inv, o.ridge, c.mu, c.Lambda);
   if (!factor(c.Lambda, c.L)) return c;
   c.value = objective(ws, c.mu, G, c.L, o.ridge, H);
@@ -256,11 +259,11 @@ void golden_search(double lo, double hi, At at, Candidate& best) {
 Candidate best_profile(const std::vector<Window>& ws, const EStep& e, const Kernel& k, double ell, double nugget,
                        const GpFitOptions& o) {
   Candidate best = profile(ws, e, k, ell, nugget, o);
-  if (o.fit_lengthscale) {
+  if (o.fit_lengthscale && o.fixed_Gamma.size() == 0) {
     golden_search(o.lengthscale_lower, o.lengthscale_upper,
                   [&](double p) { return profile(ws, e, k, p, best.nugget, o); }, best);
   }
-  if (o.fit_nugget) {
+  if (o.fit_nugget && o.fixed_Gamma.size() == 0) {
     golden_search(o.nugget_lower, o.nugget_upper, [&](double p) { return profile(ws, e, k, best.ell, p, o); }, best);
   }
   return best;
@@ -301,7 +304,7 @@ GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
   Kernel k = res.kernel;
   k.lengthscale = ell;
   Factored G;
-  if (!factor(gamma_of(k, H, nugget), G))
+  if (!factor(gamma_of(k, H, nugget, options), G))
     throw input_error("lengthscale", "the starting lengthscale gives a numerically singular Gamma; add a nugget.");
   double value = objective(ws, mu, G, L, options.ridge, H);
   res.objective_trace.push_back(value);
@@ -331,7 +334,7 @@ GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
     Lambda = c.Lambda;
     L = c.L;
     k.lengthscale = ell;
-    if (!factor(gamma_of(k, H, nugget), G)) throw numeric_error("Gamma could not be factorised.");
+    if (!factor(gamma_of(k, H, nugget, options), G)) throw numeric_error("Gamma could not be factorised.");
     res.objective_trace.push_back(c.value);
     res.lengthscale_trace.push_back(ell);
     res.iterations = it + 1;
@@ -344,7 +347,7 @@ GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
   }
   res.kernel.lengthscale = ell;
   res.nugget = nugget;
-  res.Gamma = gamma_of(res.kernel, H, nugget);
+  res.Gamma = gamma_of(res.kernel, H, nugget, options);
   res.Lambda = Lambda;
   res.mean = mu;
   res.objective = value;

@@ -44,6 +44,9 @@ struct GpFitOptions {
   // Stop when an iteration raises the objective by less than
   // tol * (number of observed entries).
   double tol = 1e-7;
+  // When non-empty (H x H, SPD), Gamma is fixed to it and only the mean and
+  // Lambda are fitted (kernel, lengthscale and nugget are then ignored).
+  Matrix fixed_Gamma;
 };
 
 struct GpFitResult {

@@ -1,0 +1,121 @@
+# impute_series(): whole series completed with intervals, any input form,
+# bad input as classed errors.
+
+co2_with_gaps <- function() {
+  y <- datasets::co2
+  set.seed(13)
+  y[sample(length(y), round(0.1 * length(y)))] <- NA
+  y[200:229] <- NA  # a 30-month gap, longer than a block (12) and than the 24-frame window used below
+  y
+}
+
+test_that("co2 with 10% holes and a 30-month gap comes back complete, observed values unchanged", {
+  y <- co2_with_gaps()
+  # Windows of 6 + 12 + 6 = 24 frames: the gap is longer than a whole window.
+  imp <- impute_series(y, level = 0.9, n_samples = 100, seed = 1, truth = datasets::co2,
+                       window = c(past = 6, block = 12, future = 6))
+  expect_equal(sum(imp$window), 24L)
+  out <- completed_series(imp)
+  expect_s3_class(out, "ts")
+  expect_identical(stats::tsp(out), stats::tsp(y))
+  expect_false(anyNA(out))
+  obs <- !is.na(y)
+  expect_identical(as.numeric(out[obs]), as.numeric(y[obs]))
+  # An interval around every imputed entry, none on observed ones.
+  miss <- imp$missing
+  expect_true(all(is.finite(imp$lower[miss]) & is.finite(imp$upper[miss])))
+  expect_true(all(imp$lower[miss] < imp$point[miss] & imp$point[miss] < imp$upper[miss]))
+  expect_true(all(is.na(imp$lower[!miss])))
+  expect_equal(nrow(imp$record), sum(is.na(y)))
+  expect_equal(max(imp$gaps$length), 30L)
+  # The seasonal kernel must win on co2 (BIC), and it must impute well: the
+  # monthly sd of co2 is ~15 ppm and its seasonal swing ~6 ppm, so an MAE
+  # under 1 ppm means trend and season are used; linear interpolation over
+  # the 30-month gap alone is off by several ppm.
+  expect_equal(imp$model$kernel_name, "seasonal")
+  met <- imputation_metrics(imp, by = "all")
+  expect_lt(met$mae, 1)
+  # Coverage of 90% intervals over 76 correlated entries: a wide band (60-100%).
+  expect_gt(met$interval_coverage, 0.6)
+  expect_s3_class(coverage(imp), "ditimpute_coverage")
+  sets <- completions(imp, 1:2)
+  expect_length(sets, 2)
+  expect_false(anyNA(sets[[1]]))
+  expect_false(isTRUE(all.equal(sets[[1]][miss], sets[[2]][miss])))
+  expect_s3_class(plot(imp), "ggplot")
+  expect_output(print(imp), "30 frames")
+  expect_output(print(summary(imp)), "seasonal")
+  expect_s3_class(logLik(imp$model), "logLik")
+})
+
+test_that("the same seed gives the same imputation; the draws along a long gap are joint", {
+  y <- co2_with_gaps()
+  a <- impute_series(y, n_samples = 40, seed = 2)
+  b <- impute_series(y, n_samples = 40, seed = 2)
+  expect_identical(a$samples, b$samples)
+  # Within the 30-month gap, consecutive months drawn in different blocks
+  # (frames 204 and 205 are in blocks 17 and 18) are strongly correlated across paths.
+  s <- a$samples[[1]]
+  ij <- missing_index(a$missing)
+  k1 <- which(ij[, 1] == 204); k2 <- which(ij[, 1] == 205)
+  expect_gt(stats::cor(s[, k1], s[, k2]), 0.5)
+})
+
+test_that("data frames, ditimpute_series, matrices and vectors come back in their own class", {
+  v <- matrix(sin(seq(0, 12, length.out = 80)) + rep(c(0, 1), each = 80) + seq(0, 1, length.out = 160) / 10, 80, 2,
+              dimnames = list(NULL, c("a", "b")))
+  set.seed(3)
+  v[sample(160, 20)] <- NA
+  v[1:6, 1] <- NA      # a leading gap
+  v[70:80, 2] <- NA    # a trailing gap
+  v[30:50, 2] <- NA    # a variable missing for a stretch
+  df <- data.frame(when = as.POSIXct("2024-01-01", tz = "UTC") + 3600 * (0:79), v, label = "x")
+  expect_error(impute_series(df), class = "ditimpute_error_input", regexp = "label")
+  df$label <- NULL
+  out <- completed_series(impute_series(df, n_samples = 20, seed = 1))
+  expect_s3_class(out, "data.frame")
+  expect_identical(out$when, df$when)
+  expect_false(anyNA(out))
+  s <- ditimpute_series(v, time = df$when)
+  out_s <- completed_series(impute_series(s, n_samples = 20, seed = 1))
+  expect_s3_class(out_s, "ditimpute_series")
+  expect_false(anyNA(out_s$values))
+  out_m <- completed_series(impute_series(v, n_samples = 20, seed = 1))
+  expect_true(is.matrix(out_m))
+  expect_identical(dimnames(out_m), dimnames(v))
+  expect_equal(out_m[!is.na(v)], v[!is.na(v)])
+  out_v <- completed_series(impute_series(v[, 1], n_samples = 20, seed = 1))
+  expect_true(is.numeric(out_v) && is.null(dim(out_v)) && !anyNA(out_v))
+  # Monthly Date stamps (unequal day counts) are a regular monthly index with period 12.
+  dm <- data.frame(month = seq(as.Date("2000-01-01"), by = "month", length.out = 48), y = as.numeric(datasets::co2[1:48]))
+  dm$y[10:14] <- NA
+  imp_m <- impute_series(dm, n_samples = 20, seed = 1)
+  expect_equal(imp_m$model$period, 12)
+})
+
+test_that("bad input is a classed error naming the argument", {
+  y <- co2_with_gaps()
+  expect_error(impute_series(y, method = "dit"), class = "ditimpute_error_input", regexp = "method")
+  expect_error(impute_series("a"), class = "ditimpute_error_input", regexp = "x")
+  expect_error(impute_series(c(1, NA, 3)), class = "ditimpute_error_input", regexp = "at least 4")
+  expect_error(impute_series(c(1, NA, NA, NA, NA, 2)), class = "ditimpute_error_input", regexp = "at least 3")
+  m <- cbind(a = rnorm(30), b = NA_real_)
+  expect_error(impute_series(m), class = "ditimpute_error_input", regexp = "\"b\"")
+  expect_error(impute_series(cbind(a = rnorm(30), b = 1)), class = "ditimpute_error_input", regexp = "constant")
+  expect_error(impute_series(c(1, Inf, 3, 4, 5)), class = "ditimpute_error_input", regexp = "Inf")
+  irregular <- data.frame(t = as.POSIXct("2024-01-01", tz = "UTC") + 3600 * c(0:9, 11:20), y = rnorm(20))
+  expect_error(impute_series(irregular), class = "ditimpute_error_input", regexp = "equally spaced")
+  expect_error(impute_series(data.frame(y = rnorm(20))), class = "ditimpute_error_input", regexp = "time")
+  expect_error(impute_series(y, level = 1.5), class = "ditimpute_error_input")
+  expect_error(impute_series(y, n_samples = 5), class = "ditimpute_error_input")
+  expect_error(impute_series(y, window = c(1, 0, 1)), class = "ditimpute_error_input", regexp = "window")
+  expect_error(impute_series(datasets::Nile, kernel = "seasonal"), class = "ditimpute_error_input", regexp = "kernel")
+  expect_error(impute_series(y, truth = datasets::co2[1:10]), class = "ditimpute_error_input", regexp = "truth")
+  expect_error(completed_series(list()), class = "ditimpute_error_input", regexp = "object")
+})
+
+test_that("a series without missing values comes back as it was", {
+  imp <- impute_series(datasets::Nile, n_samples = 20, seed = 1)
+  expect_identical(completed_series(imp), datasets::Nile)
+  expect_equal(nrow(imp$record), 0)
+})
