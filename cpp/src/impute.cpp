@@ -4,6 +4,7 @@
 
 #include "ditimpute/chisq.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -92,9 +93,12 @@ std::vector<GaussianLaw> ExactGPSampler::laws(const Batch& x, const std::vector<
   for (const auto& group : group_by_pattern(masks)) {
     check_cancelled();
     const auto cond = make_conditional(gp_, masks[group.front()]);
-    // Sigma_cond and its radius belong to the pattern: computed once.
-    const Vector sd = cond->covariance().diagonal().cwiseMax(0.0).cwiseSqrt();
-    const double radius = gaussian_ball_radius(cond->eigenvalues(), level);
+    // Sigma_cond and its radius belong to the pattern: computed once. The
+    // precision and CG paths have no cheap eigenvalues (nor, for CG, a cheap
+    // diagonal): NaN radius / empty sd, which impute() fills from the samples.
+    const Vector sd = cond->marginal_sd();
+    const double radius = cond->cheap_eigenvalues() ? gaussian_ball_radius(cond->eigenvalues(), level)
+                                                    : std::numeric_limits<double>::quiet_NaN();
     parallel_for(static_cast<int>(group.size()), threads, [&](int k) {
       const int i = group[k];
       out[i].mean = cond->mean(x.seq(i));
@@ -163,6 +167,29 @@ double normal_half_width(double level) {
   return std::sqrt(weighted_chisq_quantile(one, level));
 }
 
+// Per-entry sd of exact draws around the known mean (divisor Z).
+Vector sample_sd(const Matrix& s, const Vector& mean) {
+  if (s.rows() < 1) throw input_error("n_samples", "at least one sample is needed for the sd.");
+  return ((s.rowwise() - mean.transpose()).colwise().squaredNorm() / static_cast<double>(s.rows())).cwiseSqrt().transpose();
+}
+
+// Finite-sample L2 radius around the known centre `mean` from Z exact draws:
+// the k-th smallest ||s_z - mean||, k = ceil((Z + 1) level). The truth and the
+// draws are exchangeable under the model, so the ball holds it with
+// probability >= level (the split region's argument, with no half spent on
+// the centre).
+double radius_at(const Matrix& s, const Vector& mean, double level) {
+  const int Z = static_cast<int>(s.rows());
+  const int k = static_cast<int>(std::ceil((Z + 1) * level));
+  if (k > Z)
+    throw input_error("n_samples", "a level " + std::to_string(level) + " radius from samples needs at least " +
+                                       std::to_string(static_cast<int>(std::ceil(level / (1.0 - level)))) +
+                                       " samples, not " + std::to_string(Z) + ".");
+  Vector dist = (s.rowwise() - mean.transpose()).rowwise().norm();
+  std::nth_element(dist.data(), dist.data() + (k - 1), dist.data() + Z);
+  return dist(k - 1);
+}
+
 }  // namespace
 
 Imputation summarise_samples(const Batch& x, std::vector<Mask> masks, std::vector<Matrix> samples,
@@ -202,10 +229,12 @@ Imputation impute(const CaseSampler& sampler, const Batch& x, const ImputeOption
   const double z = normal_half_width(options.level);
   for (int i = 0; i < x.n; ++i) {
     const GaussianLaw& law = laws[i];
+    const Vector sd = law.sd.size() ? law.sd : sample_sd(samples[i], law.mean);
+    const double radius = std::isnan(law.radius) ? radius_at(samples[i], law.mean, options.level) : law.radius;
     Matrix iv(law.mean.size(), 2);
-    iv.col(0) = law.mean - z * law.sd;
-    iv.col(1) = law.mean + z * law.sd;
-    put_case(out, i, masks[i].missing_entries(), law.mean, law.mean, iv, law.radius);
+    iv.col(0) = law.mean - z * sd;
+    iv.col(1) = law.mean + z * sd;
+    put_case(out, i, masks[i].missing_entries(), law.mean, law.mean, iv, radius);
   }
   out.samples = std::move(samples);
   out.masks = std::move(masks);
