@@ -207,7 +207,7 @@ Matrix kron_entries(const Matrix& G, const Matrix& L, const std::vector<int>& ro
   const int d = static_cast<int>(L.rows());
   check_memory(8.0 * rows.size() * cols.size(), "x",
                "the dense covariance of " + std::to_string(rows.size()) + " x " + std::to_string(cols.size()) +
-                   " entries");
+                   " entries (method \"precision\" or \"cg\" never forms it)");
   Matrix S(rows.size(), cols.size());
   for (std::size_t q = 0; q < cols.size(); ++q)
     for (std::size_t p = 0; p < rows.size(); ++p)
