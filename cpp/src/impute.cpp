@@ -61,14 +61,23 @@ Vector gather_entries(const double* x, const std::vector<int>& entries) {
 namespace {
 
 // For each pattern group: one conditional (one factorisation), then fn(case,
-// conditional) for every case of the group, cases spread over threads.
+// conditional) for every case of the group. One group: its cases spread over
+// threads; several (e.g. MCAR gaps, nearly one pattern a case): the groups
+// spread over threads, each building its own conditional.
 template <class Fn>
 void for_each_case_by_pattern(const GaussianProcess& gp, const std::vector<Mask>& masks, int threads, Fn fn) {
-  for (const auto& group : group_by_pattern(masks)) {
+  const std::vector<std::vector<int>> groups = group_by_pattern(masks);
+  if (groups.size() == 1) {
     check_cancelled();
-    const auto cond = make_conditional(gp, masks[group.front()]);
-    parallel_for(static_cast<int>(group.size()), threads, [&](int k) { fn(group[k], *cond); });
+    const auto cond = make_conditional(gp, masks[groups[0].front()]);
+    parallel_for(static_cast<int>(groups[0].size()), threads, [&](int k) { fn(groups[0][k], *cond); });
+    return;
   }
+  parallel_for(static_cast<int>(groups.size()), threads, [&](int g) {
+    check_cancelled();  // stops on the calling thread; a no-op on workers
+    const auto cond = make_conditional(gp, masks[groups[g].front()]);
+    for (int i : groups[g]) fn(i, *cond);
+  });
 }
 
 }  // namespace
@@ -89,23 +98,38 @@ std::vector<GaussianLaw> CaseSampler::laws(const Batch&, const std::vector<Mask>
 
 std::vector<GaussianLaw> ExactGPSampler::laws(const Batch& x, const std::vector<Mask>& masks, double level,
                                               int threads) const {
+  std::vector<Matrix> none;
+  return draw_and_laws(x, masks, 0, 0, level, threads, none);
+}
+
+std::vector<GaussianLaw> ExactGPSampler::draw_and_laws(const Batch& x, const std::vector<Mask>& masks, int Z,
+                                                       std::uint64_t seed, double level, int threads,
+                                                       std::vector<Matrix>& samples) const {
   std::vector<GaussianLaw> out(masks.size());
-  for (const auto& group : group_by_pattern(masks)) {
-    check_cancelled();
-    const auto cond = make_conditional(gp_, masks[group.front()]);
-    // Sigma_cond and its radius belong to the pattern: computed once. The
-    // precision and CG paths have no cheap eigenvalues (nor, for CG, a cheap
-    // diagonal): NaN radius / empty sd, which impute() fills from the samples.
-    const Vector sd = cond->marginal_sd();
-    const double radius = cond->cheap_eigenvalues() ? gaussian_ball_radius(cond->eigenvalues(), level)
-                                                    : std::numeric_limits<double>::quiet_NaN();
-    parallel_for(static_cast<int>(group.size()), threads, [&](int k) {
-      const int i = group[k];
-      out[i].mean = cond->mean(x.seq(i));
-      out[i].sd = sd;
-      out[i].radius = radius;
-    });
-  }
+  if (Z > 0) samples.assign(masks.size(), Matrix());
+  // Sigma_cond and its radius belong to the pattern: computed once (for the
+  // group's first case). The precision and CG paths have no cheap
+  // eigenvalues (nor, for CG, a cheap diagonal): NaN radius / empty sd, which
+  // impute() fills from the samples.
+  const std::vector<std::vector<int>> groups = group_by_pattern(masks);
+  std::vector<char> first(masks.size(), 0);
+  for (const auto& group : groups) first[group.front()] = 1;
+  for_each_case_by_pattern(gp_, masks, threads, [&](int i, const Conditional& cond) {
+    out[i].mean = cond.mean(x.seq(i));
+    if (Z > 0) {
+      Rng rng(case_seed(seed, static_cast<std::uint64_t>(i)));
+      samples[i] = cond.sample(out[i].mean, Z, rng);
+    }
+    if (!first[i]) return;
+    out[i].sd = cond.marginal_sd();
+    out[i].radius = cond.cheap_eigenvalues() ? gaussian_ball_radius(cond.eigenvalues(), level)
+                                             : std::numeric_limits<double>::quiet_NaN();
+  });
+  for (const auto& group : groups)
+    for (int i : group) {
+      out[i].sd = out[group.front()].sd;
+      out[i].radius = out[group.front()].radius;
+    }
   return out;
 }
 
@@ -221,11 +245,18 @@ Imputation summarise_samples(const Batch& x, std::vector<Mask> masks, std::vecto
 Imputation impute(const CaseSampler& sampler, const Batch& x, const ImputeOptions& options) {
   options.validate();
   std::vector<Mask> masks = masks_from_nan(x);
-  std::vector<Matrix> samples = sampler.draw(x, masks, options.n_samples, options.seed, options.threads);
-  if (!sampler.exact()) return summarise_samples(x, std::move(masks), std::move(samples), options);
-  // The law is known: centre, radius and intervals in closed form, whatever Z.
+  std::vector<Matrix> samples;
+  std::vector<GaussianLaw> laws;
+  if (const auto* gp = dynamic_cast<const ExactGPSampler*>(&sampler)) {  // one factorisation per pattern
+    laws = gp->draw_and_laws(x, masks, options.n_samples, options.seed, options.level, options.threads, samples);
+  } else {
+    samples = sampler.draw(x, masks, options.n_samples, options.seed, options.threads);
+    if (!sampler.exact()) return summarise_samples(x, std::move(masks), std::move(samples), options);
+    laws = sampler.laws(x, masks, options.level, options.threads);
+  }
+  // The law is known: centre and intervals in closed form, whatever Z (radius
+  // and sd from the draws where the path has no cheap eigenvalues).
   Imputation out = empty_imputation(x);
-  const std::vector<GaussianLaw> laws = sampler.laws(x, masks, options.level, options.threads);
   const double z = normal_half_width(options.level);
   for (int i = 0; i < x.n; ++i) {
     const GaussianLaw& law = laws[i];
