@@ -10,7 +10,6 @@
 #include "ditimpute/impute.hpp"
 
 #include <Eigen/Cholesky>
-#include <Eigen/QR>
 
 #include <cmath>
 
@@ -18,15 +17,11 @@ using namespace ditimpute;
 
 namespace {
 
-// Random SPD Lambda with eigenvalues in [0.2, 3]: full rank, far from diagonal.
+// Random full-rank Lambda, far from diagonal: M M^T / d + 0.2 I.
 Matrix spd(int d, Rng& rng) {
   Matrix M(d, d);
   fill_standard_normal(rng, M.data(), static_cast<std::size_t>(M.size()));
-  Eigen::HouseholderQR<Matrix> qr(M);
-  const Matrix Q = qr.householderQ();
-  Vector ev(d);
-  for (int i = 0; i < d; ++i) ev(i) = 0.2 + 2.8 * i / std::max(1, d - 1);
-  return Q * ev.asDiagonal() * Q.transpose();
+  return M * M.transpose() / d + 0.2 * Matrix::Identity(d, d);
 }
 
 GaussianProcess matern_gp(int H, int d, double lengthscale, Rng& rng) {
