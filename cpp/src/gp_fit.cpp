@@ -12,9 +12,11 @@
 
 #include <Eigen/Cholesky>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <thread>
 
 namespace ditimpute {
 
@@ -317,6 +319,17 @@ GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
   res.objective_trace.push_back(value);
   res.lengthscale_trace.push_back(ell);
 
+  // The E-step keeps every window's m x m conditional covariance, and each
+  // thread factorises one Q_mm (and its inverse) at a time.
+  double kept = 0.0, largest = 0.0;
+  for (const Window& w : ws) {
+    const double m = static_cast<double>(w.miss.size());
+    kept += m * m;
+    largest = std::max(largest, m * m);
+  }
+  check_memory(8.0 * (kept + 3.0 * largest * std::max(1u, std::thread::hardware_concurrency())), "x",
+               "the E-step's conditional covariances of " + std::to_string(ws.size()) +
+                   " windows' missing entries (fewer windows: n_windows)");
   EStep e;
   e.completed.resize(ws.size());
   e.cond_cov.resize(ws.size());
