@@ -10,8 +10,10 @@
 //   completely at random; plus 10% and 50%.
 // Part 2: the dense/precision crossover on small problems (d = 4).
 // Part 3: scaling of the CG path in the length of the series, d = 8,
-//   H d = 1e4, 3e4, 1e5 (arguments: the largest H d to run, default 1e5),
-//   time and peak resident memory; no Hd x Hd matrix is formed.
+//   H d = 1e4, 3e4, 1e5 (argument: the largest H d to run, default 3e4),
+//   10 draws, time and peak resident memory; no Hd x Hd matrix is formed
+//   (but the H x H Gamma, its factor and inverse are: O(H^2) memory, O(H^3)
+//   time, and every product with Q costs O(H^2 d)).
 // Usage: bench_entry_conditional [max_entries]
 #include "ditimpute/gaussian.hpp"
 
@@ -95,7 +97,7 @@ double rel(const Vector& a, const Vector& b) { return (a - b).norm() / b.norm();
 }  // namespace
 
 int main(int argc, char** argv) {
-  const double max_entries = argc > 1 ? std::atof(argv[1]) : 1e5;
+  const double max_entries = argc > 1 ? std::atof(argv[1]) : 3e4;
   const int Z = 100;
   std::printf("Part 1: BeijingAir size, H = 48, d = 132, Matern 3/2 (l = 6, nugget 0.01), full-rank Lambda, MCAR\n");
   std::printf("seconds for build + mean of one sequence + %d draws; speedup = dense total / path total\n", Z);
@@ -138,7 +140,8 @@ int main(int argc, char** argv) {
     std::printf("%5d %6d | %10.2f %10.2f %10.2f\n", H, 4 * H, t[0], t[1], t[2]);
   }
 
-  std::printf("\nPart 3: long series, d = 8, Matern 3/2 l = 10, 30%% MCAR, CG path: mean + %d draws\n", Z);
+  const int Z3 = 10;
+  std::printf("\nPart 3: long series, d = 8, Matern 3/2 l = 10, 30%% MCAR, CG path: mean + %d draws\n", Z3);
   std::printf("(process = kernel matrix, Cholesky of Gamma, GaussianProcess; peak RSS of the whole run so far)\n");
   std::printf("%8s %7s %7s | %9s %9s %9s %9s | %10s\n", "Hd", "H", "m", "process s", "build s", "mean s", "draws s",
               "peak MB");
@@ -151,7 +154,7 @@ int main(int argc, char** argv) {
     const double tp = now_s() - t0;
     const Mask mask = mcar(H, d, 0.3, rng);
     const Batch x = gp.simulate(1, rng);
-    const Run cg = run(gp, mask, x, ConditionalMethod::cg, Z);
+    const Run cg = run(gp, mask, x, ConditionalMethod::cg, Z3);
     std::printf("%8.0f %7d %7d | %9.2f %9.3f %9.3f %9.3f | %10.0f\n", entries, H, mask.n_missing(), tp, cg.build,
                 cg.mean, cg.sample, peak_rss_mb());
     std::fflush(stdout);

@@ -57,6 +57,15 @@ check_observed_finite <- function(arr, miss, arg = "x", call = rlang::caller_env
 #'   512 MB), `"cg"` beyond. The precision path was faster than the dense one
 #'   at every size measured, down to 48 entries.
 #'
+#' In [impute()] with a GP model, the point is the exact conditional mean
+#' and the intervals `mean +/- z sd` on every path. The L2 radius is the exact
+#' weighted chi-square quantile where the eigenvalues are cheap (Kronecker and
+#' dense paths, precision path up to 500 missing entries); beyond, it is the
+#' `ceil((Z + 1) level)`-th smallest distance of the `Z` exact draws to the
+#' exact mean, a finite-sample region that holds its level because the truth
+#' and the draws are exchangeable under the model. On the CG path the `sd`
+#' is also estimated from the draws (around the exact mean).
+#'
 #' All sequences of `x` share one factorisation. A path whose matrices would
 #' not fit the memory limit (`options(ditimpute.max_memory)`, half the
 #' physical memory by default) is an input error naming the size.
