@@ -6,7 +6,9 @@
 //    factors only. With row-major vec, (A (x) B) vec(X) = vec(A X B^T), so
 //    mu_cond = mu_m + A (X_o - mu_o) with A = G_mo G_oo^{-1} (Lambda cancels)
 //    and Sigma_cond = Gamma_cond (x) Lambda.
-//  * DenseConditional (entry-level masks, and the reference): orders the
+//  * entry-level masks by default go through the joint precision
+//    (kronecker_solve.cpp);
+//  * DenseConditional (the reference, dense = TRUE in R): orders the
 //    entries as [observed; missing], takes one Cholesky of that covariance
 //    and reads the conditional off the blocks of the factor.
 #include "ditimpute/gaussian.hpp"
@@ -110,6 +112,7 @@ class KroneckerConditional final : public Conditional {
   }
 
   bool kronecker() const override { return true; }
+  std::string method() const override { return "Kronecker"; }
 
   Vector mean(const double* x) const override { return means(std::vector<const double*>{x}).row(0).transpose(); }
   Matrix mean(const Batch& x) const override { return means(sequence_pointers(x, mask_)); }
@@ -204,7 +207,7 @@ Matrix kron_entries(const Matrix& G, const Matrix& L, const std::vector<int>& ro
   const int d = static_cast<int>(L.rows());
   check_memory(8.0 * rows.size() * cols.size(), "x",
                "the dense covariance of " + std::to_string(rows.size()) + " x " + std::to_string(cols.size()) +
-                   " entries");
+                   " entries (method \"precision\" or \"cg\" never forms it)");
   Matrix S(rows.size(), cols.size());
   for (std::size_t q = 0; q < cols.size(); ++q)
     for (std::size_t p = 0; p < rows.size(); ++p)
@@ -234,6 +237,7 @@ class DenseConditional final : public Conditional {
   }
 
   bool kronecker() const override { return false; }
+  std::string method() const override { return "dense"; }
   Vector mean(const double* x) const override { return means(std::vector<const double*>{x}).row(0).transpose(); }
   Matrix mean(const Batch& x) const override { return means(sequence_pointers(x, mask_)); }
   Matrix covariance() const override { return Lmm_ * Lmm_.transpose(); }
@@ -308,10 +312,23 @@ double Conditional::kappa_cond() const {
   return kappa_of(ev(0), ev(ev.size() - 1));
 }
 
-std::unique_ptr<Conditional> make_conditional(const GaussianProcess& gp, const Mask& mask) {
+ConditionalMethod parse_conditional_method(const std::string& s) {
+  if (s == "auto") return ConditionalMethod::automatic;
+  if (s == "dense") return ConditionalMethod::dense;
+  if (s == "precision") return ConditionalMethod::precision;
+  if (s == "cg") return ConditionalMethod::cg;
+  throw input_error("method", "method must be \"auto\", \"dense\", \"precision\" or \"cg\", not \"" + s + "\".");
+}
+
+std::unique_ptr<Conditional> make_conditional(const GaussianProcess& gp, const Mask& mask,
+                                              const ConditionalOptions& options) {
   check_pattern(gp, mask);
+  ConditionalMethod m = options.method;
+  if (m == ConditionalMethod::dense) return std::unique_ptr<Conditional>(new DenseConditional(gp, mask));
   if (mask.frame_level()) return std::unique_ptr<Conditional>(new KroneckerConditional(gp, mask));
-  return std::unique_ptr<Conditional>(new DenseConditional(gp, mask));
+  if (m == ConditionalMethod::automatic)
+    m = mask.n_missing() <= kPrecisionMaxMissing ? ConditionalMethod::precision : ConditionalMethod::cg;
+  return make_conditional_precision(gp, mask, m == ConditionalMethod::cg, options);
 }
 
 std::unique_ptr<Conditional> make_conditional_dense(const GaussianProcess& gp, const Mask& mask) {

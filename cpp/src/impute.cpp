@@ -4,6 +4,7 @@
 
 #include "ditimpute/chisq.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -60,14 +61,23 @@ Vector gather_entries(const double* x, const std::vector<int>& entries) {
 namespace {
 
 // For each pattern group: one conditional (one factorisation), then fn(case,
-// conditional) for every case of the group, cases spread over threads.
+// conditional) for every case of the group. One group: its cases spread over
+// threads; several (e.g. MCAR gaps, nearly one pattern a case): the groups
+// spread over threads, each building its own conditional.
 template <class Fn>
 void for_each_case_by_pattern(const GaussianProcess& gp, const std::vector<Mask>& masks, int threads, Fn fn) {
-  for (const auto& group : group_by_pattern(masks)) {
+  const std::vector<std::vector<int>> groups = group_by_pattern(masks);
+  if (groups.size() == 1) {
     check_cancelled();
-    const auto cond = make_conditional(gp, masks[group.front()]);
-    parallel_for(static_cast<int>(group.size()), threads, [&](int k) { fn(group[k], *cond); });
+    const auto cond = make_conditional(gp, masks[groups[0].front()]);
+    parallel_for(static_cast<int>(groups[0].size()), threads, [&](int k) { fn(groups[0][k], *cond); });
+    return;
   }
+  parallel_for(static_cast<int>(groups.size()), threads, [&](int g) {
+    check_cancelled();  // stops on the calling thread; a no-op on workers
+    const auto cond = make_conditional(gp, masks[groups[g].front()]);
+    for (int i : groups[g]) fn(i, *cond);
+  });
 }
 
 }  // namespace
@@ -88,20 +98,38 @@ std::vector<GaussianLaw> CaseSampler::laws(const Batch&, const std::vector<Mask>
 
 std::vector<GaussianLaw> ExactGPSampler::laws(const Batch& x, const std::vector<Mask>& masks, double level,
                                               int threads) const {
+  std::vector<Matrix> none;
+  return draw_and_laws(x, masks, 0, 0, level, threads, none);
+}
+
+std::vector<GaussianLaw> ExactGPSampler::draw_and_laws(const Batch& x, const std::vector<Mask>& masks, int Z,
+                                                       std::uint64_t seed, double level, int threads,
+                                                       std::vector<Matrix>& samples) const {
   std::vector<GaussianLaw> out(masks.size());
-  for (const auto& group : group_by_pattern(masks)) {
-    check_cancelled();
-    const auto cond = make_conditional(gp_, masks[group.front()]);
-    // Sigma_cond and its radius belong to the pattern: computed once.
-    const Vector sd = cond->covariance().diagonal().cwiseMax(0.0).cwiseSqrt();
-    const double radius = gaussian_ball_radius(cond->eigenvalues(), level);
-    parallel_for(static_cast<int>(group.size()), threads, [&](int k) {
-      const int i = group[k];
-      out[i].mean = cond->mean(x.seq(i));
-      out[i].sd = sd;
-      out[i].radius = radius;
-    });
-  }
+  if (Z > 0) samples.assign(masks.size(), Matrix());
+  // Sigma_cond and its radius belong to the pattern: computed once (for the
+  // group's first case). The precision and CG paths have no cheap
+  // eigenvalues (nor, for CG, a cheap diagonal): NaN radius / empty sd, which
+  // impute() fills from the samples.
+  const std::vector<std::vector<int>> groups = group_by_pattern(masks);
+  std::vector<char> first(masks.size(), 0);
+  for (const auto& group : groups) first[group.front()] = 1;
+  for_each_case_by_pattern(gp_, masks, threads, [&](int i, const Conditional& cond) {
+    out[i].mean = cond.mean(x.seq(i));
+    if (Z > 0) {
+      Rng rng(case_seed(seed, static_cast<std::uint64_t>(i)));
+      samples[i] = cond.sample(out[i].mean, Z, rng);
+    }
+    if (!first[i]) return;
+    out[i].sd = cond.marginal_sd();
+    out[i].radius = cond.cheap_eigenvalues() ? gaussian_ball_radius(cond.eigenvalues(), level)
+                                             : std::numeric_limits<double>::quiet_NaN();
+  });
+  for (const auto& group : groups)
+    for (int i : group) {
+      out[i].sd = out[group.front()].sd;
+      out[i].radius = out[group.front()].radius;
+    }
   return out;
 }
 
@@ -163,6 +191,29 @@ double normal_half_width(double level) {
   return std::sqrt(weighted_chisq_quantile(one, level));
 }
 
+// Per-entry sd of exact draws around the known mean (divisor Z).
+Vector sample_sd(const Matrix& s, const Vector& mean) {
+  if (s.rows() < 1) throw input_error("n_samples", "at least one sample is needed for the sd.");
+  return ((s.rowwise() - mean.transpose()).colwise().squaredNorm() / static_cast<double>(s.rows())).cwiseSqrt().transpose();
+}
+
+// Finite-sample L2 radius around the known centre `mean` from Z exact draws:
+// the k-th smallest ||s_z - mean||, k = ceil((Z + 1) level). The truth and the
+// draws are exchangeable under the model, so the ball holds it with
+// probability >= level (the split region's argument, with no half spent on
+// the centre).
+double radius_at(const Matrix& s, const Vector& mean, double level) {
+  const int Z = static_cast<int>(s.rows());
+  const int k = static_cast<int>(std::ceil((Z + 1) * level));
+  if (k > Z)
+    throw input_error("n_samples", "a level " + std::to_string(level) + " radius from samples needs at least " +
+                                       std::to_string(static_cast<int>(std::ceil(level / (1.0 - level)))) +
+                                       " samples, not " + std::to_string(Z) + ".");
+  Vector dist = (s.rowwise() - mean.transpose()).rowwise().norm();
+  std::nth_element(dist.data(), dist.data() + (k - 1), dist.data() + Z);
+  return dist(k - 1);
+}
+
 }  // namespace
 
 Imputation summarise_samples(const Batch& x, std::vector<Mask> masks, std::vector<Matrix> samples,
@@ -194,18 +245,27 @@ Imputation summarise_samples(const Batch& x, std::vector<Mask> masks, std::vecto
 Imputation impute(const CaseSampler& sampler, const Batch& x, const ImputeOptions& options) {
   options.validate();
   std::vector<Mask> masks = masks_from_nan(x);
-  std::vector<Matrix> samples = sampler.draw(x, masks, options.n_samples, options.seed, options.threads);
-  if (!sampler.exact()) return summarise_samples(x, std::move(masks), std::move(samples), options);
-  // The law is known: centre, radius and intervals in closed form, whatever Z.
+  std::vector<Matrix> samples;
+  std::vector<GaussianLaw> laws;
+  if (const auto* gp = dynamic_cast<const ExactGPSampler*>(&sampler)) {  // one factorisation per pattern
+    laws = gp->draw_and_laws(x, masks, options.n_samples, options.seed, options.level, options.threads, samples);
+  } else {
+    samples = sampler.draw(x, masks, options.n_samples, options.seed, options.threads);
+    if (!sampler.exact()) return summarise_samples(x, std::move(masks), std::move(samples), options);
+    laws = sampler.laws(x, masks, options.level, options.threads);
+  }
+  // The law is known: centre and intervals in closed form, whatever Z (radius
+  // and sd from the draws where the path has no cheap eigenvalues).
   Imputation out = empty_imputation(x);
-  const std::vector<GaussianLaw> laws = sampler.laws(x, masks, options.level, options.threads);
   const double z = normal_half_width(options.level);
   for (int i = 0; i < x.n; ++i) {
     const GaussianLaw& law = laws[i];
+    const Vector sd = law.sd.size() ? law.sd : sample_sd(samples[i], law.mean);
+    const double radius = std::isnan(law.radius) ? radius_at(samples[i], law.mean, options.level) : law.radius;
     Matrix iv(law.mean.size(), 2);
-    iv.col(0) = law.mean - z * law.sd;
-    iv.col(1) = law.mean + z * law.sd;
-    put_case(out, i, masks[i].missing_entries(), law.mean, law.mean, iv, law.radius);
+    iv.col(0) = law.mean - z * sd;
+    iv.col(1) = law.mean + z * sd;
+    put_case(out, i, masks[i].missing_entries(), law.mean, law.mean, iv, radius);
   }
   out.samples = std::move(samples);
   out.masks = std::move(masks);

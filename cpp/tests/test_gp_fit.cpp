@@ -205,3 +205,21 @@ TEST_CASE("gp_fit_em rejects bad input naming the argument", "[gp_fit]") {
   inf.at(2, 3, 0) = std::numeric_limits<double>::infinity();
   CHECK(arg_of(inf, opt) == "x");
 }
+
+TEST_CASE("gp_fit_em: E-step covariances over the memory limit are an input error naming the size", "[gp_fit][memory]") {
+  const int H = 12;
+  const GaussianProcess gp(kernel_matrix(matern(3.0), H), lambda3(), RowMatrix::Zero(H, 3));
+  const Batch x = simulate_with_gaps(gp, 40, 0.3, 5);  // ~11 missing a window: 40 x 11^2 doubles ~ 40 kB
+  GpFitOptions opt;
+  opt.kernel = matern(3.0);
+  set_memory_limit(1e4);
+  try {
+    gp_fit_em(x, opt);
+    set_memory_limit(0);
+    FAIL("no input_error");
+  } catch (const input_error& e) {
+    set_memory_limit(0);  // the default again
+    CHECK(e.arg() == "x");
+    CHECK(std::string(e.what()).find("E-step") != std::string::npos);
+  }
+}

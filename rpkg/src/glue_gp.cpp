@@ -57,20 +57,29 @@ Rcpp::NumericVector cpp_latent_transform(Rcpp::NumericVector x, double noise_var
 
 // Conditional law of the missing entries for every sequence of x (n x H x d,
 // values at missing entries ignored). Means come back as n x m (vec order).
+// `method`: "auto", "dense", "precision" or "cg" (gaussian.hpp); with
+// `with_cov` false, no covariance and no condition numbers (NULL / NA).
 // [[Rcpp::export]]
 Rcpp::List cpp_conditional(Eigen::MatrixXd Gamma, Eigen::MatrixXd Lambda, Eigen::MatrixXd mean,
-                           Rcpp::NumericVector x, int n, Rcpp::LogicalMatrix missing, bool dense) {
+                           Rcpp::NumericVector x, int n, Rcpp::LogicalMatrix missing, std::string method,
+                           bool with_cov, double cg_tol) {
   DITIMPUTE_GLUE_BEGIN
   const ditimpute::GaussianProcess gp = glue::gp_from_r(Gamma, Lambda, mean);
   const ditimpute::Mask mask = glue::mask_from_missing(missing);
-  auto cond = dense ? ditimpute::make_conditional_dense(gp, mask) : ditimpute::make_conditional(gp, mask);
+  ditimpute::ConditionalOptions opt;
+  opt.method = ditimpute::parse_conditional_method(method);
+  opt.cg_tol = cg_tol;
+  auto cond = ditimpute::make_conditional(gp, mask, opt);
   const ditimpute::Batch batch = glue::batch_from_array(x, n, gp.H(), gp.d());
   std::vector<int> miss = cond->missing_entries();
   for (int& k : miss) k += 1;
+  const double na = NA_REAL;
   return Rcpp::List::create(
-      Rcpp::Named("mean") = Rcpp::wrap(cond->mean(batch)), Rcpp::Named("cov") = Rcpp::wrap(cond->covariance()),
-      Rcpp::Named("kappa_cond") = cond->kappa_cond(), Rcpp::Named("kappa_obs") = cond->kappa_obs(),
-      Rcpp::Named("kronecker") = cond->kronecker(), Rcpp::Named("missing_entries") = miss);
+      Rcpp::Named("mean") = Rcpp::wrap(cond->mean(batch)),
+      Rcpp::Named("cov") = with_cov ? Rcpp::RObject(Rcpp::wrap(cond->covariance())) : Rcpp::RObject(R_NilValue),
+      Rcpp::Named("kappa_cond") = with_cov ? cond->kappa_cond() : na,
+      Rcpp::Named("kappa_obs") = with_cov ? cond->kappa_obs() : na, Rcpp::Named("kronecker") = cond->kronecker(),
+      Rcpp::Named("method") = cond->method(), Rcpp::Named("missing_entries") = miss);
   DITIMPUTE_GLUE_END
 }
 

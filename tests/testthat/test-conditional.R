@@ -118,3 +118,52 @@ test_that("bad conditioning input gives classed errors naming the argument", {
   expect_input_error(kappa_cond(spec, 1:10), "missing")
   expect_input_error(gp_sample_conditional(spec, x, 5, n_samples = 0), "n_samples")
 })
+
+test_that("entry-level gaps: precision and CG paths equal the dense reference; draws follow the law", {
+  set.seed(1)
+  d <- 30; H <- 20
+  A <- matrix(rnorm(d * d), d)
+  Lambda <- crossprod(A) / d + 0.2 * diag(d)                     # full rank, far from diagonal
+  spec <- gp_spec(H, d, kernel = gp_kernel("matern32", lengthscale = 4), Lambda = Lambda, nugget = 0.01)
+  x <- gp_simulate(spec, 2, seed = 2)
+  miss <- matrix(runif(H * d) < 0.3, H, d)                       # 30% MCAR: entry level
+  ref <- gp_conditional(spec, x, missing = miss, dense = TRUE)
+  def <- gp_conditional(spec, x, missing = miss)
+  cg <- gp_conditional(spec, x, missing = miss, method = "cg", cov = FALSE)
+  expect_identical(ref$method, "dense")
+  expect_identical(def$method, "precision")
+  expect_identical(cg$method, "CG")
+  expect_null(cg$cov)
+  # Both are exact up to rounding; CG stops at relative residual 1e-10, which
+  # kappa(Q_mm) (< 1e4 here) turns into well under 1e-6 relative error.
+  rel <- function(a, b) sqrt(sum((a - b)^2) / sum(b^2))
+  expect_lt(rel(def$cond_mean, ref$cond_mean), 1e-10)
+  expect_lt(rel(def$cov, ref$cov), 1e-10)
+  expect_lt(rel(cg$cond_mean, ref$cond_mean), 1e-6)
+  expect_equal(def$kappa_cond, ref$kappa_cond, tolerance = 1e-6)
+
+  # Draws (precision path, the default) against the exact law on a small pattern:
+  small <- gp_spec(8, 4, kernel = gp_kernel("matern32", lengthscale = 3), Lambda = Lambda[1:4, 1:4], nugget = 0.01)
+  xs <- gp_simulate(small, 1, seed = 3)[1, , ]
+  ms <- matrix(FALSE, 8, 4); ms[c(2, 5, 11, 14, 20, 23, 27, 32)] <- TRUE
+  cs <- gp_conditional(small, xs, missing = ms, dense = TRUE)
+  draws <- gp_sample_conditional(small, xs, missing = ms, n_samples = 20000, seed = 5)
+  flat <- t(apply(draws, 1, function(s) t(s)[t(ms)]))
+  # Whitened by the exact law the draws have mean 0 and covariance I: entries
+  # of the sample mean have sd 1/sqrt(Z), of the sample covariance <= sqrt(2/Z);
+  # 5 sd over 44 numbers is exceeded with probability < 1e-4 (and the seed is fixed).
+  W <- t(forwardsolve(t(chol(cs$cov)), t(sweep(flat, 2, cs$cond_mean[1, ]))))
+  expect_lt(max(abs(colMeans(W))), 5 / sqrt(20000))
+  expect_lt(max(abs(crossprod(W) / 20000 - diag(ncol(W)))), 5 * sqrt(2 / 20000))
+})
+
+test_that("a dense conditional that would not fit is an input error naming the size", {
+  spec <- gp_spec(1000, d = 100, kernel = gp_kernel("matern32", lengthscale = 5), nugget = 0.01)
+  x <- matrix(0, 1000, 100)
+  miss <- matrix(FALSE, 1000, 100); miss[c(5, 900, 50000)] <- TRUE
+  cnd <- expect_input_error(gp_conditional(spec, x, missing = miss, dense = TRUE, cov = FALSE), "x")
+  expect_match(conditionMessage(cnd), "100000 x 100000.*GB")
+  expect_match(conditionMessage(cnd), "precision")
+  expect_identical(gp_conditional(spec, x, missing = miss, cov = FALSE)$method, "precision")
+  expect_input_error(gp_conditional(spec, x, missing = miss, method = "fast"), "method")
+})

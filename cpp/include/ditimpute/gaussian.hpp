@@ -60,6 +60,16 @@ class Conditional {
   const std::vector<int>& observed_entries() const { return obs_; }
   // True for the Kronecker (frame-level) path.
   virtual bool kronecker() const = 0;
+  // The path's name: "Kronecker", "dense", "precision" (Cholesky of Q_mm) or
+  // "CG" (matrix-free conjugate gradients on Q_mm).
+  virtual std::string method() const = 0;
+  // True when eigenvalues() is part of the factorisation already (cheap), so
+  // closed-form L2 radii (weighted chi-squares) are affordable; the precision
+  // and CG paths say false and radii come from samples (impute.hpp).
+  virtual bool cheap_eigenvalues() const { return true; }
+  // Per-entry conditional sd, exact; the CG path returns an empty vector
+  // (no cheap diagonal of Q_mm^{-1}: estimate it from samples).
+  virtual Vector marginal_sd() const { return covariance().diagonal().cwiseMax(0.0).cwiseSqrt(); }
 
   // Conditional mean of one sequence; `x` is its full vec (H*d values, only
   // observed entries are read; they must be finite, else input_error "x").
@@ -89,11 +99,42 @@ class Conditional {
   std::vector<int> miss_, obs_;
 };
 
+// How an entry-level pattern is conditioned (frame-level patterns always take
+// the Kronecker path, except with `dense`):
+//  * dense:     Cholesky of Sigma restricted to [observed; missing] entries,
+//               O((Hd)^3), the reference;
+//  * precision: Q = Gamma^{-1} (x) Lambda^{-1}; x_m | x_o ~ N(mu_m -
+//               Q_mm^{-1} (Q r0)_m, Q_mm^{-1}) with r0 the centred values, 0 at
+//               missing entries; one Cholesky of the m x m matrix Q_mm;
+//  * cg:        the same law matrix-free: Q_mm v = (Gamma^{-1} V Lambda^{-1})_m
+//               (V the H x d matrix of v, 0 elsewhere), preconditioned
+//               conjugate gradients (block Jacobi over frames) for the mean,
+//               pathwise conditioning (Matheron's rule) for samples: a prior
+//               draw f through the Cholesky factors of Gamma and Lambda, then
+//               mu_cond + f_m + Q_mm^{-1} (Q f0)_m, f0 = f with 0 at missing
+//               entries, all samples' solves as one block;
+//  * automatic: precision while Q_mm is at most kPrecisionMaxMissing square
+//               (512 MB), CG beyond. The precision path was faster than dense at
+//               every size measured, down to H d = 48 (bench_entry_conditional).
+enum class ConditionalMethod { automatic, dense, precision, cg };
+struct ConditionalOptions {
+  ConditionalMethod method = ConditionalMethod::automatic;
+  double cg_tol = 1e-10;   // relative residual ||b - Q_mm x|| / ||b|| of every CG solve
+  int cg_max_iter = 0;     // 0: 10 * n_missing + 100
+};
+constexpr int kPrecisionMaxMissing = 8000;
+// The precision path gives closed-form radii (eigenvalues of Q_mm) up to this
+// many missing entries; beyond, and on the CG path, radii come from samples.
+constexpr int kExactRadiusMaxMissing = 500;
+ConditionalMethod parse_conditional_method(const std::string& s);  // input_error "method"
+
 // Frame-level masks take the Kronecker path (never forms the Hd x Hd matrix),
-// entry-level masks the dense path on the observed entries. Throws
-// input_error "pattern" when nothing or everything is missing, or when the
-// mask does not match the process's H and d.
-std::unique_ptr<Conditional> make_conditional(const GaussianProcess& gp, const Mask& mask);
+// entry-level masks the path `options` chooses (above). Throws input_error
+// "pattern" when nothing or everything is missing, or when the mask does not
+// match the process's H and d; "x" (naming the size) when a dense or
+// precision factor would not fit in memory (check_memory: use method cg).
+std::unique_ptr<Conditional> make_conditional(const GaussianProcess& gp, const Mask& mask,
+                                              const ConditionalOptions& options = ConditionalOptions());
 
 // Dense reference: builds Gamma (x) Lambda and conditions with a full
 // Cholesky. Slow; for tests and the benchmark baseline only.
@@ -101,6 +142,11 @@ std::unique_ptr<Conditional> make_conditional_dense(const GaussianProcess& gp, c
 
 // A(rows, cols) with index lists (Eigen 3.3 has no index-array slicing).
 Matrix gather(const Matrix& A, const std::vector<int>& rows, const std::vector<int>& cols);
+// Conditioning on Q = Gamma^{-1} (x) Lambda^{-1} (kronecker_solve.cpp);
+// make_conditional picks it. `cg` selects the matrix-free path.
+std::unique_ptr<Conditional> make_conditional_precision(const GaussianProcess& gp, const Mask& mask, bool cg,
+                                                        const ConditionalOptions& options);
+
 // Entries (rows, cols) of Cov(vec X) = Gamma (x) Lambda, by 0-based vec index,
 // without forming the Hd x Hd matrix.
 Matrix covariance_entries(const GaussianProcess& gp, const std::vector<int>& rows, const std::vector<int>& cols);

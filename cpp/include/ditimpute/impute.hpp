@@ -76,6 +76,9 @@ class ExactGPSampler : public CaseSampler {
   bool exact() const override { return true; }
   std::vector<GaussianLaw> laws(const Batch& x, const std::vector<Mask>& masks, double level,
                                 int threads) const override;
+  // draw() and laws() from one conditional per pattern (what impute() uses).
+  std::vector<GaussianLaw> draw_and_laws(const Batch& x, const std::vector<Mask>& masks, int Z, std::uint64_t seed,
+                                         double level, int threads, std::vector<Matrix>& samples) const;
 
  private:
   const GaussianProcess& gp_;

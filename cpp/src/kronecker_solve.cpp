@@ -1,0 +1,373 @@
+// Entry-level conditionals through the joint precision (gaussian.hpp,
+// ConditionalMethod precision and cg): never the covariance of the observed
+// entries.
+//
+// With Q = Sigma^{-1} = Gamma^{-1} (x) Lambda^{-1} and the entries split into
+// observed o and missing m,
+//   x_m | x_o ~ N(mu_m - Q_mm^{-1} Q_mo (x_o - mu_o), Q_mm^{-1}),
+// and Q_mo (x_o - mu_o) = (Q r0)_m with r0 the centred values, 0 at missing
+// entries. With the frame-major vec, (Gi (x) Li) vec(R) = vec(Gi R Li): every
+// product with Q (or Q_mm, Q_mo) costs O(H^2 d + H d^2) a vector, whatever the
+// pattern.
+//  * precision: Q_mm (m x m) is formed and factorised once; samples are
+//    mu_cond + L^{-T} e, e standard normal (Q_mm = L L^T).
+//  * cg: Q_mm is never formed. Solves use conjugate gradients, the columns of
+//    a block of right-hand sides advancing together (one pair of matrix
+//    products per iteration for all of them), preconditioned by the blocks of
+//    Q_mm within each frame: Gi(h, h) Li[J_h, J_h] for the missing variables
+//    J_h of frame h (exact when Gamma is diagonal). Samples by pathwise
+//    conditioning (Matheron's rule): with f a prior draw (LG E LL^T) and f0 = f
+//    with 0 at missing entries, mu_cond + f_m + Q_mm^{-1} (Q f0)_m has law
+//    N(mu_cond, Q_mm^{-1}).
+#include "ditimpute/gaussian.hpp"
+
+#include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace ditimpute {
+
+namespace {
+
+// Inverse of an SPD matrix from its lower Cholesky factor L: L^{-T} L^{-1}.
+Matrix inverse_from_factor(const Matrix& L) {
+  Matrix Linv = Matrix::Identity(L.rows(), L.cols());
+  L.triangularView<Eigen::Lower>().solveInPlace(Linv);
+  return Linv.transpose() * Linv;
+}
+
+using Block = std::function<void(const Matrix&, Matrix&)>;
+
+// Preconditioned conjugate gradients for A X = B, column by column but with
+// the columns that have not converged advancing together, so `apply` (A times
+// a block) sees one block per iteration. Converged: ||B_c - A X_c|| <= tol
+// ||B_c|| (the recursive residual).
+Matrix block_pcg(const Block& apply, const Block& precond, const Matrix& B, double tol, int max_iter) {
+  const Eigen::Index m = B.rows(), k = B.cols();
+  Matrix X = Matrix::Zero(m, k), R = B, Zp(m, k), P, AP;
+  precond(R, Zp);
+  P = Zp;
+  Vector rz = R.cwiseProduct(Zp).colwise().sum().transpose();
+  const Vector target = tol * B.colwise().norm().transpose();
+  std::vector<Eigen::Index> active;
+  for (int it = 0;; ++it) {
+    active.clear();
+    for (Eigen::Index c = 0; c < k; ++c)
+      if (R.col(c).norm() > target(c)) active.push_back(c);
+    if (active.empty()) return X;
+    if (it >= max_iter)
+      throw numeric_error("conjugate gradients did not reach a relative residual of " + std::to_string(tol) +
+                          " in " + std::to_string(max_iter) + " iterations (Q_mm is ill-conditioned).");
+    const Eigen::Index a = static_cast<Eigen::Index>(active.size());
+    Matrix Pa(m, a), Ra(m, a), Za(m, a);
+    for (Eigen::Index c = 0; c < a; ++c) Pa.col(c) = P.col(active[c]);
+    apply(Pa, AP);
+    for (Eigen::Index c = 0; c < a; ++c) {
+      const Eigen::Index j = active[c];
+      const double alpha = rz(j) / Pa.col(c).dot(AP.col(c));
+      X.col(j) += alpha * Pa.col(c);
+      R.col(j) -= alpha * AP.col(c);
+      Ra.col(c) = R.col(j);
+    }
+    precond(Ra, Za);
+    for (Eigen::Index c = 0; c < a; ++c) {
+      const Eigen::Index j = active[c];
+      const double rz_new = Ra.col(c).dot(Za.col(c));
+      P.col(j) = Za.col(c) + (rz_new / rz(j)) * Pa.col(c);
+      rz(j) = rz_new;
+    }
+  }
+}
+
+class PrecisionConditional final : public Conditional {
+ public:
+  PrecisionConditional(const GaussianProcess& gp, const Mask& mask, bool cg, const ConditionalOptions& options)
+      : Conditional(mask), H_(gp.H()), d_(gp.d()), cg_(cg), tol_(options.cg_tol),
+        max_iter_(options.cg_max_iter > 0 ? options.cg_max_iter : 10 * n_missing() + 100), mu_(gp.mean()),
+        Gamma_(gp.Gamma()), Lambda_(gp.Lambda()), LG_(gp.chol_Gamma()), LL_(gp.chol_Lambda()) {
+    if (!(std::isfinite(tol_) && tol_ > 0.0 && tol_ < 1.0)) throw input_error("cg_tol", "cg_tol must lie in (0, 1).");
+    const double m = n_missing();
+    check_memory(8.0 * (4.0 * H_ * H_ + 4.0 * d_ * d_), "x", "the factors of Gamma and Lambda and their inverses");
+    Gi_ = inverse_from_factor(LG_);
+    Li_ = inverse_from_factor(LL_);
+    frame_.resize(miss_.size());
+    var_.resize(miss_.size());
+    for (std::size_t a = 0; a < miss_.size(); ++a) {
+      frame_[a] = miss_[a] / d_;
+      var_[a] = miss_[a] % d_;
+    }
+    if (!cg_) {
+      check_memory(8.0 * 2.0 * m * m, "x",
+                   "the " + std::to_string(n_missing()) + " x " + std::to_string(n_missing()) +
+                       " precision of the missing entries (method \"cg\" never forms it)");
+      Lq_ = Qmm();
+      Eigen::LLT<Eigen::Ref<Matrix>> llt(Lq_);
+      if (llt.info() != Eigen::Success)
+        throw numeric_error("the precision of the missing entries is not numerically positive definite.");
+      Lq_.triangularView<Eigen::StrictlyUpper>().setZero();
+    } else {
+      // Missing entries are frame-major: those of one frame are contiguous.
+      for (std::size_t a = 0; a < miss_.size();) {
+        std::size_t b = a;
+        while (b < miss_.size() && frame_[b] == frame_[a]) ++b;
+        Matrix D(b - a, b - a);
+        for (std::size_t p = a; p < b; ++p)
+          for (std::size_t q = a; q < b; ++q) D(p - a, q - a) = Gi_(frame_[a], frame_[a]) * Li_(var_[p], var_[q]);
+        blocks_.emplace_back(static_cast<Eigen::Index>(a), Eigen::LLT<Matrix>(D));
+        if (blocks_.back().second.info() != Eigen::Success)
+          throw numeric_error("a frame block of the precision of the missing entries is not positive definite.");
+        a = b;
+      }
+    }
+  }
+
+  bool kronecker() const override { return false; }
+  std::string method() const override { return cg_ ? "CG" : "precision"; }
+  // Small patterns keep closed-form radii: the eigenvalues of a Q_mm of at
+  // most kExactRadiusMaxMissing entries cost milliseconds.
+  bool cheap_eigenvalues() const override { return !cg_ && n_missing() <= kExactRadiusMaxMissing; }
+
+  Vector mean(const double* x) const override {
+    Batch b(1, H_, d_);
+    std::copy(x, x + static_cast<std::size_t>(H_) * d_, b.data.begin());
+    return means(b).row(0).transpose();
+  }
+  Matrix mean(const Batch& x) const override {
+    if (x.H != H_ || x.d != d_) throw input_error("x", "the sequences do not match the pattern's H and d.");
+    return means(x);
+  }
+
+  Matrix covariance() const override {
+    const double m = n_missing();
+    check_memory(8.0 * 3.0 * m * m, "x", "the dense " + std::to_string(n_missing()) + " x " +
+                                             std::to_string(n_missing()) + " conditional covariance");
+    if (!cg_) return inverse_from_factor(Lq_);
+    return solve(Matrix::Identity(n_missing(), n_missing()));
+  }
+
+  // 1 / eig(Q_mm), ascending; an O(m^3) eigen-decomposition, on request.
+  Vector eigenvalues() const override {
+    Vector q;
+    if (eigen_ready_) {
+      q = eigen_.first;
+    } else {
+      const double m = n_missing();
+      check_memory(8.0 * 2.0 * m * m, "x", "the eigenvalues of the " + std::to_string(n_missing()) + " x " +
+                                              std::to_string(n_missing()) + " precision of the missing entries");
+      Eigen::SelfAdjointEigenSolver<Matrix> es(Qmm(), Eigen::EigenvaluesOnly);
+      if (es.info() != Eigen::Success) throw numeric_error("eigen-decomposition of Q_mm failed.");
+      q = es.eigenvalues();
+    }
+    Vector ev(q.size());
+    for (Eigen::Index i = 0; i < q.size(); ++i) ev(i) = 1.0 / q(q.size() - 1 - i);
+    return ev;
+  }
+
+  double kappa_obs() const override {
+    Eigen::SelfAdjointEigenSolver<Matrix> es(covariance_entries_of(obs_), Eigen::EigenvaluesOnly);
+    if (es.info() != Eigen::Success) throw numeric_error("eigen-decomposition failed.");
+    const Vector& ev = es.eigenvalues();
+    return ev(0) > 0.0 ? ev(ev.size() - 1) / ev(0) : std::numeric_limits<double>::infinity();
+  }
+
+  Vector marginal_sd() const override {
+    if (cg_) return Vector();
+    Matrix Linv = Matrix::Identity(n_missing(), n_missing());
+    Lq_.triangularView<Eigen::Lower>().solveInPlace(Linv);
+    return Linv.colwise().norm().transpose();
+  }
+
+  // -(a2 Q_mm^{-1} + s2 I)^{-1} r = -U diag(q / (a2 + s2 q)) U^T r, with the
+  // eigen-decomposition of Q_mm computed once (O(m^3); the oracle sampler
+  // calls this at every step).
+  Matrix score(const Matrix& V, const Vector& mu, double t) const override {
+    if (V.cols() != n_missing())
+      throw input_error("v", "each state needs " + std::to_string(n_missing()) + " values (the missing entries), not " +
+                                 std::to_string(V.cols()) + ".");
+    if (mu.size() != n_missing())
+      throw input_error("mu", "mu needs " + std::to_string(n_missing()) + " values, not " + std::to_string(mu.size()) + ".");
+    if (!(std::isfinite(t) && t >= 0.0)) throw input_error("t", "t must be a finite time >= 0.");
+    Matrix R = V;
+    R.rowwise() -= vp_alpha(t) * mu.transpose();
+    const auto& e = eigen();
+    const double a2 = vp_alpha(t) * vp_alpha(t), s2 = vp_sigma2(t);
+    const Vector w = e.first.array() / (a2 + s2 * e.first.array());
+    return -((R * e.second) * w.asDiagonal()) * e.second.transpose();
+  }
+
+  Matrix sample(const Vector& mu, int Z, Rng& rng) const override {
+    if (mu.size() != n_missing())
+      throw input_error("mu", "mu needs " + std::to_string(n_missing()) + " values, not " + std::to_string(mu.size()) + ".");
+    if (Z < 0) throw input_error("Z", "the number of draws Z must be >= 0.");
+    const Eigen::Index m = n_missing();
+    if (!cg_) {
+      Matrix E(m, Z);
+      fill_standard_normal(rng, E.data(), static_cast<std::size_t>(E.size()));
+      Lq_.transpose().triangularView<Eigen::Upper>().solveInPlace(E);  // L^{-T} e ~ N(0, Q_mm^{-1})
+      Matrix X = E.transpose();
+      X.rowwise() += mu.transpose();
+      return X;
+    }
+    if (Z == 0) return Matrix(0, m);
+    // Prior draws side by side: W = [E_1 ... E_Z] (H x Z d), F_z = LG E_z LL^T.
+    check_memory(8.0 * 4.0 * H_ * d_ * Z, "n_samples",
+                 std::to_string(Z) + " prior draws of " + std::to_string(H_) + " x " + std::to_string(d_));
+    Matrix W(H_, static_cast<Eigen::Index>(Z) * d_);
+    RowMatrix E(H_, d_);
+    for (int z = 0; z < Z; ++z) {  // each draw reads its own H x d block of the stream, frame-major
+      fill_standard_normal(rng, E.data(), static_cast<std::size_t>(E.size()));
+      W.middleCols(static_cast<Eigen::Index>(z) * d_, d_) = E;
+    }
+    Matrix F = LG_ * W;
+    for (int z = 0; z < Z; ++z) {
+      auto Fz = F.middleCols(static_cast<Eigen::Index>(z) * d_, d_);
+      Fz = Fz * LL_.transpose();
+    }
+    Matrix fm(m, Z);
+    for (int z = 0; z < Z; ++z) {
+      auto Fz = F.middleCols(static_cast<Eigen::Index>(z) * d_, d_);
+      for (Eigen::Index a = 0; a < m; ++a) {
+        fm(a, z) = Fz(frame_[a], var_[a]);
+        Fz(frame_[a], var_[a]) = 0.0;
+      }
+    }
+    const Matrix y = solve(gather_missing(kron_apply(F), Z));
+    Matrix X = (fm + y).transpose();
+    X.rowwise() += mu.transpose();
+    return X;
+  }
+
+ private:
+  // A W_c B for every H x d column block W_c of W (H x k d).
+  Matrix kron_apply(const Matrix& W, const Matrix& A, const Matrix& B) const {
+    Matrix T = A * W;
+    const Eigen::Index k = W.cols() / d_;
+    Matrix tmp(H_, d_);
+    for (Eigen::Index c = 0; c < k; ++c) {
+      tmp.noalias() = T.middleCols(c * d_, d_) * B;
+      T.middleCols(c * d_, d_) = tmp;
+    }
+    return T;
+  }
+  Matrix kron_apply(const Matrix& W) const { return kron_apply(W, Gi_, Li_); }
+  // Entries of the missing set from each H x d block of T: m x k.
+  Matrix gather_missing(const Matrix& T, Eigen::Index k) const {
+    Matrix out(n_missing(), k);
+    for (Eigen::Index c = 0; c < k; ++c)
+      for (Eigen::Index a = 0; a < n_missing(); ++a) out(a, c) = T(frame_[a], c * d_ + var_[a]);
+    return out;
+  }
+  // (A (x) B)_mm V for a block V (m x k): scatter into H x d blocks, A . B, gather.
+  void apply_mm(const Matrix& V, Matrix& out, const Matrix& A, const Matrix& B) const {
+    const Eigen::Index k = V.cols();
+    Matrix W = Matrix::Zero(H_, k * d_);
+    for (Eigen::Index c = 0; c < k; ++c)
+      for (Eigen::Index a = 0; a < n_missing(); ++a) W(frame_[a], c * d_ + var_[a]) = V(a, c);
+    out = gather_missing(kron_apply(W, A, B), k);
+  }
+  void apply_blocks(const Matrix& R, Matrix& out) const {
+    out.resize(R.rows(), R.cols());
+    for (const auto& b : blocks_) {
+      const Eigen::Index n = b.second.rows();
+      out.middleRows(b.first, n) = b.second.solve(R.middleRows(b.first, n));
+    }
+  }
+  // Q_mm^{-1} B.
+  Matrix solve(const Matrix& B) const {
+    if (!cg_) return Lq_.transpose().triangularView<Eigen::Upper>().solve(Lq_.triangularView<Eigen::Lower>().solve(B));
+    check_memory(8.0 * 3.0 * H_ * d_ * B.cols() + 8.0 * 8.0 * n_missing() * B.cols(), "x",
+                 "conjugate gradients on " + std::to_string(B.cols()) + " right-hand sides");
+    // Preconditioner: the frame blocks of Q_mm. (Sigma_mm, applied through
+    // the factors like Q_mm, needed 2-5x more iterations at BeijingAir size.)
+    return block_pcg([this](const Matrix& V, Matrix& out) { apply_mm(V, out, Gi_, Li_); },
+                     [this](const Matrix& R, Matrix& out) { apply_blocks(R, out); }, B, tol_, max_iter_);
+  }
+  Matrix Qmm() const {
+    const Eigen::Index m = n_missing();
+    Matrix Q(m, m);
+    for (Eigen::Index c = 0; c < m; ++c)
+      for (Eigen::Index a = 0; a < m; ++a) Q(a, c) = Gi_(frame_[a], frame_[c]) * Li_(var_[a], var_[c]);
+    return Q;
+  }
+  Matrix covariance_entries_of(const std::vector<int>& e) const {
+    check_memory(8.0 * e.size() * e.size(), "x",
+                 "the dense covariance of " + std::to_string(e.size()) + " x " + std::to_string(e.size()) + " entries");
+    Matrix S(e.size(), e.size());
+    for (std::size_t q = 0; q < e.size(); ++q)
+      for (std::size_t p = 0; p < e.size(); ++p) S(p, q) = Gamma_(e[p] / d_, e[q] / d_) * Lambda_(e[p] % d_, e[q] % d_);
+    return S;
+  }
+  // Eigenvalues (ascending) and vectors of Q_mm, computed once.
+  const std::pair<Vector, Matrix>& eigen() const {
+    std::call_once(eigen_once_, [this] {
+      const double m = n_missing();
+      check_memory(8.0 * 3.0 * m * m, "x",
+                   "an eigen-decomposition of the " + std::to_string(n_missing()) + " x " +
+                       std::to_string(n_missing()) + " precision of the missing entries");
+      Eigen::SelfAdjointEigenSolver<Matrix> es(Qmm());
+      if (es.info() != Eigen::Success) throw numeric_error("eigen-decomposition of Q_mm failed.");
+      eigen_ = {es.eigenvalues(), es.eigenvectors()};
+      eigen_ready_ = true;
+    });
+    return eigen_;
+  }
+
+  Matrix means(const Batch& x) const {
+    const int n = x.n;
+    Matrix W(H_, static_cast<Eigen::Index>(n) * d_);
+    for (int i = 0; i < n; ++i) {
+      const double* xi = x.seq(i);
+      for (int h = 0; h < H_; ++h)
+        for (int j = 0; j < d_; ++j) {
+          const int k = h * d_ + j;
+          W(h, static_cast<Eigen::Index>(i) * d_ + j) = mask_.observed[k] ? xi[k] - mu_(h, j) : 0.0;
+        }
+    }
+    if (!W.allFinite()) {
+      for (int i = 0; i < n; ++i)
+        for (int k : obs_)
+          if (!std::isfinite(x.seq(i)[k]))
+            throw input_error("x", "observed value at frame " + std::to_string(k / d_ + 1) + ", variable " +
+                                       std::to_string(k % d_ + 1) + " is not finite (NA, NaN or Inf).");
+    }
+    const Matrix y = solve(gather_missing(kron_apply(W), n));
+    Matrix out(n, n_missing());
+    for (int i = 0; i < n; ++i)
+      for (Eigen::Index a = 0; a < n_missing(); ++a) out(i, a) = mu_(frame_[a], var_[a]) - y(a, i);
+    return out;
+  }
+
+  int H_, d_;
+  bool cg_;
+  double tol_;
+  int max_iter_;
+  RowMatrix mu_;
+  Matrix Gamma_, Lambda_, LG_, LL_, Gi_, Li_;
+  std::vector<int> frame_, var_;
+  Matrix Lq_;  // precision: lower Cholesky factor of Q_mm
+  std::vector<std::pair<Eigen::Index, Eigen::LLT<Matrix>>> blocks_;  // cg: frame blocks (first row, factor)
+  mutable std::once_flag eigen_once_;
+  mutable std::pair<Vector, Matrix> eigen_;
+  mutable std::atomic<bool> eigen_ready_{false};
+};
+
+}  // namespace
+
+std::unique_ptr<Conditional> make_conditional_precision(const GaussianProcess& gp, const Mask& mask, bool cg,
+                                                        const ConditionalOptions& options) {
+  if (mask.H != gp.H() || mask.d != gp.d())
+    throw input_error("pattern", "the pattern does not match the process's H and d.");
+  mask.require_proper("pattern");
+  return std::unique_ptr<Conditional>(new PrecisionConditional(gp, mask, cg, options));
+}
+
+}  // namespace ditimpute

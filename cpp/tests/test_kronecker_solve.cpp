@@ -1,0 +1,175 @@
+// Entry-level conditionals through the joint precision (kronecker_solve.cpp):
+// the precision (Cholesky of Q_mm) and matrix-free CG paths against the dense
+// reference, exact draws, closed-form vs sample radii, memory guard.
+#include <catch2/catch.hpp>
+
+#include "test_helpers.hpp"
+
+#include "ditimpute/chisq.hpp"
+#include "ditimpute/gaussian.hpp"
+#include "ditimpute/impute.hpp"
+
+#include <Eigen/Cholesky>
+
+#include <cmath>
+
+using namespace ditimpute;
+
+namespace {
+
+// Random full-rank Lambda, far from diagonal: M M^T / d + 0.2 I.
+Matrix spd(int d, Rng& rng) {
+  Matrix M(d, d);
+  fill_standard_normal(rng, M.data(), static_cast<std::size_t>(M.size()));
+  return M * M.transpose() / d + 0.2 * Matrix::Identity(d, d);
+}
+
+GaussianProcess matern_gp(int H, int d, double lengthscale, Rng& rng) {
+  Kernel k;
+  k.type = KernelType::matern32;
+  k.lengthscale = lengthscale;
+  Matrix G = kernel_matrix(k, H);
+  G.diagonal().array() += 0.01;
+  RowMatrix mu(H, d);
+  fill_standard_normal(rng, mu.data(), static_cast<std::size_t>(mu.size()));
+  return GaussianProcess(G, spd(d, rng), mu);
+}
+
+// Each entry missing with probability `rate` (not a whole frame: entry level).
+Mask mcar_mask(int H, int d, double rate, Rng& rng) {
+  Mask m(H, d, true);
+  Vector u(static_cast<Eigen::Index>(H) * d);
+  fill_standard_normal(rng, u.data(), static_cast<std::size_t>(u.size()));
+  const double q = rate == 0.3 ? -0.5244005 : rate == 0.5 ? 0.0 : -1.2815516;  // normal quantiles of 0.3, 0.5, 0.1
+  for (Eigen::Index k = 0; k < u.size(); ++k) m.observed[k] = u(k) < q ? 0 : 1;
+  return m;
+}
+
+std::unique_ptr<Conditional> with(const GaussianProcess& gp, const Mask& mask, ConditionalMethod method) {
+  ConditionalOptions o;
+  o.method = method;
+  return make_conditional(gp, mask, o);
+}
+
+double rel(const Matrix& a, const Matrix& b) { return (a - b).norm() / b.norm(); }
+
+}  // namespace
+
+TEST_CASE("precision and CG paths equal the dense conditional", "[gaussian][precision]") {
+  Rng rng(31);
+  const GaussianProcess gp = matern_gp(24, 40, 4.0, rng);  // 960 entries: dense in ~0.1 s
+  const Mask mask = mcar_mask(24, 40, 0.3, rng);
+  REQUIRE(!mask.frame_level());
+  const Batch x = gp.simulate(3, rng);
+  const auto de = with(gp, mask, ConditionalMethod::dense);
+  const auto pr = with(gp, mask, ConditionalMethod::precision);
+  const auto cg = with(gp, mask, ConditionalMethod::cg);
+  const auto au = make_conditional(gp, mask);
+  CHECK(de->method() == "dense");
+  CHECK(pr->method() == "precision");
+  CHECK(cg->method() == "CG");
+  CHECK(au->method() == "precision");
+  const Matrix m0 = de->mean(x);
+  // Both are exact up to rounding; CG stops at a relative residual of 1e-10,
+  // which kappa(Q_mm) (< 1e4 here) turns into < 1e-6 relative error.
+  CHECK(rel(pr->mean(x), m0) < 1e-10);
+  CHECK(rel(cg->mean(x), m0) < 1e-6);
+  CHECK(rel(Matrix(cg->mean(x.seq(1)).transpose()), Matrix(m0.row(1))) < 1e-6);
+  const Matrix S = de->covariance();
+  CHECK(rel(pr->covariance(), S) < 1e-10);
+  CHECK(rel(cg->covariance(), S) < 1e-6);
+  CHECK(rel(pr->marginal_sd(), S.diagonal().cwiseSqrt()) < 1e-10);
+  CHECK(cg->marginal_sd().size() == 0);  // no cheap diagonal: impute() estimates it from draws
+  CHECK(rel(pr->eigenvalues(), de->eigenvalues()) < 1e-9);
+  CHECK(std::abs(pr->kappa_obs() / de->kappa_obs() - 1) < 1e-8);
+  // The exact score of eq. 9 at two times.
+  Matrix V(2, pr->n_missing());
+  fill_standard_normal(rng, V.data(), static_cast<std::size_t>(V.size()));
+  const Vector mu = de->mean(x.seq(0));
+  for (double t : {0.05, 1.0}) CHECK(rel(pr->score(V, mu, t), de->score(V, mu, t)) < 1e-8);
+}
+
+TEST_CASE("precision and CG draws have the exact conditional mean and covariance", "[gaussian][precision][sample]") {
+  Rng rng(32);
+  const GaussianProcess gp = matern_gp(8, 5, 3.0, rng);
+  const Mask mask = mcar_mask(8, 5, 0.5, rng);
+  const Batch x = gp.simulate(1, rng);
+  const auto de = with(gp, mask, ConditionalMethod::dense);
+  const Vector mu = de->mean(x.seq(0));
+  const Matrix S = de->covariance();
+  const Eigen::LLT<Matrix> llt(S);
+  const int Z = 20000, m = de->n_missing();
+  REQUIRE(m >= 10);
+  for (ConditionalMethod method : {ConditionalMethod::precision, ConditionalMethod::cg}) {
+    const auto c = with(gp, mask, method);
+    Rng r(case_seed(5, 0));
+    const Matrix X = c->sample(c->mean(x.seq(0)), Z, r);
+    // Whitened by the exact law, W = L^{-1} (x - mu) has mean 0 and covariance
+    // I: sample mean entries have sd 1/sqrt(Z), sample covariance entries sd
+    // <= sqrt(2/Z). 5 sd over ~m^2/2 = 200 entries is exceeded with
+    // probability < 1e-4 (and the seed is fixed).
+    Matrix W = X.transpose();
+    W.colwise() -= mu;
+    llt.matrixL().solveInPlace(W);
+    const Vector wbar = W.rowwise().mean();
+    CHECK(wbar.cwiseAbs().maxCoeff() < 5.0 / std::sqrt(Z));
+    const Matrix C = W * W.transpose() / Z;
+    CHECK((C - Matrix::Identity(m, m)).cwiseAbs().maxCoeff() < 5.0 * std::sqrt(2.0 / Z));
+  }
+}
+
+TEST_CASE("impute(): sample radii and sd on the scalable paths, closed form on small patterns", "[gaussian][precision]") {
+  Rng rng(33);
+  const GaussianProcess gp = matern_gp(30, 40, 4.0, rng);  // 30% of 1200: ~360 missing entries
+  Batch x = gp.simulate(2, rng);
+  const Mask big = mcar_mask(30, 40, 0.5, rng);              // ~600 > kExactRadiusMaxMissing
+  const Mask small = mcar_mask(30, 40, 0.3, rng);
+  REQUIRE(big.n_missing() > kExactRadiusMaxMissing);
+  REQUIRE(small.n_missing() <= kExactRadiusMaxMissing);
+  const double nan = std::nan("");
+  for (int k = 0; k < 1200; ++k) {
+    if (!big.observed[k]) x.seq(0)[k] = nan;
+    if (!small.observed[k]) x.seq(1)[k] = nan;
+  }
+  ImputeOptions o;
+  o.n_samples = 400;
+  o.level = 0.9;
+  o.seed = 3;
+  o.threads = 1;
+  const ExactGPSampler sampler(gp);
+  const Imputation imp = impute(sampler, x, o);
+  const auto de = make_conditional_dense(gp, big);
+  const double exact = gaussian_ball_radius(de->eigenvalues(), 0.9);
+  // ||X - mu|| over ~600 entries is concentrated (its sd is a few % of its
+  // mean here); the 361st of 400 draws sits within 3% of the exact quantile.
+  CHECK(std::abs(imp.radius[0] / exact - 1) < 0.03);
+  const auto ds = make_conditional_dense(gp, small);
+  CHECK(std::abs(imp.radius[1] / gaussian_ball_radius(ds->eigenvalues(), 0.9) - 1) < 1e-8);
+  // Interval half-widths: exact sd on the precision path.
+  const std::vector<int> miss = big.missing_entries();
+  const Vector sd = de->covariance().diagonal().cwiseSqrt();
+  const double z = 1.6448536269514722;
+  for (std::size_t a = 0; a < miss.size(); a += 50)
+    CHECK(std::abs((imp.upper.seq(0)[miss[a]] - imp.lower.seq(0)[miss[a]]) / (2 * z * sd(a)) - 1) < 1e-8);
+}
+
+TEST_CASE("precision path: a Q_mm over the memory limit is an input error naming the size; CG runs",
+          "[gaussian][precision][memory]") {
+  Rng rng(34);
+  const GaussianProcess gp = matern_gp(20, 30, 4.0, rng);
+  const Mask mask = mcar_mask(20, 30, 0.5, rng);  // ~300 missing: Q_mm ~ 0.7 MB
+  const Batch x = gp.simulate(1, rng);
+  set_memory_limit(2e5);
+  try {
+    testing::require_input_error([&] { with(gp, mask, ConditionalMethod::precision); }, "x");
+    testing::require_input_error([&] { with(gp, mask, ConditionalMethod::dense); }, "x");
+    const auto cg = with(gp, mask, ConditionalMethod::cg);
+    set_memory_limit(0)  /* the default */;
+    CHECK(rel(cg->mean(x), with(gp, mask, ConditionalMethod::dense)->mean(x)) < 1e-6);
+  } catch (...) {
+    set_memory_limit(0)  /* the default */;
+    throw;
+  }
+  set_memory_limit(0)  /* the default */;
+  testing::require_input_error([] { parse_conditional_method("fast"); }, "method");
+}
