@@ -15,6 +15,7 @@ struct BackendInfo {
 
 BackendInfo backend_info();
 // Sets LibTorch's intra-op thread count; threads <= 0 means every hardware core.
+// The first call also tunes glibc's allocator for tensor work (see backend.cpp).
 void set_threads(int threads);
 // "auto" -> "cuda" when the linked LibTorch has CUDA and a device, else "cpu";
 // "cpu" and "cuda" are checked (input_error "device" for cuda without CUDA).

@@ -4,7 +4,12 @@
 
 #include <torch/torch.h>
 
+#include <mutex>
 #include <thread>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace ditimpute {
 
@@ -18,7 +23,31 @@ BackendInfo backend_info() {
   return info;
 }
 
+namespace {
+
+// LibTorch's CPU tensors come straight from malloc, and a DiT's activations
+// are tens of MB each (100 samples x 96 frames x 512 floats = 20 MB). glibc
+// gives such blocks fresh mmap'ed pages, or trims the heap top after their
+// free, so every network call paid page faults on all of them: a third of a
+// sampling call's time was system time (bench/results/dit_sampler.md). Keeping
+// blocks up to 64 MB on the heap, and up to 256 MB of free heap before
+// trimming, made a call 1.46x faster on 2 cores; the process then holds up to
+// 256 MB of freed memory for reuse instead of returning it at once. Set once,
+// for the whole process (glibc only; elsewhere nothing changes).
+void tune_allocator_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+#if defined(__GLIBC__)
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
+  });
+}
+
+}  // namespace
+
 void set_threads(int threads) {
+  tune_allocator_once();
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (at::get_num_threads() != threads) at::set_num_threads(threads);
 }
