@@ -209,7 +209,7 @@ TEST_CASE("conditionals equal the textbook formula on both paths, every kernel",
   }
 }
 
-TEST_CASE("one factorisation serves a batch; mean(Batch) matches per-sequence means", "[gaussian]") {
+TEST_CASE("one factorisation serves a batch, mean(Batch) matches per-sequence means", "[gaussian]") {
   Rng rng(7);
   const int H = 20, d = 2;
   const GaussianProcess gp(kernel_matrix(make_kernel(KernelType::matern32, 5.0), H), random_spd(d, rng),

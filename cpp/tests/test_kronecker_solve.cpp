@@ -153,7 +153,7 @@ TEST_CASE("impute(): sample radii and sd on the scalable paths, closed form on s
     CHECK(std::abs((imp.upper.seq(0)[miss[a]] - imp.lower.seq(0)[miss[a]]) / (2 * z * sd(a)) - 1) < 1e-8);
 }
 
-TEST_CASE("precision path: a Q_mm over the memory limit is an input error naming the size; CG runs",
+TEST_CASE("precision path: a Q_mm over the memory limit is an input error naming the size, CG runs",
           "[gaussian][precision][memory]") {
   Rng rng(34);
   const GaussianProcess gp = matern_gp(20, 30, 4.0, rng);

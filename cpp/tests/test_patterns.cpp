@@ -64,7 +64,7 @@ std::set<std::vector<int>> all_placements(int H, int b, int L, int min_gap) {
 
 }  // namespace
 
-TEST_CASE("pattern_random: k distinct sorted frames; adjacency allowed", "[patterns]") {
+TEST_CASE("pattern_random: k distinct sorted frames, adjacency allowed", "[patterns]") {
   Rng rng(1);
   bool saw_adjacent = false;
   for (int H : {17, 32, 96, 128}) {

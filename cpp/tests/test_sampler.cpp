@@ -119,8 +119,8 @@ TEST_CASE("sampler options: validation, names and time grid", "[sampler]") {
   CHECK(sampler_method_from_string("euler") == SamplerOptions::Method::euler_maruyama);
   CHECK(sampler_method_from_string("ode") == SamplerOptions::Method::heun_ode);
   CHECK(sampler_method_from_string("unipc") == SamplerOptions::Method::unipc);
-  CHECK(o.method == SamplerOptions::Method::unipc);  // the default: 20 score calls
-  CHECK(score_evaluations(o) == 20);
+  CHECK(o.method == SamplerOptions::Method::unipc);  // the default: 12 score calls
+  CHECK(score_evaluations(o) == 12);
   CHECK_THROWS_AS(sampler_method_from_string("ddim"), input_error);
   CHECK(time_grid_from_string("uniform") == SamplerOptions::Grid::uniform);
   CHECK_THROWS_AS(time_grid_from_string("log"), input_error);
@@ -223,7 +223,7 @@ TEST_CASE("sample_oracle is repeatable for a seed", "[sampler]") {
 // direction by its own uncertainty, so a bias in the small-variance
 // directions (the ones the grid near t0 must resolve) is not hidden by the
 // large ones as it would be in a relative Euclidean norm.
-TEST_CASE("oracle mode reproduces the exact conditional (default UniPC-12, Heun at 200 steps; P1-P4)",
+TEST_CASE("oracle mode reproduces the exact conditional (default UniPC-12, Heun at 200 steps, P1-P4)",
           "[sampler][oracle]") {
   // The default few-call sampler, and the two Heun schemes at 200 steps (the
   // former default) as references.

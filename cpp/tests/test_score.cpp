@@ -74,7 +74,7 @@ TEST_CASE("lemma1_counts: step sizes and counts from the spectra", "[score]") {
   }
 }
 
-TEST_CASE("nested GD reaches the exact score; iterations grow with kappa", "[score]") {
+TEST_CASE("nested GD reaches the exact score, iterations grow with kappa", "[score]") {
   const GaussianProcess gp = small_process();
   Rng rng(42);
   const double tol = 1e-6;

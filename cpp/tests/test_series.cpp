@@ -106,7 +106,7 @@ TEST_CASE("impute_series_gp with a full window is the exact conditional law") {
   CHECK((res.samples.colwise().mean().transpose() - mu).cwiseAbs().maxCoeff() < 0.1 * std::sqrt(S.diagonal().maxCoeff()));
 }
 
-TEST_CASE("impute_series_gp: seeds fix the draws whatever the thread count; short windows still fill") {
+TEST_CASE("impute_series_gp: seeds fix the draws whatever the thread count, short windows still fill") {
   const int T = 60, d = 2;
   const Matrix Gamma = kernel_matrix(season_kernel(), 18);
   const RowMatrix mean = RowMatrix::Zero(T, d);
