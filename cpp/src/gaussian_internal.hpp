@@ -1,5 +1,5 @@
 // Internal helpers of the Gaussian-process layer, shared by
-// gaussian_process.cpp and conditional.cpp. Not a public header: include only
+// gaussian_process.cpp, conditional.cpp, gp_fit.cpp and series.cpp. Not a public header: include only
 // from cpp/src/*.cpp.
 #pragma once
 
@@ -9,6 +9,9 @@
 
 namespace ditimpute {
 namespace detail {
+
+// log(2 pi), for Gaussian log-likelihoods.
+constexpr double kLog2Pi = 1.83787706640934548356;
 
 // "r x c", for messages about matrix dimensions.
 inline std::string dims(Eigen::Index r, Eigen::Index c) {

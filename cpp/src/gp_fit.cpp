@@ -9,6 +9,7 @@
 // of Q_mm in Q is Sigma_oo^{-1}. (Q r0 is vec(Gamma^{-1} R0 Lambda^{-1}) in the
 // row-major vec of common.hpp.) Real windows miss few entries, so m is small.
 #include "ditimpute/gp_fit.hpp"
+#include "gaussian_internal.hpp"
 
 #include <Eigen/Cholesky>
 
@@ -21,8 +22,6 @@
 namespace ditimpute {
 
 namespace {
-
-constexpr double kLog2Pi = 1.83787706640934548356;
 
 // Inverse and log-determinant of an SPD matrix.
 struct Factored {
@@ -61,7 +60,7 @@ bool window_law(const Window& w, const Vector& mu, const Factored& G, const Fact
   for (int k : w.miss) R0(k / d, k % d) = 0.0;
   const RowMatrix QR = G.inv * R0 * L.inv;
   const double quad = R0.cwiseProduct(QR).sum();
-  double ll = static_cast<double>(w.n_obs) * kLog2Pi + d * G.logdet + H * L.logdet + quad;
+  double ll = static_cast<double>(w.n_obs) * detail::kLog2Pi + d * G.logdet + H * L.logdet + quad;
   out.completed = R0;
   const int m = static_cast<int>(w.miss.size());
   if (m > 0) {

@@ -1,6 +1,7 @@
 // Whole-series imputation by sequential conditional sampling over blocks, and
 // the profile likelihood of the kernel search (see series.hpp).
 #include "ditimpute/series.hpp"
+#include "gaussian_internal.hpp"
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
@@ -13,8 +14,6 @@
 namespace ditimpute {
 
 namespace {
-
-constexpr double kLog2Pi = 1.83787706640934548356;
 
 // Cholesky with a growing jitter (relative to the mean diagonal): covariances
 // of many entries of a smooth kernel are numerically semidefinite.
@@ -223,7 +222,7 @@ double series_profile_loglik(const Batch& x, const Matrix& Gamma, int threads) {
     const double mu = B / A;
     const double s2 = (C - 2.0 * mu * B + mu * mu * A) / N;
     if (!(s2 > 0.0)) throw input_error("x", "variable " + std::to_string(j + 1) + " has no spread.");
-    ll += -0.5 * (N * kLog2Pi + logdet + N * std::log(s2) + N);
+    ll += -0.5 * (N * detail::kLog2Pi + logdet + N * std::log(s2) + N);
   }
   return ll;
 }

@@ -7,8 +7,10 @@ namespace detail {
 
 namespace {
 
+constexpr double kNormEps = 1e-6;  // every LayerNorm of the network
+
 torch::nn::LayerNorm plain_layer_norm(int width) {
-  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({width}).elementwise_affine(false).eps(1e-6));
+  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({width}).elementwise_affine(false).eps(kNormEps));
 }
 
 torch::Tensor modulate(const torch::Tensor& x, const torch::Tensor& shift, const torch::Tensor& scale) {
@@ -53,7 +55,7 @@ std::pair<torch::Tensor, torch::Tensor> fold_linear(const torch::nn::Linear& l, 
 
 // LayerNorm over the last dimension without affine parameters, on rows.
 torch::Tensor plain_norm(const torch::Tensor& x) {
-  return at::layer_norm(x, {x.size(-1)}, {}, {}, 1e-6);
+  return at::layer_norm(x, {x.size(-1)}, {}, {}, kNormEps);
 }
 
 }  // namespace
