@@ -2,7 +2,14 @@
 # a loop for a few minutes and reports the resident memory (VmRSS) at the
 # start, after a warm-up (the first fifth of each loop) and at the end, with
 # the range and the trend (MB per minute) over each loop's second half. A leak
-# shows as a steady trend; allocator noise as a range without one.
+# shows as a steady trend; allocator noise as a range without one. R frees
+# each call's result only at its next garbage collection, so the resident
+# memory is a sawtooth (it rises by the calls' garbage, about 0.8 MB per DiT
+# call here, and falls at each collection, which R makes rarer as the session
+# grows: 13 calls, then 53). Its floor is what a leak would raise, so besides
+# the raw trend the soak reports the floor after warm-up and at the end: the
+# resident memory after gc() and one more call (R's garbage collected, the
+# freed heap handed back by the next call as it would be in use).
 # Usage: Rscript bench/soak.R [minutes per loop, default 3] [loops: all, or any
 #        of dit, gp, files separated by commas]
 suppressPackageStartupMessages(library(ditimpute))
@@ -28,25 +35,35 @@ soak <- function(label, body) {
   t0 <- proc.time()[["elapsed"]]
   elapsed <- function() proc.time()[["elapsed"]] - t0
   n <- 0
-  warm <- NA
+  warm <- warm_floor <- NA
+  floor_now <- function() {
+    gc()
+    body()
+    rss_mb()
+  }
   times <- rss <- numeric()
   while (elapsed() < 60 * minutes) {
     body()
     n <- n + 1
     # Warm-up: the first fifth of the loop (allocator pools, caches, R's heap).
-    if (is.na(warm) && elapsed() >= 12 * minutes) warm <- rss_mb()
+    if (is.na(warm) && elapsed() >= 12 * minutes) {
+      warm <- rss_mb()
+      warm_floor <- floor_now()
+    }
     times <- c(times, elapsed())
     rss <- c(rss, rss_mb())
   }
   gc()
   end <- rss_mb()
+  end_floor <- floor_now()
   late <- times >= 30 * minutes  # the second half
   slope <- if (sum(late) >= 3) unname(coef(lm(rss[late] ~ times[late]))[2]) * 60 else NA
   data.frame(loop = label, iterations = n, seconds = round(elapsed()), rss_start_mb = round(start, 1),
              rss_after_warmup_mb = round(warm, 1), rss_end_mb = round(end, 1),
              growth_after_warmup_mb = round(end - warm, 1),
              second_half_range_mb = if (any(late)) round(diff(range(rss[late])), 1) else NA,
-             second_half_slope_mb_per_min = round(slope, 2))
+             second_half_slope_mb_per_min = round(slope, 2), floor_after_warmup_mb = round(warm_floor, 1),
+             floor_end_mb = round(end_floor, 1), floor_growth_mb = round(end_floor - warm_floor, 1))
 }
 
 res <- rbind(

@@ -33,7 +33,11 @@ namespace {
 // blocks up to 64 MB on the heap, and up to 256 MB of free heap before
 // trimming, made a call 1.46x faster on 2 cores; the process then holds up to
 // 256 MB of freed memory for reuse instead of returning it at once. Set once,
-// for the whole process (glibc only; elsewhere nothing changes).
+// for the whole process (glibc only; elsewhere nothing changes). What is kept
+// is handed back at the end of each call (TorchCallScope): in an R session the
+// tuning also puts R's own large vectors on the heap, and R's garbage between
+// collections, interleaved with tensors, pinned ever more kept heap (the DiT
+// soak loop grew about 0.6 MB per call; bench/results/soak.md).
 void tune_allocator_once() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -50,6 +54,25 @@ void set_threads(int threads) {
   tune_allocator_once();
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (at::get_num_threads() != threads) at::set_num_threads(threads);
+}
+
+void release_free_memory() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
+
+namespace {
+thread_local int torch_call_depth = 0;
+}  // namespace
+
+TorchCallScope::TorchCallScope(int threads) {
+  set_threads(threads);
+  ++torch_call_depth;
+}
+
+TorchCallScope::~TorchCallScope() {
+  if (--torch_call_depth == 0) release_free_memory();
 }
 
 std::string resolve_device(const std::string& device) {

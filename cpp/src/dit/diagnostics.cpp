@@ -24,7 +24,7 @@ Batch DiTModel::predict_noise(const Batch& x, const std::vector<Mask>& masks, co
     if (masks[i].H != c.H || masks[i].d != c.d) throw input_error("masks", "a mask does not match the model's H x d.");
     if (!(t[i] > 0) || !std::isfinite(t[i])) throw input_error("t", "every t must be positive and finite.");
   }
-  set_threads(threads);
+  const TorchCallScope torch_call(threads);
   torch::NoGradGuard no_grad;
   auto net = m.sampling_net();
   const std::size_t S = x.seq_size();

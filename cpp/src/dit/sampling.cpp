@@ -70,7 +70,7 @@ std::vector<Matrix> DiTModel::sample_missing(const Batch& x, const std::vector<M
       if (masks[i].observed[k] && !std::isfinite(x.seq(i)[k]))
         throw input_error("x", "observed entry " + std::to_string(k + 1) + " of sequence " + std::to_string(i + 1) +
                                    " is not finite.");
-  set_threads(threads);
+  const TorchCallScope torch_call(threads);
   c10::InferenceMode inference;  // no autograd bookkeeping on the sampler's tensors
   // CPU: small batches stay in cache (100-row batches ran 2.8x faster per
   // case than 1024-row ones on 2 cores, bench/pipeline.R); a GPU wants many rows.
@@ -143,7 +143,7 @@ Batch DiTModel::predict_noise(const Batch& x, const Mask& mask, double t, int th
     throw input_error("x", "x must hold at least one " + std::to_string(c.H) + " x " + std::to_string(c.d) + " state.");
   if (mask.H != c.H || mask.d != c.d) throw input_error("mask", "the mask does not match the model's H x d.");
   if (!(t > 0) || !std::isfinite(t)) throw input_error("t", "t must be positive and finite.");
-  set_threads(threads);
+  const TorchCallScope torch_call(threads);
   torch::NoGradGuard no_grad;
   auto net = m.sampling_net();
   const std::size_t S = x.seq_size();

@@ -127,7 +127,7 @@ TrainResult DiTModel::fit(const Batch& train, const Batch* val, const MaskStrate
   strategy.validate();
   detail::check_batch(train, c, "train");
   if (val) detail::check_batch(*val, c, "val");
-  set_threads(o.threads);
+  const TorchCallScope torch_call(o.threads);
   set_device(o.device);
   const auto dev = m.device;
   const bool log_t = detail::log_uniform_t(o.t_sampling);
@@ -293,7 +293,7 @@ double DiTModel::denoising_loss(const Batch& data, const MaskStrategy& strategy,
   probe.t_sampling = t_sampling;
   probe.loss_weight = loss_weight;
   probe.validate();
-  set_threads(threads);
+  const TorchCallScope torch_call(threads);
   Rng rng(seed);
   std::vector<int> all(data.n);
   for (int i = 0; i < data.n; ++i) all[i] = i;
