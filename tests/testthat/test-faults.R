@@ -182,6 +182,11 @@ test_that("forked and socket workers give bit-identical results to a serial run"
   parallel::clusterCall(cl, function(lib) { .libPaths(lib); library(ditimpute); NULL }, .libPaths())
   # The fitted DiT travels to the workers as its serialised bytes.
   expect_identical(parallel::parLapply(cl, 1:4, job), serial)
+  # future multisession workers (what run_experiments() uses), one thread each.
+  old_plan <- future::plan(future::multisession, workers = 2)
+  on.exit(future::plan(old_plan), add = TRUE)
+  expect_identical(future.apply::future_lapply(1:4, job, future.seed = NULL, future.packages = "ditimpute"),
+                   serial)
 })
 
 test_that("a DiT call gives back the heap its tensors used (resident memory does not keep it)", {
