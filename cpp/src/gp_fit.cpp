@@ -358,6 +358,25 @@ Candidate cm_step(const std::vector<Window>& ws, const EStep& e, const Kernel& k
   return best;
 }
 
+constexpr double kOmegaGrowth = 1.5;  // omega's factor after a kept step
+constexpr double kOmegaMax = 16.0;
+
+// theta + omega (c - theta) in the mean, Lambda and the logs of lengthscale
+// and nugget (clamped to their bounds); false where Gamma or Lambda is then
+// not positive definite.
+bool extrapolate(const Candidate& c, const Vector& mu, const Matrix& Lambda, double ell, double nugget, double omega,
+                 Kernel k, int H, const GpFitOptions& o, Candidate& out) {
+  auto step = [omega](double from, double to, double lo, double hi) {
+    return std::min(hi, std::max(lo, std::exp(std::log(from) + omega * (std::log(to) - std::log(from)))));
+  };
+  out.ell = c.ell == ell ? ell : step(ell, c.ell, o.lengthscale_lower, o.lengthscale_upper);
+  out.nugget = c.nugget == nugget ? nugget : step(nugget, c.nugget, o.nugget_lower, o.nugget_upper);
+  out.mu = mu + omega * (c.mu - mu);
+  out.Lambda = Lambda + omega * (c.Lambda - Lambda);
+  k.lengthscale = out.ell;
+  return factor(gamma_of(k, H, out.nugget, o), out.G) && factor(out.Lambda, out.L);
+}
+
 }  // namespace
 
 GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
@@ -415,15 +434,45 @@ GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
   res.objective_trace.push_back(value);
   res.lengthscale_trace.push_back(ell);
   Matrix Lambda = Matrix(sq.asDiagonal());
+  // Over-relaxation (Salakhutdinov & Roweis 2003): EM creeps at the rate of
+  // the fraction of missing information (about 0.9 an iteration at 50% gaps),
+  // so each step first tries theta + omega (theta_EM - theta); it is kept
+  // only if the exact objective (from the E-step there, which the next
+  // iteration needs anyway) rose, and omega then grows; otherwise the plain
+  // step is taken (one E-step more) and the next step is plain. Every kept
+  // step raises the objective, as EM's own do.
+  double omega = 1.0;
   for (int it = 0; it < options.max_iter; ++it) {
     check_cancelled();
     Candidate c = cm_step(ws, e, res.kernel, ell, nugget, options, exact);
     if (!std::isfinite(c.value)) throw numeric_error("the updated Lambda is not positive definite; raise ridge.");
-    // The E-step at the new parameters gives their exact log-likelihood (the
-    // monitor) and the next CM-step's statistics.
     EStep next;
-    e_step(ws, c.mu, c.G, c.L, search, next);
-    const double next_value = next.loglik - ridge_penalty(options.ridge, ws.size(), H, c.L);
+    double next_value = -std::numeric_limits<double>::infinity();
+    const bool tried = options.accelerate && omega > 1.0;
+    if (tried) {
+      Candidate p;
+      if (extrapolate(c, mu, Lambda, ell, nugget, omega, res.kernel, H, options, p)) {
+        try {
+          e_step(ws, p.mu, p.G, p.L, search, next);
+          next_value = next.loglik - ridge_penalty(options.ridge, ws.size(), H, p.L);
+        } catch (const numeric_error&) {
+          next_value = -std::numeric_limits<double>::infinity();
+        }
+      }
+      if (next_value > value) {
+        c = std::move(p);
+        omega = std::min(omega * kOmegaGrowth, kOmegaMax);
+      } else {
+        omega = 1.0;
+      }
+    }
+    if (!(next_value > value)) {
+      // The E-step at the new parameters gives their exact log-likelihood (the
+      // monitor) and the next CM-step's statistics.
+      e_step(ws, c.mu, c.G, c.L, search, next);
+      next_value = next.loglik - ridge_penalty(options.ridge, ws.size(), H, c.L);
+      if (options.accelerate) omega = tried ? 1.0 : kOmegaGrowth;  // after a failed try, one plain step
+    }
     res.iterations = it + 1;
     const double gain = next_value - value;
     if (gain < 0.0) {  // only rounding can do this (EM and ECME steps never lower it): keep the last parameters

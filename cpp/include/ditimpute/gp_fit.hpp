@@ -59,6 +59,9 @@ struct GpFitOptions {
   // Lambda are fitted (kernel, lengthscale and nugget are then ignored).
   Matrix fixed_Gamma;
   GpFitSearch search = GpFitSearch::expected;
+  // Over-relaxed steps (see gp_fit.cpp): each is kept only if the exact
+  // objective rose, so the fit stays monotone; false = plain EM steps.
+  bool accelerate = true;
 };
 
 struct GpFitResult {
