@@ -31,6 +31,16 @@ Kernel matern(double ell) {
   return k;
 }
 
+// Lengthscale (from `start`) and nugget (from 0.01) both fitted.
+GpFitOptions nugget_options(double start) {
+  GpFitOptions opt;
+  opt.kernel = matern(start);
+  opt.lengthscale_upper = 100.0;
+  opt.fit_nugget = true;
+  opt.nugget = 0.01;
+  return opt;
+}
+
 // n windows from the process with each entry hidden (NaN) with probability p.
 Batch simulate_with_gaps(const GaussianProcess& gp, int n, double p, std::uint64_t seed) {
   Rng rng(seed);
@@ -119,12 +129,7 @@ TEST_CASE("gp_fit_em fits a nugget together with the lengthscale", "[gp_fit]") {
   G.diagonal().array() += 0.2;  // a white-noise share of Gamma
   const GaussianProcess gp(G, lambda3(), RowMatrix::Zero(H, 3));
   const Batch x = simulate_with_gaps(gp, 150, 0.2, 77);
-  GpFitOptions opt;
-  opt.kernel = matern(2.0);
-  opt.lengthscale_upper = 100.0;
-  opt.fit_nugget = true;
-  opt.nugget = 0.01;
-  const GpFitResult fit = gp_fit_em(x, opt);
+  const GpFitResult fit = gp_fit_em(x, nugget_options(2.0));
   REQUIRE(fit.converged);
   // 3,600 frames pin both; 15% / 25% are several standard errors (a smaller
   // nugget trades against a shorter lengthscale, so it is the looser one).
@@ -141,11 +146,7 @@ TEST_CASE("ECM (search on the expected complete-data likelihood) reaches the ECM
   G.diagonal().array() += 0.1;
   const GaussianProcess gp(G, lambda3(), RowMatrix::Zero(H, 3));
   const Batch x = simulate_with_gaps(gp, n, 0.5, 77);
-  GpFitOptions opt;
-  opt.kernel = matern(1.0);
-  opt.lengthscale_upper = 100.0;
-  opt.fit_nugget = true;
-  opt.nugget = 0.01;
+  GpFitOptions opt = nugget_options(1.0);
   const GpFitResult ecm = gp_fit_em(x, opt);
   opt.search = GpFitSearch::exact;
   const GpFitResult ecme = gp_fit_em(x, opt);
