@@ -32,9 +32,11 @@
 #' the same maximum.
 #' Windows are spread over every core (each window's E-step and
 #' log-likelihood are independent; the sums do not depend on the thread
-#' count). The second moments take `(H d)^2` doubles (321 MB at 48 x 132).
-#' With heavy gaps (BeijingAir at 50% missing, `m` about 3,200 a window of
-#' 48 x 132) each window's E-step costs about a second and the fit takes
+#' count). The second moments take `(H d)^2` doubles (125 MB at 30 x 132).
+#' Each step first tries an over-relaxed move (kept only if the exact
+#' log-likelihood rose), which halves the iterations with heavy gaps.
+#' With heavy gaps (BeijingAir at 50% missing, `m` about 2,000 a window of
+#' 30 x 132) each window's E-step costs seconds and the fit takes
 #' minutes; use fewer windows (`n_windows`). It starts from the observed
 #' means and variances (no cross-correlation) and `lengthscale`.
 #'
