@@ -7,7 +7,7 @@
 #   DiT          a small diffusion transformer trained briefly on CPU (the
 #                paper's is 256 wide, 12 deep, trained on a GPU);
 #   fitted GP    gp_fit(): Matern 3/2 lengthscale, nugget, Lambda, mean by
-#                maximum likelihood (ECME) on 100 training windows;
+#                maximum likelihood (ECM) on 100 training windows;
 #   linear       linear interpolation along time within each window;
 #   mean         the training mean of each variable;
 #   Amelia       Amelia::amelia() (EM for a multivariate normal across the
@@ -249,7 +249,7 @@ md <- c("# Real data: imputation of hidden entries (bench/real_data.R)", "",
         "Every method, the fitted GP included, on every test window.",
         "Self-calibrated rows: calibrate() on the test windows themselves with a further 10% of their observed entries hidden (never the test truth); groups as above; seconds include it.",
         "Calibrated rows: calibrate() on the validation windows (last 15% of the training period, not trained on) with the same hiding rate, groups by missing fraction; seconds include the calibration.", "",
-        md_table(table), "", "## Fitted GP (gp_fit, Matern 3/2, ECME)", "", gp_lines, "",
+        md_table(table), "", "## Fitted GP (gp_fit, Matern 3/2, ECM)", "", gp_lines, "",
         "## The paper's numbers (appendix, ETTm1 and BeijingAir, mean of 5 runs)", "", paper_lines, "",
         "## Reading the comparison", "",
         "* Protocols differ: the paper uses ETTm1 (15-minute steps; ETTh1 here), PyPOTS preprocessing and the",

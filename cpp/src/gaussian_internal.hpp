@@ -18,5 +18,17 @@ inline std::string dims(Eigen::Index r, Eigen::Index c) {
   return std::to_string(r) + " x " + std::to_string(c);
 }
 
+// Inverse of the lower-triangular T (its strictly upper part is ignored and
+// left zero), in place, by recursive 2 x 2 blocking:
+// [A 0; B C]^{-1} = [A^{-1} 0; -C^{-1} B A^{-1} C^{-1}]. About m^3 / 3 flops,
+// a third of a triangular solve against the identity (m^3: it does not see
+// that the right-hand side is triangular).
+void invert_lower(Eigen::Ref<Eigen::MatrixXd> T);
+
+// L^T L for lower-triangular L (so (L L^T)^{-1} from the inverse of a
+// Cholesky factor), by the same blocking: about m^3 / 3 flops against m^3 for
+// a general product. The result is symmetric (both triangles written).
+Eigen::MatrixXd lower_gram(const Eigen::MatrixXd& L);
+
 }  // namespace detail
 }  // namespace ditimpute

@@ -77,4 +77,55 @@ Batch latent_transform(const Batch& X, double noise_var, Rng& rng) {
   return Y;
 }
 
+namespace detail {
+
+namespace {
+constexpr Eigen::Index kBlockBase = 64;  // below this, plain triangular solves (blocking gains nothing)
+}  // namespace
+
+void invert_lower(Eigen::Ref<Eigen::MatrixXd> T) {
+  const Eigen::Index n = T.rows();
+  if (n <= kBlockBase) {
+    Eigen::MatrixXd I = Eigen::MatrixXd::Identity(n, n);
+    T.triangularView<Eigen::Lower>().solveInPlace(I);
+    T = I.triangularView<Eigen::Lower>();
+    return;
+  }
+  const Eigen::Index k = n / 2;
+  invert_lower(T.topLeftCorner(k, k));
+  invert_lower(T.bottomRightCorner(n - k, n - k));
+  const Eigen::MatrixXd BA = T.bottomLeftCorner(n - k, k) * T.topLeftCorner(k, k).triangularView<Eigen::Lower>();
+  T.bottomLeftCorner(n - k, k).noalias() = -(T.bottomRightCorner(n - k, n - k).triangularView<Eigen::Lower>() * BA);
+  T.topRightCorner(k, n - k).setZero();
+}
+
+namespace {
+
+// Lower triangle of L^T L into G (same size as L).
+void lower_gram_into(const Eigen::Ref<const Eigen::MatrixXd>& L, Eigen::Ref<Eigen::MatrixXd> G) {
+  const Eigen::Index n = L.rows();
+  if (n <= kBlockBase) {
+    G.triangularView<Eigen::Lower>() = L.triangularView<Eigen::Lower>().transpose() * L.triangularView<Eigen::Lower>().toDenseMatrix();
+    return;
+  }
+  // [A 0; B C]^T [A 0; B C] = [A'A + B'B, B'C; C'B, C'C].
+  const Eigen::Index k = n / 2;
+  const auto B = L.bottomLeftCorner(n - k, k);
+  lower_gram_into(L.topLeftCorner(k, k), G.topLeftCorner(k, k));
+  G.topLeftCorner(k, k).selfadjointView<Eigen::Lower>().rankUpdate(B.transpose());
+  G.bottomLeftCorner(n - k, k).noalias() = L.bottomRightCorner(n - k, n - k).triangularView<Eigen::Lower>().transpose() * B;
+  lower_gram_into(L.bottomRightCorner(n - k, n - k), G.bottomRightCorner(n - k, n - k));
+}
+
+}  // namespace
+
+Eigen::MatrixXd lower_gram(const Eigen::MatrixXd& L) {
+  Eigen::MatrixXd G = Eigen::MatrixXd::Zero(L.rows(), L.cols());
+  lower_gram_into(L, G);
+  G.triangularView<Eigen::StrictlyUpper>() = G.transpose();
+  return G;
+}
+
+}  // namespace detail
+
 }  // namespace ditimpute

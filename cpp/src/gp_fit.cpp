@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -79,12 +80,10 @@ bool window_law(const Window& w, const Vector& mu, const Factored& G, const Fact
     const Vector Qb = llt.solve(b);
     ll += 2.0 * llt.matrixLLT().diagonal().array().log().sum() - b.dot(Qb);
     for (int a = 0; a < m; ++a) out.completed(w.miss[a] / d, w.miss[a] % d) = -Qb(a);
-    if (want_cov) {  // Q_mm^{-1} = L^{-T} L^{-1}: a triangular inverse and a rank-m update, 2/3 m^3
-      Matrix Linv = Matrix::Identity(m, m);
-      llt.matrixL().solveInPlace(Linv);
-      out.cond_cov = Matrix::Zero(m, m);
-      out.cond_cov.selfadjointView<Eigen::Lower>().rankUpdate(Linv.transpose());
-      out.cond_cov.triangularView<Eigen::StrictlyUpper>() = out.cond_cov.transpose();
+    if (want_cov) {  // Q_mm^{-1} = L^{-T} L^{-1}: a triangular inverse and a triangular product, 2/3 m^3
+      Matrix Linv = llt.matrixL();
+      detail::invert_lower(Linv);
+      out.cond_cov = detail::lower_gram(Linv);
     }
   }
   out.completed.rowwise() += mu.transpose();
@@ -172,76 +171,149 @@ double gp_marginal_loglik(const Batch& x, const Matrix& Gamma, const Matrix& Lam
 
 namespace {
 
-// The E-step's output: what the closed-form updates need for any Gamma.
+// What the E-step leaves for the CM-steps:
+//  * completed: E[X_i | x_o] of each window (H x d), and their sum;
+//  * with a search over Gamma, the complete-data sufficient statistic
+//    M = sum_i E[vec X_i vec X_i'] (Hd x Hd; the d x d blocks (h, h') with
+//    h >= h' are kept, the diagonal blocks in full), from which the mean and
+//    Lambda follow in closed form for any Gamma, and the expected
+//    complete-data log-likelihood in O(H^2 d^2) whatever the gaps;
+//  * otherwise (Gamma fixed) only SV = sum_i sum_{a,c} Gi(h_a, h_c)
+//    Cov(x_a, x_c | x_o) e_{j_a} e_{j_c}' at the current Gi.
+// No window's m x m covariance outlives its own E-step.
 struct EStep {
-  std::vector<RowMatrix> completed;  // E[X_i | x_o], H x d
-  std::vector<Matrix> cond_cov;      // Cov[x_m | x_o] of each window
+  std::vector<RowMatrix> completed;
+  RowMatrix total;  // sum_i completed[i]
+  Matrix M;
+  Matrix SV;
+  double loglik = 0.0;  // exact marginal log-likelihood at the E-step's parameters
 };
 
-// Closed-form maximisers of the (penalised) expected complete-data
-// log-likelihood for a given Gamma^{-1}: mu by generalised least squares
-// (it does not involve Lambda), then
-// Lambda = (sum_i E[(X_i - 1 mu')' Gamma^{-1} (X_i - 1 mu')] + ridge n H I) / (n H).
-void closed_form(const std::vector<Window>& ws, const EStep& e, const Matrix& Ginv, double ridge, Vector& mu,
-                 Matrix& Lambda) {
-  const int H = static_cast<int>(Ginv.rows());
-  const int d = static_cast<int>(e.completed[0].cols());
-  const double n = static_cast<double>(ws.size());
-  const Vector w1 = Ginv * Vector::Ones(H);
-  mu = Vector::Zero(d);
-  for (const RowMatrix& Xc : e.completed) mu += Xc.transpose() * w1;
-  mu /= n * w1.sum();
-  Matrix S = Matrix::Zero(d, d);
-  for (std::size_t i = 0; i < ws.size(); ++i) {
-    const RowMatrix R = e.completed[i].rowwise() - mu.transpose();
-    S.noalias() += R.transpose() * Ginv * R;
+void e_step(const std::vector<Window>& ws, const Vector& mu, const Factored& G, const Factored& L, bool moments,
+            EStep& e) {
+  const int H = static_cast<int>(G.inv.rows()), d = static_cast<int>(L.inv.rows());
+  const int n = static_cast<int>(ws.size());
+  std::vector<double> ll(ws.size(), 0.0);
+  std::vector<char> ok(ws.size(), 0);
+  e.completed.resize(ws.size());
+  if (moments) {
+    e.M.setZero(static_cast<Eigen::Index>(H) * d, static_cast<Eigen::Index>(H) * d);
+  } else {
+    e.SV.setZero(d, d);
+  }
+  std::mutex lock;
+  parallel_for(n, 0, [&](int i) {  // windows are independent; only the scatter into M / SV is serialised
+    WindowLaw law;
+    ok[i] = window_law(ws[i], mu, G, L, true, law);
+    if (!ok[i]) return;
+    ll[i] = law.loglik;
+    e.completed[i].swap(law.completed);
     const std::vector<int>& miss = ws[i].miss;
-    for (std::size_t a = 0; a < miss.size(); ++a)
-      for (std::size_t c = 0; c < miss.size(); ++c)
-        S(miss[a] % d, miss[c] % d) += Ginv(miss[a] / d, miss[c] / d) * e.cond_cov[i](a, c);
+    const int m = static_cast<int>(miss.size());
+    std::lock_guard<std::mutex> guard(lock);
+    if (moments) {  // miss is increasing, so a >= c is the lower triangle of M
+      for (int c = 0; c < m; ++c)
+        for (int a = c; a < m; ++a) e.M(miss[a], miss[c]) += law.cond_cov(a, c);
+    } else {
+      for (int c = 0; c < m; ++c)
+        for (int a = 0; a < m; ++a)
+          e.SV(miss[a] % d, miss[c] % d) += G.inv(miss[a] / d, miss[c] / d) * law.cond_cov(a, c);
+    }
+  });
+  for (char v : ok)
+    if (!v) throw numeric_error("the precision of a window's missing entries could not be factorised.");
+  e.loglik = 0.0;
+  for (double v : ll) e.loglik += v;  // in window order: independent of the thread count
+  e.total = RowMatrix::Zero(H, d);
+  for (const RowMatrix& c : e.completed) e.total += c;
+  if (moments) {
+    Matrix C(static_cast<Eigen::Index>(H) * d, n);
+    for (int i = 0; i < n; ++i) C.col(i) = Eigen::Map<const Vector>(e.completed[i].data(), C.rows());
+    e.M.selfadjointView<Eigen::Lower>().rankUpdate(C);
+    for (int h = 0; h < H; ++h) {
+      auto B = e.M.block(static_cast<Eigen::Index>(h) * d, static_cast<Eigen::Index>(h) * d, d, d);
+      B.triangularView<Eigen::StrictlyUpper>() = B.transpose();
+    }
+  }
+}
+
+// Closed-form maximisers of the (penalised) expected complete-data
+// log-likelihood for a given Gi = Gamma^{-1}: mu by generalised least squares
+// (it does not involve Lambda), then
+// Lambda = (S + ridge n H I) / (n H),  S = sum_i E[(X_i - 1 mu')' Gi (X_i - 1 mu')].
+// With a = Gi 1 and w = 1' a, mu = (sum_i X_i)' a / (n w) and
+// S = sum_{h,h'} Gi(h, h') M_(h,h') - n w mu mu' (from M), or
+// S = SV + sum_i (X_i - 1 mu')' Gi (X_i - 1 mu') (Gamma fixed).
+void closed_form(const EStep& e, const Matrix& Gi, double ridge, Vector& mu, Matrix& Lambda) {
+  const int H = static_cast<int>(Gi.rows());
+  const int d = static_cast<int>(e.total.cols());
+  const double n = static_cast<double>(e.completed.size());
+  const Vector a = Gi * Vector::Ones(H);
+  const double w = a.sum();
+  mu = e.total.transpose() * a / (n * w);
+  Matrix S;
+  if (e.M.size() > 0) {
+    Matrix P = Matrix::Zero(d, d);
+    for (int g = 0; g < H; ++g) {
+      P.noalias() += (0.5 * Gi(g, g)) * e.M.block(static_cast<Eigen::Index>(g) * d, static_cast<Eigen::Index>(g) * d, d, d);
+      for (int h = g + 1; h < H; ++h)
+        P.noalias() += Gi(h, g) * e.M.block(static_cast<Eigen::Index>(h) * d, static_cast<Eigen::Index>(g) * d, d, d);
+    }
+    S = P + P.transpose();
+    S.noalias() -= (n * w) * mu * mu.transpose();
+  } else {
+    S = e.SV;
+    for (const RowMatrix& Xc : e.completed) {
+      const RowMatrix R = Xc.rowwise() - mu.transpose();
+      S.noalias() += R.transpose() * Gi * R;
+    }
   }
   Lambda = S / (n * H);
   Lambda.diagonal().array() += ridge;
   Lambda = 0.5 * (Lambda + Lambda.transpose());
 }
 
-// The objective ECME raises: log-likelihood minus the ridge penalty
-// (ridge n H / 2) tr(Lambda^{-1}), which keeps Lambda away from singular when
-// variables are (nearly) collinear.
-double objective(const std::vector<Window>& ws, const Vector& mu, const Factored& G, const Factored& L,
-                 double ridge, int H) {
-  return total_loglik(ws, mu, G, L) - 0.5 * ridge * static_cast<double>(ws.size()) * H * L.inv.trace();
+double ridge_penalty(double ridge, std::size_t n, int H, const Factored& L) {
+  return 0.5 * ridge * static_cast<double>(n) * H * L.inv.trace();
 }
 
 struct Candidate {
   double ell = 0.0, nugget = 0.0, value = -std::numeric_limits<double>::infinity();
   Vector mu;
   Matrix Lambda;
-  Factored L;
+  Factored G, L;
 };
 
-// Profile step: for a lengthscale and nugget, the closed-form mu and Lambda
-// from this E-step and the objective there (-inf where Gamma or Lambda is
-// singular).
-Candidate profile(const std::vector<Window>& ws, const EStep& e, Kernel k, double ell, double nugget,
-                  const GpFitOptions& o) {
+// For a lengthscale and nugget: Gamma, the closed-form mu and Lambda from this
+// E-step, and the value of the search's objective there (-inf where Gamma or
+// Lambda is singular):
+//  * exact = false (ECM): the penalised expected complete-data
+//    log-likelihood, which at the closed-form Lambda is
+//    -1/2 [n H d log 2 pi + n d log|Gamma| + n H log|Lambda| + n H d]
+//    (the trace term tr(Lambda^{-1} (S + ridge n H I)) is n H d there);
+//  * exact = true (ECME): the exact penalised marginal log-likelihood.
+Candidate candidate_at(const std::vector<Window>& ws, const EStep& e, Kernel k, double ell, double nugget,
+                       const GpFitOptions& o, bool exact) {
   Candidate c;
   c.ell = ell;
   c.nugget = nugget;
   k.lengthscale = ell;
   const int H = static_cast<int>(ws[0].x.rows());
-  Factored G;
-  if (!factor(gamma_of(k, H, nugget, o), G)) return c;
-  closed_form(ws, e, G.inv, o.ridge, c.mu, c.Lambda);
+  const int d = static_cast<int>(ws[0].x.cols());
+  if (!factor(gamma_of(k, H, nugget, o), c.G)) return c;
+  closed_form(e, c.G.inv, o.ridge, c.mu, c.Lambda);
   if (!factor(c.Lambda, c.L)) return c;
-  c.value = objective(ws, c.mu, G, c.L, o.ridge, H);
+  const double n = static_cast<double>(ws.size());
+  c.value = exact ? total_loglik(ws, c.mu, c.G, c.L) - ridge_penalty(o.ridge, ws.size(), H, c.L)
+                  : -0.5 * n * (H * d * (detail::kLog2Pi + 1.0) + d * c.G.logdet + H * c.L.logdet);
+  if (!std::isfinite(c.value)) c.value = -std::numeric_limits<double>::infinity();
   return c;
 }
 
-// Golden-section search of log(p) over [lo, hi] for one parameter p of the
-// profile (`at(p)` evaluates it); updates `best`, which it only replaces by a
+// Golden-section search of log(p) over [lo, hi] for one parameter p (`at(p)`
+// evaluates the candidate); updates `best`, which it only replaces by a
 // strictly better candidate, so the step never lowers the objective even if
-// the profile is not unimodal.
+// it is not unimodal.
 template <class At>
 void golden_search(double lo, double hi, At at, Candidate& best) {
   auto f = [&](double t) {
@@ -265,19 +337,44 @@ void golden_search(double lo, double hi, At at, Candidate& best) {
   }
 }
 
-// The CM-step over (lengthscale, nugget): one coordinate search each,
-// starting from the current values.
-Candidate best_profile(const std::vector<Window>& ws, const EStep& e, const Kernel& k, double ell, double nugget,
-                       const GpFitOptions& o) {
-  Candidate best = profile(ws, e, k, ell, nugget, o);
-  if (o.fit_lengthscale && o.fixed_Gamma.size() == 0) {
+// The CM-step: mu and Lambda in closed form, and with a search the
+// lengthscale and then the nugget by one coordinate search each, starting
+// from (and always including) the current values, so the objective of the
+// search cannot fall: with exact = false the expected complete-data
+// log-likelihood (an ECM step: the marginal likelihood cannot fall either),
+// with exact = true the marginal likelihood itself (ECME).
+Candidate cm_step(const std::vector<Window>& ws, const EStep& e, const Kernel& k, double ell, double nugget,
+                  const GpFitOptions& o, bool exact) {
+  Candidate best = candidate_at(ws, e, k, ell, nugget, o, exact);
+  if (o.fixed_Gamma.size() > 0) return best;
+  if (o.fit_lengthscale) {
     golden_search(o.lengthscale_lower, o.lengthscale_upper,
-                  [&](double p) { return profile(ws, e, k, p, best.nugget, o); }, best);
+                  [&](double p) { return candidate_at(ws, e, k, p, best.nugget, o, exact); }, best);
   }
-  if (o.fit_nugget && o.fixed_Gamma.size() == 0) {
-    golden_search(o.nugget_lower, o.nugget_upper, [&](double p) { return profile(ws, e, k, best.ell, p, o); }, best);
+  if (o.fit_nugget) {
+    golden_search(o.nugget_lower, o.nugget_upper,
+                  [&](double p) { return candidate_at(ws, e, k, best.ell, p, o, exact); }, best);
   }
   return best;
+}
+
+constexpr double kOmegaGrowth = 1.5;  // omega's factor after a kept step
+constexpr double kOmegaMax = 16.0;
+
+// theta + omega (c - theta) in the mean, Lambda and the logs of lengthscale
+// and nugget (clamped to their bounds); false where Gamma or Lambda is then
+// not positive definite.
+bool extrapolate(const Candidate& c, const Vector& mu, const Matrix& Lambda, double ell, double nugget, double omega,
+                 Kernel k, int H, const GpFitOptions& o, Candidate& out) {
+  auto step = [omega](double from, double to, double lo, double hi) {
+    return std::min(hi, std::max(lo, std::exp(std::log(from) + omega * (std::log(to) - std::log(from)))));
+  };
+  out.ell = c.ell == ell ? ell : step(ell, c.ell, o.lengthscale_lower, o.lengthscale_upper);
+  out.nugget = c.nugget == nugget ? nugget : step(nugget, c.nugget, o.nugget_lower, o.nugget_upper);
+  out.mu = mu + omega * (c.mu - mu);
+  out.Lambda = Lambda + omega * (c.Lambda - Lambda);
+  k.lengthscale = out.ell;
+  return factor(gamma_of(k, H, out.nugget, o), out.G) && factor(out.Lambda, out.L);
 }
 
 }  // namespace
@@ -290,6 +387,8 @@ GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
   res.kernel = options.kernel;
   res.kernel.variance = 1.0;
   for (const Window& w : ws) res.n_observed += w.n_obs;
+  const bool search = options.fixed_Gamma.size() == 0 && (options.fit_lengthscale || options.fit_nugget);
+  const bool exact = search && options.search == GpFitSearch::exact;
 
   // Start: per-variable means and variances of the observed values, no
   // cross-correlation; the first E-step and Lambda update supply it.
@@ -317,53 +416,80 @@ GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
   Factored G;
   if (!factor(gamma_of(k, H, nugget, options), G))
     throw input_error("lengthscale", "the starting lengthscale gives a numerically singular Gamma; add a nugget.");
-  double value = objective(ws, mu, G, L, options.ridge, H);
+
+  // Memory: with a search, M (Hd x Hd); each thread factorises one Q_mm and
+  // forms its inverse at a time.
+  double largest = 0.0;
+  for (const Window& w : ws) largest = std::max(largest, static_cast<double>(w.miss.size()) * w.miss.size());
+  const double hd = static_cast<double>(H) * d;
+  check_memory(8.0 * ((search ? hd * hd : 0.0) + 4.0 * largest * std::max(1u, std::thread::hardware_concurrency())),
+               "x",
+               "the E-step's complete-data second moments (" + std::to_string(H * d) + " x " + std::to_string(H * d) +
+                   ") and the conditional covariances of the windows' missing entries");
+
+  EStep e;
+  e_step(ws, mu, G, L, search, e);
+  double loglik = e.loglik;
+  double value = loglik - ridge_penalty(options.ridge, ws.size(), H, L);
   res.objective_trace.push_back(value);
   res.lengthscale_trace.push_back(ell);
-
-  // The E-step keeps every window's m x m conditional covariance, and each
-  // thread factorises one Q_mm (and its inverse) at a time.
-  double kept = 0.0, largest = 0.0;
-  for (const Window& w : ws) {
-    const double m = static_cast<double>(w.miss.size());
-    kept += m * m;
-    largest = std::max(largest, m * m);
-  }
-  check_memory(8.0 * (kept + 3.0 * largest * std::max(1u, std::thread::hardware_concurrency())), "x",
-               "the E-step's conditional covariances of " + std::to_string(ws.size()) +
-                   " windows' missing entries (fewer windows: n_windows)");
-  EStep e;
-  e.completed.resize(ws.size());
-  e.cond_cov.resize(ws.size());
-  Matrix Lambda;
+  Matrix Lambda = Matrix(sq.asDiagonal());
+  // Over-relaxation (Salakhutdinov & Roweis 2003): EM creeps at the rate of
+  // the fraction of missing information (about 0.9 an iteration at 50% gaps),
+  // so each step first tries theta + omega (theta_EM - theta); it is kept
+  // only if the exact objective (from the E-step there, which the next
+  // iteration needs anyway) rose, and omega then grows; otherwise the plain
+  // step is taken (one E-step more) and the next step is plain. Every kept
+  // step raises the objective, as EM's own do.
+  double omega = 1.0;
   for (int it = 0; it < options.max_iter; ++it) {
-    // E-step at the current parameters (G, L, mu).
-    std::vector<char> ok(ws.size(), 0);
-    parallel_for(static_cast<int>(ws.size()), 0, [&](int i) {  // windows are independent
-      WindowLaw law;
-      ok[i] = window_law(ws[i], mu, G, L, true, law);
-      e.completed[i].swap(law.completed);
-      e.cond_cov[i].swap(law.cond_cov);
-    });
-    for (char v : ok)
-      if (!v) throw numeric_error("the precision of a window's missing entries could not be factorised.");
-    // CM-steps: mu and Lambda in closed form, the lengthscale on the exact
-    // objective with them profiled (it includes the current lengthscale, so
-    // the iteration is at least an ECM step).
-    Candidate c = best_profile(ws, e, res.kernel, ell, nugget, options);
+    check_cancelled();
+    Candidate c = cm_step(ws, e, res.kernel, ell, nugget, options, exact);
     if (!std::isfinite(c.value)) throw numeric_error("the updated Lambda is not positive definite; raise ridge.");
+    EStep next;
+    double next_value = -std::numeric_limits<double>::infinity();
+    const bool tried = options.accelerate && omega > 1.0;
+    if (tried) {
+      Candidate p;
+      if (extrapolate(c, mu, Lambda, ell, nugget, omega, res.kernel, H, options, p)) {
+        try {
+          e_step(ws, p.mu, p.G, p.L, search, next);
+          next_value = next.loglik - ridge_penalty(options.ridge, ws.size(), H, p.L);
+        } catch (const numeric_error&) {
+          next_value = -std::numeric_limits<double>::infinity();
+        }
+      }
+      if (next_value > value) {
+        c = std::move(p);
+        omega = std::min(omega * kOmegaGrowth, kOmegaMax);
+      } else {
+        omega = 1.0;
+      }
+    }
+    if (!(next_value > value)) {
+      // The E-step at the new parameters gives their exact log-likelihood (the
+      // monitor) and the next CM-step's statistics.
+      e_step(ws, c.mu, c.G, c.L, search, next);
+      next_value = next.loglik - ridge_penalty(options.ridge, ws.size(), H, c.L);
+      if (options.accelerate) omega = tried ? 1.0 : kOmegaGrowth;  // after a failed try, one plain step
+    }
+    res.iterations = it + 1;
+    const double gain = next_value - value;
+    if (gain < 0.0) {  // only rounding can do this (EM and ECME steps never lower it): keep the last parameters
+      res.converged = true;
+      break;
+    }
     ell = c.ell;
     nugget = c.nugget;
     mu = c.mu;
     Lambda = c.Lambda;
-    L = c.L;
-    k.lengthscale = ell;
-    if (!factor(gamma_of(k, H, nugget, options), G)) throw numeric_error("Gamma could not be factorised.");
-    res.objective_trace.push_back(c.value);
+    L = std::move(c.L);
+    G = std::move(c.G);
+    e = std::move(next);
+    loglik = e.loglik;
+    value = next_value;
+    res.objective_trace.push_back(value);
     res.lengthscale_trace.push_back(ell);
-    res.iterations = it + 1;
-    const double gain = c.value - value;
-    value = c.value;
     if (gain < options.tol * static_cast<double>(res.n_observed)) {
       res.converged = true;
       break;
@@ -375,7 +501,7 @@ GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
   res.Lambda = Lambda;
   res.mean = mu;
   res.objective = value;
-  res.loglik = total_loglik(ws, mu, G, L);
+  res.loglik = loglik;
   return res;
 }
 

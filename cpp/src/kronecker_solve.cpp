@@ -20,6 +20,7 @@
 //    with 0 at missing entries, mu_cond + f_m + Q_mm^{-1} (Q f0)_m has law
 //    N(mu_cond, Q_mm^{-1}).
 #include "ditimpute/gaussian.hpp"
+#include "gaussian_internal.hpp"
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
@@ -40,9 +41,9 @@ namespace {
 
 // Inverse of an SPD matrix from its lower Cholesky factor L: L^{-T} L^{-1}.
 Matrix inverse_from_factor(const Matrix& L) {
-  Matrix Linv = Matrix::Identity(L.rows(), L.cols());
-  L.triangularView<Eigen::Lower>().solveInPlace(Linv);
-  return Linv.transpose() * Linv;
+  Matrix Linv = L.triangularView<Eigen::Lower>();
+  detail::invert_lower(Linv);
+  return detail::lower_gram(Linv);
 }
 
 using Block = std::function<void(const Matrix&, Matrix&)>;
@@ -181,8 +182,8 @@ class PrecisionConditional final : public Conditional {
 
   Vector marginal_sd() const override {
     if (cg_) return Vector();
-    Matrix Linv = Matrix::Identity(n_missing(), n_missing());
-    Lq_.triangularView<Eigen::Lower>().solveInPlace(Linv);
+    Matrix Linv = Lq_;  // diag(Q_mm^{-1}) = squared column norms of L^{-1}
+    detail::invert_lower(Linv);
     return Linv.colwise().norm().transpose();
   }
 

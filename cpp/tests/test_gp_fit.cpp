@@ -1,4 +1,4 @@
-// Tests of the ECME fit of the separable GP (gp_fit.hpp): the precision-based
+// Tests of the ECM / ECME fit of the separable GP (gp_fit.hpp): the precision-based
 // marginal likelihood against the textbook dense formula, recovery of known
 // parameters from simulated windows with missing entries, monotone
 // likelihood, and input errors.
@@ -29,6 +29,16 @@ Kernel matern(double ell) {
   k.type = KernelType::matern32;
   k.lengthscale = ell;
   return k;
+}
+
+// Lengthscale (from `start`) and nugget (from 0.01) both fitted.
+GpFitOptions nugget_options(double start) {
+  GpFitOptions opt;
+  opt.kernel = matern(start);
+  opt.lengthscale_upper = 100.0;
+  opt.fit_nugget = true;
+  opt.nugget = 0.01;
+  return opt;
 }
 
 // n windows from the process with each entry hidden (NaN) with probability p.
@@ -119,12 +129,7 @@ TEST_CASE("gp_fit_em fits a nugget together with the lengthscale", "[gp_fit]") {
   G.diagonal().array() += 0.2;  // a white-noise share of Gamma
   const GaussianProcess gp(G, lambda3(), RowMatrix::Zero(H, 3));
   const Batch x = simulate_with_gaps(gp, 150, 0.2, 77);
-  GpFitOptions opt;
-  opt.kernel = matern(2.0);
-  opt.lengthscale_upper = 100.0;
-  opt.fit_nugget = true;
-  opt.nugget = 0.01;
-  const GpFitResult fit = gp_fit_em(x, opt);
+  const GpFitResult fit = gp_fit_em(x, nugget_options(2.0));
   REQUIRE(fit.converged);
   // 3,600 frames pin both; 15% / 25% are several standard errors (a smaller
   // nugget trades against a shorter lengthscale, so it is the looser one).
@@ -133,6 +138,39 @@ TEST_CASE("gp_fit_em fits a nugget together with the lengthscale", "[gp_fit]") {
   for (std::size_t k = 1; k < fit.objective_trace.size(); ++k)
     CHECK(fit.objective_trace[k] >= fit.objective_trace[k - 1] - 1e-8 * std::abs(fit.objective_trace[k - 1]));
   CHECK(fit.loglik >= gp_marginal_loglik(x, gp.Gamma(), gp.Lambda(), Vector::Zero(3)));
+}
+
+TEST_CASE("ECM (search on the expected complete-data likelihood) reaches the ECME fit at 50% missing", "[gp_fit]") {
+  const int H = 16, n = 60;
+  Matrix G = kernel_matrix(matern(3.0), H);
+  G.diagonal().array() += 0.1;
+  const GaussianProcess gp(G, lambda3(), RowMatrix::Zero(H, 3));
+  const Batch x = simulate_with_gaps(gp, n, 0.5, 77);
+  GpFitOptions opt = nugget_options(1.0);
+  const GpFitResult ecm = gp_fit_em(x, opt);
+  opt.search = GpFitSearch::exact;
+  const GpFitResult ecme = gp_fit_em(x, opt);
+  REQUIRE(ecm.converged);
+  REQUIRE(ecme.converged);
+  // Both climb the same likelihood and stop when an iteration gains less than
+  // tol = 1e-7 per observed entry; at EM's linear rate (about 0.9 here) what
+  // is left is ~10 gains, 1e-6 per entry. 1e-4 per entry (~0.14 in total) is
+  // 100 times that, and far below the likelihood's own sampling noise
+  // (O(1) in total): the two fits are the same maximum.
+  const double per_entry = std::abs(ecm.loglik - ecme.loglik) / static_cast<double>(ecm.n_observed);
+  CHECK(per_entry < 1e-4);
+  // A log-likelihood within 0.14 of the maximum moves a parameter by under
+  // half its standard error (about 8% for the lengthscale and 25% for the
+  // nugget here), so 5% / 15% relative.
+  CHECK(ecm.kernel.lengthscale == Approx(ecme.kernel.lengthscale).epsilon(0.05));
+  CHECK(ecm.nugget == Approx(ecme.nugget).epsilon(0.15));
+  for (int j = 0; j < 3; ++j)
+    for (int k = 0; k < 3; ++k) CHECK(std::abs(ecm.Lambda(j, k) - ecme.Lambda(j, k)) < 0.05 * std::sqrt(ecme.Lambda(j, j) * ecme.Lambda(k, k)));
+  // ECM never lowers the exact likelihood; the reported value is the exact one.
+  for (std::size_t k = 1; k < ecm.objective_trace.size(); ++k)
+    CHECK(ecm.objective_trace[k] >= ecm.objective_trace[k - 1] - 1e-8 * std::abs(ecm.objective_trace[k - 1]));
+  CHECK(ecm.loglik == Approx(gp_marginal_loglik(x, ecm.Gamma, ecm.Lambda, ecm.mean)).epsilon(1e-12));
+  CHECK(ecm.loglik >= gp_marginal_loglik(x, gp.Gamma(), gp.Lambda(), Vector::Zero(3)));
 }
 
 TEST_CASE("gp_fit_em with the lengthscale fixed keeps it and still raises the likelihood", "[gp_fit]") {
@@ -206,10 +244,10 @@ TEST_CASE("gp_fit_em rejects bad input naming the argument", "[gp_fit]") {
   CHECK(arg_of(inf, opt) == "x");
 }
 
-TEST_CASE("gp_fit_em: E-step covariances over the memory limit are an input error naming the size", "[gp_fit][memory]") {
+TEST_CASE("gp_fit_em: E-step statistics over the memory limit are an input error naming the size", "[gp_fit][memory]") {
   const int H = 12;
   const GaussianProcess gp(kernel_matrix(matern(3.0), H), lambda3(), RowMatrix::Zero(H, 3));
-  const Batch x = simulate_with_gaps(gp, 40, 0.3, 5);  // ~11 missing a window: 40 x 11^2 doubles ~ 40 kB
+  const Batch x = simulate_with_gaps(gp, 40, 0.3, 5);  // second moments of 36 entries: 36^2 doubles ~ 10.4 kB
   GpFitOptions opt;
   opt.kernel = matern(3.0);
   set_memory_limit(1e4);

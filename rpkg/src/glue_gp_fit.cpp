@@ -8,7 +8,7 @@
 // [[Rcpp::export]]
 Rcpp::List cpp_gp_fit(Rcpp::NumericVector x, int n, int H, int d, std::string type, double lengthscale,
                       double scale, bool fit_lengthscale, double lower, double upper, double nugget, bool fit_nugget, double nugget_lower, double nugget_upper, double ridge, int max_iter,
-                      double tol) {
+                      double tol, std::string search = "expected") {
   DITIMPUTE_GLUE_BEGIN
   ditimpute::GpFitOptions opt;
   opt.kernel.type = ditimpute::kernel_type_from_string(type);
@@ -24,6 +24,11 @@ Rcpp::List cpp_gp_fit(Rcpp::NumericVector x, int n, int H, int d, std::string ty
   opt.nugget_upper = nugget_upper;
   opt.max_iter = max_iter;
   opt.tol = tol;
+  if (search == "exact") {
+    opt.search = ditimpute::GpFitSearch::exact;
+  } else if (search != "expected") {
+    throw ditimpute::input_error("search", "search must be \"expected\" or \"exact\".");
+  }
   const ditimpute::GpFitResult fit = ditimpute::gp_fit_em(glue::batch_from_array(x, n, H, d), opt);
   return Rcpp::List::create(
       Rcpp::Named("lengthscale") = fit.kernel.lengthscale, Rcpp::Named("nugget") = fit.nugget, Rcpp::Named("Gamma") = Rcpp::wrap(fit.Gamma),

@@ -1,5 +1,5 @@
 # gp_fit(): maximum likelihood with missing entries marginalised (the core's
-# ECME is tested in cpp/tests/test_gp_fit.cpp; here the R contract).
+# ECM / ECME is tested in cpp/tests/test_gp_fit.cpp; here the R contract).
 
 sim_windows <- function(n = 80, H = 16, seed = 1, rate = 0.2) {
   truth <- gp_spec(H, d = 2, kernel = gp_kernel("matern32", lengthscale = 3),
@@ -31,7 +31,24 @@ test_that("gp_fit recovers the model and returns a usable gp_spec", {
   held <- hide_mcar(s$x[1:4, , ], rate = 0.2, seed = 2)
   imp <- impute(fit, held$x, n_samples = 50, level = 0.9, seed = 3)
   expect_false(anyNA(imp$point))
-  expect_output(print(fit), "fitted by ECME on 80 windows")
+  expect_output(print(fit), "fitted by ECM on 80 windows")
+})
+
+test_that("gp_fit's ECM (the default) reaches the ECME fit (search = \"exact\") at 50% missing", {
+  s <- sim_windows(n = 50, seed = 4, rate = 0.5)
+  a <- gp_fit(s$x, fit_nugget = TRUE, seed = 1)
+  b <- gp_fit(s$x, fit_nugget = TRUE, seed = 1, search = "exact")
+  expect_true(a$fit$converged && b$fit$converged)
+  expect_identical(a$fit$search, "expected")
+  # Both stop when an iteration gains < 1e-7 per observed entry; EM's linear
+  # rate leaves ~10 such gains (1e-6 per entry). 1e-4 per entry is 100 times
+  # that and below the likelihood's sampling noise: the same maximum. Then the
+  # parameters agree to well under their standard errors (~10% here).
+  expect_lt(abs(logLik(a) - logLik(b)) / sum(!is.na(s$x)), 1e-4)
+  expect_equal(a$kernel$lengthscale, b$kernel$lengthscale, tolerance = 0.05)
+  expect_equal(a$Lambda, b$Lambda, tolerance = 0.05, ignore_attr = TRUE)
+  expect_gt(as.numeric(logLik(a)), gp_loglik(s$truth, s$x))
+  expect_input_error(gp_fit(s$x, search = "newton"), "search")
 })
 
 test_that("gp_fit uses a repeatable random subset of n_windows windows", {

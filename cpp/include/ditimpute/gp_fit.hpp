@@ -2,21 +2,29 @@
 // missing entries: vec(X_i) ~ N(1 (x) mu, Gamma(lengthscale) (x) Lambda), the
 // kernel variance fixed at 1 (it is confounded with the scale of Lambda).
 //
-// The fit is an ECME algorithm (Liu & Rubin 1994), each step of which cannot
-// lower the exact marginal log-likelihood of the observed entries:
+// The fit is an EM-type algorithm each step of which cannot lower the exact
+// marginal log-likelihood of the observed entries:
 //  * E-step: the exact conditional law of each window's missing entries, read
 //    off the joint precision Gamma^{-1} (x) Lambda^{-1} (so the cost is
-//    O(m^3 + H^2 d + H d^2) for m missing entries, never (Hd)^3);
-//  * CM-steps: for a lengthscale, mu (GLS) and Lambda = (1/(nH)) sum_i
-//    E[(X_i - 1 mu^T)^T Gamma^{-1} (X_i - 1 mu^T)] (+ ridge I) in closed form;
-//    the lengthscale maximises the exact objective with mu and Lambda so
-//    profiled (golden-section search over log lengthscale that always
-//    includes the current value, so the step is at least an ECM step).
-//    With fit_nugget, a second search over log nugget follows. A nugget
-//    bounds Gamma away from singular: exact ties between variables (below)
-//    otherwise pull the lengthscale to its upper bound.
-//    Profiling, rather than alternating lengthscale and Lambda, matters:
-//    the two are strongly coupled and alternating crawls.
+//    O(m^3 + H^2 d + H d^2) for m missing entries, never (Hd)^3); it also
+//    gives the exact log-likelihood at the current parameters, which monitors
+//    the fit and stops it. What it leaves is the complete-data sufficient
+//    statistic M = sum_i E[vec X_i vec X_i' | x_o] (Hd x Hd).
+//  * CM-steps: mu (GLS) and Lambda = (1/(nH)) sum_i
+//    E[(X_i - 1 mu^T)^T Gamma^{-1} (X_i - 1 mu^T)] (+ ridge I) in closed form
+//    for any Gamma, from M; the lengthscale, then the nugget (fit_nugget), by
+//    golden-section search over its log with mu and Lambda so profiled
+//    (profiling matters: lengthscale and Lambda are strongly coupled and
+//    alternating crawls). The search always includes the current value.
+//    With search = expected (ECM, the default) it maximises the expected
+//    complete-data log-likelihood, which by the Kronecker structure
+//    (log|Gamma (x) Lambda| = d log|Gamma| + H log|Lambda|, the trace terms
+//    through M) costs O(H^3 + H^2 d^2 + d^3) an evaluation whatever the gaps;
+//    with search = exact (ECME, Liu & Rubin 1994) the exact marginal
+//    likelihood, a full pass of O(m^3) factorisations an evaluation (about
+//    47 of them an iteration): fewer iterations, each far dearer.
+//    A nugget bounds Gamma away from singular: exact ties between variables
+//    (below) otherwise pull the lengthscale to its upper bound.
 // The objective is the log-likelihood minus (ridge n H / 2) tr(Lambda^{-1}):
 // with ridge = 0 plain maximum likelihood; a small ridge keeps Lambda
 // invertible when variables are collinear (BeijingAir has sites that share
@@ -29,6 +37,9 @@
 #include <vector>
 
 namespace ditimpute {
+
+// What the CM-step's search over the lengthscale and nugget maximises (see above).
+enum class GpFitSearch { expected, exact };
 
 struct GpFitOptions {
   // Kernel type, embedding and the starting lengthscale; variance is forced to 1.
@@ -47,6 +58,10 @@ struct GpFitOptions {
   // When non-empty (H x H, SPD), Gamma is fixed to it and only the mean and
   // Lambda are fitted (kernel, lengthscale and nugget are then ignored).
   Matrix fixed_Gamma;
+  GpFitSearch search = GpFitSearch::expected;
+  // Over-relaxed steps (see gp_fit.cpp): each is kept only if the exact
+  // objective rose, so the fit stays monotone; false = plain EM steps.
+  bool accelerate = true;
 };
 
 struct GpFitResult {
@@ -69,7 +84,8 @@ struct GpFitResult {
 // observed entry contribute 0.
 double gp_marginal_loglik(const Batch& x, const Matrix& Gamma, const Matrix& Lambda, const Vector& mean);
 
-// Fits mean, Lambda and (optionally) the lengthscale by ECME. x holds the
+// Fits mean, Lambda and (optionally) the lengthscale and nugget by ECM (or
+// ECME, options.search). x holds the
 // windows, NaN = missing; every variable needs observed values. Throws
 // input_error "x" / "kernel" / "lengthscale_lower" ... on bad input and
 // numeric_error when a factorisation breaks down.
