@@ -68,6 +68,12 @@
 #'   standardised variables: 0.01 is 1% of it. It keeps `Lambda` invertible when variables are
 #'   nearly collinear (Seatbelts: `drivers` is `front` plus part of `rear`),
 #'   where plain maximum likelihood extrapolates wildly across variables.
+#' @param calibrate `TRUE` to self-calibrate the intervals ([calibrate()] on
+#'   the result with its defaults, then [apply_calibration()]): ten rounds
+#'   hide further observed stretches of the series with lengths drawn from its
+#'   own gaps, and each entry's interval is widened or narrowed so that a
+#'   share `level` of those hidden values fall inside, per gap-length group. The
+#'   calibration is kept as `calibration` in the result.
 #' @param seed Optional seed; without one [set.seed()] makes results repeatable.
 #' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
 #' @param ... Unused.
@@ -94,7 +100,7 @@
 #' @export
 impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 100, period = NULL,
                           kernel = c("auto", "seasonal", "smooth"), window = NULL, truth = NULL,
-                          n_windows = 100, ridge = 1e-2, seed = NULL, threads = NULL, ...) {
+                          n_windows = 100, ridge = 1e-2, calibrate = FALSE, seed = NULL, threads = NULL, ...) {
   method <- check_string(method, c("gp", "dit"))
   if (method == "dit") {
     abort_input("method", "\"dit\" is not available for impute_series() yet; use method = \"gp\".")
@@ -104,6 +110,7 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   kernel <- check_string(kernel, c("auto", "seasonal", "smooth"))
   n_windows <- check_count(n_windows)
   ridge <- check_number(ridge, lower = 0, upper = Inf, open = FALSE)
+  if (!is.logical(calibrate) || length(calibrate) != 1 || is.na(calibrate)) abort_input("calibrate", "must be TRUE or FALSE.")
   seed <- resolve_seed(seed)
   threads <- resolve_threads(threads)
   input <- series_input(x, "x")
@@ -123,7 +130,11 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   res <- core_call(cpp_impute_series_gp(scale_cols(v, model), model$mean_path, model$Gamma, model$Lambda,
                                         win[["past"]], win[["block"]], win[["future"]], n_samples, seed, threads))
   model$seconds <- proc.time()[["elapsed"]] - start
-  new_series_imputation(input, v, res, model, level, n_samples, win, truth)
+  out <- new_series_imputation(input, v, res, model, level, n_samples, win, truth)
+  if (calibrate && any(out$missing)) {
+    out <- apply_calibration(out, calibrate_series(out, NULL, level, "auto", 3L, 10L, NULL, sub_seed(seed, 7), threads))
+  }
+  out
 }
 
 # ------------------------------------------------------------------ input --
@@ -376,8 +387,10 @@ logLik.ditimpute_series_model <- function(object, ...) {
 
 # ----------------------------------------------------------------- result --
 
-new_series_imputation <- function(input, v, res, model, level, n_samples, win, truth) {
-  n_time <- nrow(v); d <- ncol(v)
+# The core's result in the data's units: the completed values (observed
+# entries exactly as given), the draws of the missing entries (n_samples x m,
+# frame-major as missing_index()) and per-entry intervals point +/- z sd.
+series_intervals <- function(res, model, v, level, n_samples) {
   miss <- is.na(v)
   ij <- missing_index(miss)
   sc <- model$scale[ij[, 2]]; ce <- model$center[ij[, 2]]
@@ -385,15 +398,24 @@ new_series_imputation <- function(input, v, res, model, level, n_samples, win, t
   point <- sweep(sweep(res$point, 2, model$scale, "*"), 2, model$center, "+")
   point[!miss] <- v[!miss]  # exactly the observed values, not a rounding of them
   dimnames(point) <- dimnames(v)
-  lower <- upper <- matrix(NA_real_, n_time, d, dimnames = dimnames(v))
-  radius <- NA_real_
+  lower <- upper <- matrix(NA_real_, nrow(v), ncol(v), dimnames = dimnames(v))
   if (nrow(ij)) {
-    est <- point[ij]
     sds <- sqrt(pmax(0, colMeans(samples^2) - colMeans(samples)^2) * n_samples / (n_samples - 1))
     z <- stats::qnorm(1 - (1 - level) / 2)
-    lower[ij] <- est - z * sds
-    upper[ij] <- est + z * sds
-    dist <- sqrt(rowSums(sweep(samples, 2, est)^2))
+    lower[ij] <- point[ij] - z * sds
+    upper[ij] <- point[ij] + z * sds
+  }
+  list(point = point, lower = lower, upper = upper, samples = samples, ij = ij)
+}
+
+new_series_imputation <- function(input, v, res, model, level, n_samples, win, truth) {
+  n_time <- nrow(v); d <- ncol(v)
+  miss <- is.na(v)
+  iv <- series_intervals(res, model, v, level, n_samples)
+  point <- iv$point; lower <- iv$lower; upper <- iv$upper; samples <- iv$samples; ij <- iv$ij
+  radius <- NA_real_
+  if (nrow(ij)) {
+    dist <- sqrt(rowSums(sweep(samples, 2, point[ij])^2))
     radius <- sort(dist)[min(n_samples, ceiling((n_samples + 1) * level))]
   }
   cases <- list(arr = array(v, c(1L, n_time, d)), single = TRUE, H = n_time, d = d, dimnames = dimnames(v))
