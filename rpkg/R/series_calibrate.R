@@ -51,6 +51,9 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
                              call = rlang::caller_env()) {
   if (!is.null(object$calibration)) abort_input("object", "is already calibrated.", call = call)
   model <- object$model
+  if (!inherits(model, "ditimpute_series_model")) {
+    abort_input("object", "self-calibration of a series needs method = \"gp\" (it re-imputes with the fitted GP).", call = call)
+  }
   v <- object$x
   miss <- object$missing
   lens <- if (is.null(missing)) object$gaps$length else missing
@@ -80,7 +83,7 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
     half <- (iv$upper[idx] - iv$lower[idx]) / 2
     y <- v[idx]
     list(score = pmax(iv$lower[idx] - y, y - iv$upper[idx]) / pmax(half, .Machine$double.eps),
-         gap = run_lengths(is.na(xr))[idx], round = rep(r, length(idx)))
+         gap = run_lengths(is.na(xr))[idx], round = rep(r, length(idx)), hidden = length(idx) / sum(!miss))
   })
   scores <- list(entry = unlist(lapply(rounds, `[[`, "score")), region = NA_real_)
   features <- list(gap = unlist(lapply(rounds, `[[`, "gap")), pattern = character(0))
@@ -113,6 +116,7 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
   structure(list(object = model, level = level, n_samples = n_samples, grouping = grouping,
                  factors = data.frame(group = c(labels, "pooled"), interval = q, stringsAsFactors = FALSE),
                  diagnostics = diag, n_rounds = n_rounds, share = share, gap_lengths = lens,
+                 hidden_share = mean(vapply(rounds, `[[`, 0, "hidden")),
                  scores = data.frame(round = round_of, gap = features$gap, group = labels[g], score = scores$entry,
                                      stringsAsFactors = FALSE),
                  n_cases = length(scores$entry), method = object$method, model_key = model_key(model)),
@@ -143,8 +147,8 @@ apply_series_calibration <- function(imputation, calibration, call = rlang::call
 
 #' @export
 print.ditimpute_series_calibration <- function(x, ...) {
-  cat(sprintf("<ditimpute_series_calibration> %s at level %g: %d rounds hiding %.0f%% of the observed values in gaps of %s frames (%d scored entries), groups by %s\n",
-              x$method, x$level, x$n_rounds, 100 * x$share, format_range(x$gap_lengths), x$n_cases,
+  cat(sprintf("<ditimpute_series_calibration> %s at level %g: %d rounds hiding %.0f%% of the observed values (asked: %.0f%%) in gaps of %s frames (%d scored entries), groups by %s\n",
+              x$method, x$level, x$n_rounds, 100 * x$hidden_share, 100 * x$share, format_range(x$gap_lengths), x$n_cases,
               x$grouping$type))
   d <- x$diagnostics
   pct <- function(v) ifelse(is.na(v), "   -  ", sprintf("%5.1f%%", 100 * v))

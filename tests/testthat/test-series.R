@@ -95,7 +95,7 @@ test_that("data frames, ditimpute_series, matrices and vectors come back in thei
 
 test_that("bad input is a classed error naming the argument", {
   y <- co2_with_gaps()
-  expect_error(impute_series(y, method = "dit"), class = "ditimpute_error_input", regexp = "method")
+  expect_error(impute_series(y, method = "lstm"), class = "ditimpute_error_input", regexp = "method")
   expect_error(impute_series("a"), class = "ditimpute_error_input", regexp = "x")
   expect_error(impute_series(c(1, NA, 3)), class = "ditimpute_error_input", regexp = "at least 4")
   expect_error(impute_series(c(1, NA, NA, NA, NA, 2)), class = "ditimpute_error_input", regexp = "at least 3")
@@ -186,4 +186,30 @@ test_that("calibration masks hide only observed values, in stretches of the give
   runs <- rle(mask[, 2])
   ok <- vapply(runs$lengths[runs$values], function(l) any(outer(0:10, 0:10, function(a, b) 3 * a + 8 * b) == l), TRUE)
   expect_true(all(ok))
+})
+
+test_that("method = \"dit\" trains on the series' own windows and completes it (tiny model: plumbing only)", {
+  y <- datasets::ldeaths
+  set.seed(4)
+  y[sample(72, 7)] <- NA
+  y[40:52] <- NA  # 13 months: longer than half a window (H = 24), so it spans windows
+  small <- list(steps = 8, sample_steps = 3, batch_size = 8)
+  imp <- impute_series(y, method = "dit", n_samples = 20, level = 0.9, dit = small, seed = 1, threads = 1)
+  expect_s3_class(imp$model, "ditimpute_series_dit_model")
+  expect_equal(imp$model$options$H, 24L)
+  out <- completed_series(imp)
+  expect_false(anyNA(out))
+  expect_identical(as.numeric(out[!is.na(y)]), as.numeric(y[!is.na(y)]))
+  miss <- imp$missing
+  expect_true(all(is.finite(imp$lower[miss]) & imp$lower[miss] <= imp$upper[miss]))
+  expect_equal(dim(imp$samples[[1]]), c(20L, sum(miss)))
+  # Training masks: the series' own gap lengths (13 capped at H / 2 = 12, and 1) beside the paper's.
+  labels <- vapply(imp$model$strategy$generators, `[[`, "", "label")
+  expect_true(all(c("1x12", "1x1", "4x1", "1x6") %in% labels))
+  # Same seed, same draws.
+  again <- impute_series(y, method = "dit", n_samples = 20, level = 0.9, dit = small, seed = 1, threads = 1)
+  expect_identical(again$samples, imp$samples)
+  expect_error(calibrate(imp), class = "ditimpute_error_input", regexp = "gp")
+  expect_error(impute_series(y, method = "dit", dit = list(depht = 2)), class = "ditimpute_error_input", regexp = "dit")
+  expect_error(impute_series(y, method = "dit", dit = list(H = 100)), class = "ditimpute_error_input", regexp = "dit")
 })
