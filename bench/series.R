@@ -11,14 +11,19 @@
 # intervals self-calibrated on further stretches hidden in the series itself
 # (lengths from the series' own gaps; see ?calibrate).
 #
-# Usage: Rscript bench/series.R [reps] [methods]   (writes bench/results/series.md
-# and inst/extdata/series_bench.csv; with a comma-separated list of methods,
-# e.g. gp,gp_calibrated, only those run and the output goes to
-# bench/results/series_coverage.md instead)
+# dit is impute_series(method = "dit") with its small defaults (300 training
+# steps of a 1-layer, width-32 DiT): run only when named.
+#
+# Usage: Rscript bench/series.R [reps] [methods] [series]   (writes
+# bench/results/series.md and inst/extdata/series_bench.csv; with a
+# comma-separated list of methods, e.g. gp,gp_calibrated, only those run
+# (and linear) and the output goes to bench/results/series_<methods>.md
+# instead; a comma-separated list of series restricts the series)
 suppressMessages(library(ditimpute))
 args <- commandArgs(trailingOnly = TRUE)
 reps <- if (length(args)) as.integer(args[1]) else 3L
 only <- if (length(args) > 1) strsplit(args[2], ",")[[1]] else NULL
+pick <- if (length(args) > 2) strsplit(args[3], ",")[[1]] else NULL
 has <- function(p) requireNamespace(p, quietly = TRUE)
 have_imputets <- has("imputeTS"); have_amelia <- has("Amelia")
 if (!have_imputets) message("imputeTS is not installed: its methods are skipped")
@@ -27,6 +32,7 @@ if (!have_amelia) message("Amelia is not installed: it is skipped")
 series <- list(co2 = datasets::co2, nottem = datasets::nottem, UKgas = log(datasets::UKgas),
                ldeaths = datasets::ldeaths, Nile = datasets::Nile,
                EuStockMarkets = log(datasets::EuStockMarkets), Seatbelts = datasets::Seatbelts)
+if (!is.null(pick)) series <- series[pick]
 # Stock prices have no season: frequency 260 only counts trading days.
 periods <- list(EuStockMarkets = 1)
 
@@ -61,6 +67,11 @@ methods <- list(
                          period = periods[[name]], calibrate = TRUE)
     list(point = imp$point, lower = imp$lower, upper = imp$upper, kernel = imp$model$kernel_name)
   },
+  dit = function(y, name) {
+    imp <- impute_series(y, method = "dit", level = 0.9, n_samples = 50, seed = 1, threads = 2,
+                         period = periods[[name]])
+    list(point = imp$point, lower = imp$lower, upper = imp$upper, kernel = "dit")
+  },
   linear = function(y, name) {
     v <- as.matrix(y)
     list(point = apply(v, 2, function(col) stats::approx(seq_along(col), col, seq_along(col), rule = 2)$y))
@@ -90,7 +101,7 @@ if (have_amelia) {
   }
 }
 
-if (!is.null(only)) methods <- methods[intersect(names(methods), c(only, "linear"))]
+methods <- if (is.null(only)) methods[names(methods) != "dit"] else methods[intersect(names(methods), c(only, "linear"))]
 
 rows <- list()
 for (name in names(series)) {
@@ -149,6 +160,12 @@ if (any(agg$method == "gp_calibrated")) {
   names(gc)[3] <- "coverage90_calibrated"
   cmp <- merge(cmp, gc, by = c("series", "gaps"))
 }
+if (any(agg$method == "dit")) {
+  dd <- agg[agg$method == "dit", c("series", "gaps", "mae", "coverage90")]
+  names(dd)[3:4] <- c("mae_dit", "coverage90_dit")
+  cmp <- merge(cmp, dd, by = c("series", "gaps"))
+  cmp$ratio_dit_to_gp <- cmp$mae_dit / cmp$mae_gp
+}
 within <- function(v) sum(v >= 0.85 & v <= 0.95, na.rm = TRUE)
 verdict <- sprintf("90%% intervals covering 85-95%% of the hidden values: GP %d of %d series x gap kinds%s.",
                    within(cmp$coverage90), nrow(cmp),
@@ -163,7 +180,7 @@ fmt <- function(df) {
 print(fmt(cmp), row.names = FALSE)
 dir.create("bench/results", showWarnings = FALSE)
 dir.create("inst/extdata", showWarnings = FALSE, recursive = TRUE)
-out_md <- if (is.null(only)) "bench/results/series.md" else "bench/results/series_coverage.md"
+out_md <- if (is.null(only)) "bench/results/series.md" else sprintf("bench/results/series_%s.md", paste(only, collapse = "-"))
 if (is.null(only)) utils::write.csv(agg, "inst/extdata/series_bench.csv", row.names = FALSE)
 md <- function(df) {
   df <- fmt(df)
@@ -171,7 +188,7 @@ md <- function(df) {
     apply(df, 1, function(r) paste("|", paste(r, collapse = " | "), "|")))
 }
 writeLines(c("# impute_series() against imputeTS, Amelia and linear interpolation",
-             "", sprintf("`Rscript bench/series.R %d` on %s (%d repetitions per series and gap kind; 10%% random holes, or one long gap of 10%% of the series per variable). MAE and RMSE on the hidden values; coverage90 = share of hidden values inside 90%% intervals.", reps, format(Sys.time(), "%Y-%m-%d", tz = "UTC"), reps),
+             "", sprintf("`Rscript bench/series.R %s` on %s (%d repetitions per series and gap kind; 10%% random holes, or one long gap of 10%% of the series per variable). MAE and RMSE on the hidden values; coverage90 = share of hidden values inside 90%% intervals.", paste(args, collapse = " "), format(Sys.time(), "%Y-%m-%d", tz = "UTC"), reps),
              if (!is.null(only)) c("", sprintf("Methods: %s (and linear as the baseline).", paste(only, collapse = ", "))),
              "", verdict,
              "", "## GP against the best imputeTS method and linear interpolation", "", md(cmp),

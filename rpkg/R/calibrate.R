@@ -490,20 +490,22 @@ print.ditimpute_calibration <- function(x, ...) {
   cat(sprintf("<ditimpute_calibration> %s at level %g, %d samples, %d calibration cases, groups by %s\n", x$method,
               x$level, x$n_samples, x$n_cases, x$grouping$type))
   d <- x$diagnostics
-  pct <- function(v) ifelse(is.na(v), "   -  ", sprintf("%5.1f%%", 100 * v))
-  ci <- function(lo, hi) ifelse(is.na(lo), "", sprintf("[%.1f, %.1f]", 100 * lo, 100 * hi))
   tab <- data.frame(group = d$group, cases = d$cases,
-                    region_raw = paste(pct(d$region_raw), ci(d$region_raw_lower, d$region_raw_upper)),
-                    region_calibrated = paste(pct(d$region_cal), ci(d$region_cal_lower, d$region_cal_upper)),
+                    region_raw = paste(pct_text(d$region_raw), ci_text(d$region_raw_lower, d$region_raw_upper)),
+                    region_calibrated = paste(pct_text(d$region_cal), ci_text(d$region_cal_lower, d$region_cal_upper)),
                     factor = c(sprintf("%.3g", x$factors$region[seq_len(nrow(d) - 1)]),
                                sprintf("%.3g", x$factors$region[nrow(x$factors)])),
-                    interval_raw = pct(d$interval_raw), interval_calibrated = pct(d$interval_cal),
+                    interval_raw = pct_text(d$interval_raw), interval_calibrated = pct_text(d$interval_cal),
                     widen = sprintf("%.3g", c(x$factors$interval[seq_len(nrow(d) - 1)],
                                               x$factors$interval[nrow(x$factors)])))
   print(tab, row.names = FALSE, right = FALSE)
   cat("Calibrated coverage by 2-fold cross-fitting; 95% Clopper-Pearson intervals in brackets.\n")
   invisible(x)
 }
+
+# Coverages as percentages and Clopper-Pearson intervals, for printing.
+pct_text <- function(v) ifelse(is.na(v), "   -  ", sprintf("%5.1f%%", 100 * v))
+ci_text <- function(lo, hi) ifelse(is.na(lo), "", sprintf("[%.1f, %.1f]", 100 * lo, 100 * hi))
 
 #' @export
 summary.ditimpute_calibration <- function(object, ...) {

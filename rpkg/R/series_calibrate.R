@@ -151,22 +151,12 @@ print.ditimpute_series_calibration <- function(x, ...) {
               x$method, x$level, x$n_rounds, 100 * x$hidden_share, 100 * x$share, format_range(x$gap_lengths), x$n_cases,
               x$grouping$type))
   d <- x$diagnostics
-  pct <- function(v) ifelse(is.na(v), "   -  ", sprintf("%5.1f%%", 100 * v))
-  tab <- data.frame(group = d$group, entries = d$entries, interval_raw = pct(d$interval_raw),
-                    interval_calibrated = paste(pct(d$interval_cal), ifelse(is.na(d$interval_cal_lower), "",
-                      sprintf("[%.1f, %.1f]", 100 * d$interval_cal_lower, 100 * d$interval_cal_upper))),
-                    widen = sprintf("%.3g", c(x$factors$interval[seq_len(nrow(d) - 1)],
-                                              x$factors$interval[nrow(x$factors)])))
+  tab <- data.frame(group = d$group, entries = d$entries, interval_raw = pct_text(d$interval_raw),
+                    interval_calibrated = paste(pct_text(d$interval_cal), ci_text(d$interval_cal_lower, d$interval_cal_upper)),
+                    widen = sprintf("%.3g", x$factors$interval))
   print(tab, row.names = FALSE, right = FALSE)
   cat("Calibrated coverage cross-fitted between odd and even rounds; 95% Clopper-Pearson intervals in brackets\n(entries of one gap are correlated: a guide only). widen: interval change in half-widths.\n")
   invisible(x)
-}
-
-#' @export
-summary.ditimpute_series_calibration <- function(object, ...) {
-  structure(list(diagnostics = object$diagnostics, factors = object$factors, level = object$level,
-                 grouping = object$grouping$type, method = object$method),
-            class = "summary.ditimpute_calibration")
 }
 
 #' @export
