@@ -10,9 +10,10 @@
 #   hidden values (universal kriging: R Cov(beta) R', R = X_m - K_mo K_oo^-1 X_o,
 #   Cov(beta) = (X_o' K_oo^-1 X_o)^-1, beta = the intercept and slope),
 #   relative to the conditional variance, and the coverage with it added (cover_uk);
+# * cover_blocks: the coverage of impute_series()'s own intervals (block-wise
+#   conditioning, sd of 200 sample paths), for comparison with `cover`;
 # * the kernel's shares (smooth, season, nugget).
-# Usage: Rscript bench/series_diagnose.R [reps]   (prints a table; the
-# results go to bench/results/series.md by hand)
+# Usage: Rscript bench/series_diagnose.R [reps]   (writes bench/results/series_diagnose.md)
 suppressMessages(library(ditimpute))
 args <- commandArgs(trailingOnly = TRUE)
 reps <- if (length(args)) as.integer(args[1]) else 10L
@@ -39,7 +40,7 @@ for (name in names(series)) {
     for (r in seq_len(reps)) {
       miss <- hide(y, kind, 1000 * r + nchar(name))
       yy <- y; yy[miss] <- NA
-      imp <- impute_series(yy, level = 0.9, n_samples = 20, seed = 1, threads = 2)
+      imp <- impute_series(yy, level = 0.9, n_samples = 200, seed = 1, threads = 2)
       m <- imp$model
       K <- ditimpute:::core_call(ditimpute:::cpp_seasonal_gamma(m$kernel, n)) * m$Lambda[1, 1]
       zs <- (as.numeric(yy) - m$center) / m$scale
@@ -76,3 +77,8 @@ num <- vapply(out, is.numeric, TRUE)
 out[num] <- lapply(out[num], signif, 3)
 cat(sprintf("%d repetitions per series and gap kind\n", reps))
 print(out, row.names = FALSE)
+md <- c(paste("|", paste(names(out), collapse = " | "), "|"), paste(rep("|---", ncol(out)), collapse = ""),
+        apply(out, 1, function(r) paste("|", paste(r, collapse = " | "), "|")))
+writeLines(c("# Why impute_series()'s 90% intervals miss: the univariate benchmark series",
+             "", sprintf("`Rscript bench/series_diagnose.R %d` on %s (%d repetitions per series and gap kind, gaps hidden as in bench/series.R; the model's full covariance over the whole series, exact conditioning). z2: mean squared standardised error (1 = the model's spread is right); cover: coverage of mean +/- 1.645 sd; trend_var: variance added by the linear trend's estimation error (universal kriging) relative to the conditional variance; cover_uk: coverage with it added; cover_blocks: impute_series()'s own intervals; smooth/season/nugget: the fitted kernel's shares.",
+                         reps, format(Sys.time(), "%Y-%m-%d", tz = "UTC"), reps), "", md), "bench/results/series_diagnose.md")
