@@ -105,6 +105,10 @@
 #'   missing values). [completed_series()] gives the completed series in the
 #'   class of `x`; [completions()], [coverage()] and [imputation_metrics()]
 #'   work on it; `print()`, `summary()`, `plot()` and `as.data.frame()` too.
+#'   [calibrate()] on it self-calibrates its intervals (`method = "gp"`); with
+#'   `calibrate = TRUE` the result is calibrated and keeps the calibration as
+#'   `calibration`. With `method = "dit"`, `model` is a
+#'   `ditimpute_series_dit_model` holding the trained DiT (`dit`).
 #' @seealso [completed_series()], [gp_fit()] for windows of a fixed length.
 #' @examples
 #' y <- datasets::co2
