@@ -128,6 +128,7 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   n_windows <- check_count(n_windows)
   ridge <- check_number(ridge, lower = 0, upper = Inf, open = FALSE)
   if (!is.logical(calibrate) || length(calibrate) != 1 || is.na(calibrate)) abort_input("calibrate", "must be TRUE or FALSE.")
+  if (calibrate && method == "dit") abort_input("calibrate", "is available for method = \"gp\" only (it re-imputes with the fitted GP).")
   seed <- resolve_seed(seed)
   threads <- resolve_threads(threads)
   input <- series_input(x, "x")
@@ -145,9 +146,7 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   if (method == "dit") {
     out <- impute_series_dit(v, level, n_samples, period, dit, seed, threads)
     out$model$seconds <- proc.time()[["elapsed"]] - start
-    imp <- new_series_imputation(input, v, out$res, out$model, level, n_samples, out$win, truth)
-    if (calibrate && any(imp$missing)) abort_input("calibrate", "is available for method = \"gp\" only.")
-    return(imp)
+    return(new_series_imputation(input, v, out$res, out$model, level, n_samples, out$win, truth))
   }
   model <- fit_series_model(v, period, kernel, win, n_windows, ridge, seed, threads)
   model$fit_seconds <- proc.time()[["elapsed"]] - start

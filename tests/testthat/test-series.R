@@ -210,6 +210,7 @@ test_that("method = \"dit\" trains on the series' own windows and completes it (
   again <- impute_series(y, method = "dit", n_samples = 20, level = 0.9, dit = small, seed = 1, threads = 1)
   expect_identical(again$samples, imp$samples)
   expect_error(calibrate(imp), class = "ditimpute_error_input", regexp = "gp")
+  expect_error(impute_series(y, method = "dit", calibrate = TRUE), class = "ditimpute_error_input", regexp = "calibrate")
   expect_error(impute_series(y, method = "dit", dit = list(depht = 2)), class = "ditimpute_error_input", regexp = "dit")
   expect_error(impute_series(y, method = "dit", dit = list(H = 100)), class = "ditimpute_error_input", regexp = "dit")
 })
