@@ -7,11 +7,23 @@
 # point +/- 1.645 sd of its sample paths; Amelia: the 5% and 95% quantiles
 # of its 20 imputations). Packages that are not installed are skipped.
 #
-# Usage: Rscript bench/series.R [reps]   (writes bench/results/series.md and
-# inst/extdata/series_bench.csv)
+# gp_calibrated is the same GP with impute_series(calibrate = TRUE): its
+# intervals self-calibrated on further stretches hidden in the series itself
+# (lengths from the series' own gaps; see ?calibrate).
+#
+# dit is impute_series(method = "dit") with its small defaults (300 training
+# steps of a 1-layer, width-32 DiT): run only when named.
+#
+# Usage: Rscript bench/series.R [reps] [methods] [series]   (writes
+# bench/results/series.md and inst/extdata/series_bench.csv; with a
+# comma-separated list of methods, e.g. gp,gp_calibrated, only those run
+# (and linear) and the output goes to bench/results/series_<methods>.md
+# instead; a comma-separated list of series restricts the series)
 suppressMessages(library(ditimpute))
 args <- commandArgs(trailingOnly = TRUE)
 reps <- if (length(args)) as.integer(args[1]) else 3L
+only <- if (length(args) > 1) strsplit(args[2], ",")[[1]] else NULL
+pick <- if (length(args) > 2) strsplit(args[3], ",")[[1]] else NULL
 has <- function(p) requireNamespace(p, quietly = TRUE)
 have_imputets <- has("imputeTS"); have_amelia <- has("Amelia")
 if (!have_imputets) message("imputeTS is not installed: its methods are skipped")
@@ -20,6 +32,7 @@ if (!have_amelia) message("Amelia is not installed: it is skipped")
 series <- list(co2 = datasets::co2, nottem = datasets::nottem, UKgas = log(datasets::UKgas),
                ldeaths = datasets::ldeaths, Nile = datasets::Nile,
                EuStockMarkets = log(datasets::EuStockMarkets), Seatbelts = datasets::Seatbelts)
+if (!is.null(pick)) series <- series[pick]
 # Stock prices have no season: frequency 260 only counts trading days.
 periods <- list(EuStockMarkets = 1)
 
@@ -49,6 +62,16 @@ methods <- list(
                          period = periods[[name]])
     list(point = imp$point, lower = imp$lower, upper = imp$upper, kernel = imp$model$kernel_name)
   },
+  gp_calibrated = function(y, name) {
+    imp <- impute_series(y, level = 0.9, n_samples = 200, seed = 1, threads = 2,
+                         period = periods[[name]], calibrate = TRUE)
+    list(point = imp$point, lower = imp$lower, upper = imp$upper, kernel = imp$model$kernel_name)
+  },
+  dit = function(y, name) {
+    imp <- impute_series(y, method = "dit", level = 0.9, n_samples = 50, seed = 1, threads = 2,
+                         period = periods[[name]])
+    list(point = imp$point, lower = imp$lower, upper = imp$upper, kernel = "dit")
+  },
   linear = function(y, name) {
     v <- as.matrix(y)
     list(point = apply(v, 2, function(col) stats::approx(seq_along(col), col, seq_along(col), rule = 2)$y))
@@ -77,6 +100,8 @@ if (have_amelia) {
          upper = apply(draws, 1:2, stats::quantile, 0.95))
   }
 }
+
+methods <- if (is.null(only)) methods[names(methods) != "dit"] else methods[intersect(names(methods), c(only, "linear"))]
 
 rows <- list()
 for (name in names(series)) {
@@ -124,6 +149,29 @@ if (!is.null(best_ts)) {
 cmp$ratio_gp_to_linear <- cmp$mae_gp / cmp$mae_linear
 kernels <- aggregate(kernel ~ series + gaps, data = res[res$method == "gp", ], FUN = function(k) paste(unique(k), collapse = "/"))
 cmp <- merge(cmp, kernels, by = c("series", "gaps"))
+# Per-repetition spread of the GP's coverage: one long gap is a handful of
+# strongly correlated entries, so one repetition's coverage is noisy.
+spread <- aggregate(coverage90 ~ series + gaps, data = res[res$method == "gp", ],
+                    FUN = function(v) sprintf("%.2f-%.2f", min(v), max(v)))
+names(spread)[3] <- "coverage90_reps"
+cmp <- merge(cmp, spread, by = c("series", "gaps"))
+if (any(agg$method == "gp_calibrated")) {
+  gc <- agg[agg$method == "gp_calibrated", c("series", "gaps", "coverage90")]
+  names(gc)[3] <- "coverage90_calibrated"
+  cmp <- merge(cmp, gc, by = c("series", "gaps"))
+}
+if (any(agg$method == "dit")) {
+  dd <- agg[agg$method == "dit", c("series", "gaps", "mae", "coverage90")]
+  names(dd)[3:4] <- c("mae_dit", "coverage90_dit")
+  cmp <- merge(cmp, dd, by = c("series", "gaps"))
+  cmp$ratio_dit_to_gp <- cmp$mae_dit / cmp$mae_gp
+}
+within <- function(v) sum(v >= 0.85 & v <= 0.95, na.rm = TRUE)
+verdict <- sprintf("90%% intervals covering 85-95%% of the hidden values: GP %d of %d series x gap kinds%s.",
+                   within(cmp$coverage90), nrow(cmp),
+                   if (is.null(cmp$coverage90_calibrated)) "" else
+                     sprintf(", self-calibrated GP %d of %d", within(cmp$coverage90_calibrated), nrow(cmp)))
+cat(verdict, "\n")
 fmt <- function(df) {
   num <- vapply(df, is.numeric, TRUE)
   df[num] <- lapply(df[num], function(v) signif(v, 3))
@@ -132,14 +180,17 @@ fmt <- function(df) {
 print(fmt(cmp), row.names = FALSE)
 dir.create("bench/results", showWarnings = FALSE)
 dir.create("inst/extdata", showWarnings = FALSE, recursive = TRUE)
-utils::write.csv(agg, "inst/extdata/series_bench.csv", row.names = FALSE)
+out_md <- if (is.null(only)) "bench/results/series.md" else sprintf("bench/results/series_%s.md", paste(only, collapse = "-"))
+if (is.null(only)) utils::write.csv(agg, "inst/extdata/series_bench.csv", row.names = FALSE)
 md <- function(df) {
   df <- fmt(df)
   c(paste("|", paste(names(df), collapse = " | "), "|"), paste(rep("|---", ncol(df)), collapse = ""),
     apply(df, 1, function(r) paste("|", paste(r, collapse = " | "), "|")))
 }
 writeLines(c("# impute_series() against imputeTS, Amelia and linear interpolation",
-             "", sprintf("`Rscript bench/series.R %d` on %s (%d repetitions per series and gap kind; 10%% random holes, or one long gap of 10%% of the series per variable). MAE and RMSE on the hidden values; coverage90 = share of hidden values inside 90%% intervals.", reps, format(Sys.time(), "%Y-%m-%d", tz = "UTC"), reps),
+             "", sprintf("`Rscript bench/series.R %s` on %s (%d repetitions per series and gap kind; 10%% random holes, or one long gap of 10%% of the series per variable). MAE and RMSE on the hidden values; coverage90 = share of hidden values inside 90%% intervals.", paste(args, collapse = " "), format(Sys.time(), "%Y-%m-%d", tz = "UTC"), reps),
+             if (!is.null(only)) c("", sprintf("Methods: %s (and linear as the baseline).", paste(only, collapse = ", "))),
+             "", verdict,
              "", "## GP against the best imputeTS method and linear interpolation", "", md(cmp),
-             "", "## Every method", "", md(agg)), "bench/results/series.md")
-cat("wrote bench/results/series.md and inst/extdata/series_bench.csv\n")
+             "", "## Every method", "", md(agg)), out_md)
+cat("wrote", out_md, if (is.null(only)) "and inst/extdata/series_bench.csv", "\n")

@@ -52,11 +52,24 @@
 #' coverage pools entries, which are correlated within a sequence: its
 #' binomial interval is too narrow and is shown as a guide only.
 #'
+#' **A whole series** ([impute_series()]'s result as `object`, no `x`): each
+#' of `rounds` rounds hides further observed stretches of the series itself,
+#' with lengths drawn from the series' own gaps (or from `missing`, a vector
+#' of gap lengths), `share` of each variable's observed values, and imputes
+#' them with the fitted model at the imputation's level and `n_samples`. Each
+#' hidden entry is scored as above and grouped by the length of the gap it
+#' lies in (`groups = "gap"` or `"none"`); [apply_calibration()] (or
+#' `impute_series(calibrate = TRUE)`) widens, or narrows, each imputed
+#' entry's interval by the factor of its gap's group. Intervals only: the
+#' series' single L2 region is left as it is. The hidden values helped fit
+#' the model, so the rounds are slightly optimistic about it.
+#'
 #' @param object A fitted DiT ([dit_fit()]), a [gp_spec()] or a fitted GP
 #'   ([gp_fit()]); or an imputation of the calibration windows made by any
 #'   imputer (e.g. [imputation_from_completions()] of Amelia's completions),
 #'   with `truth`: the calibration is then applied to that imputer's test
 #'   imputations with [apply_calibration()], which checks the method label.
+#'   Or a series imputation ([impute_series()]): self-calibration of its intervals.
 #' @param x Held-out data: an `n x H x d` array of complete sequences (with
 #'   `missing` saying what to hide), or of windows with `NA` on hidden entries
 #'   (and on the data's own gaps), with `truth`. Or **self-calibration**: the
@@ -67,6 +80,7 @@
 #' @param missing For complete `x`: a pattern (see [gp_conditional()]), a list
 #'   of patterns (every sequence is imputed under each), or a mask strategy
 #'   ([mask_strategy()], [strategy_preset()]) to draw one mask per sequence.
+#'   For a series: `NULL` (its own gap lengths) or gap lengths to draw.
 #' @param level Confidence level of the regions and intervals to calibrate.
 #' @param n_samples Samples per case; the calibrated object imputes with the same number.
 #' @param truth With incomplete `x`: the true values, shaped like `x`, finite
@@ -76,6 +90,9 @@
 #' @param groups,n_groups How cases are grouped (see Details).
 #' @param seed Optional seed (masks and imputation); [set.seed()] works too.
 #' @param threads CPU threads.
+#' @param rounds,share Series only: the number of calibration rounds, and the
+#'   share of each variable's observed values hidden per round (default: the
+#'   series' share of missing values, between 2% and 10%).
 #' @param ... Passed to [impute()] (e.g. `steps`, `method`, `sampler`).
 #' @return An object of class `ditimpute_calibration`. [impute()] on it imputes
 #'   with the calibrated regions and intervals; `print()`, `summary()` and
@@ -102,9 +119,22 @@
 #' @export
 calibrate <- function(object, x = NULL, missing = NULL, level = 0.95, n_samples = 100, truth = NULL,
                       groups = c("auto", "pattern", "gap", "fraction", "kappa", "none"), n_groups = 3,
-                      seed = NULL, threads = NULL, ...) {
+                      seed = NULL, threads = NULL, rounds = 10, share = NULL, ...) {
   groups <- check_string(groups, c("auto", "pattern", "gap", "fraction", "kappa", "none"))
   n_groups <- check_count(n_groups, max = 20)
+  if (inherits(object, "ditimpute_series_imputation")) {
+    # A whole series: its own observed values are hidden and scored.
+    if (!is.null(x) || !is.null(truth)) {
+      abort_input(if (is.null(x)) "truth" else "x", "must be NULL for a series imputation: its own observed values are hidden and scored.")
+    }
+    if (!base::missing(level) && !isTRUE(all.equal(level, object$level))) {
+      abort_input("level", sprintf("must be %g, the level of the series imputation (impute it again for another).",
+                                   object$level))
+    }
+    if (!groups %in% c("auto", "gap", "none")) abort_input("groups", "a series is calibrated by \"gap\" (or \"auto\") or \"none\".")
+    return(calibrate_series(object, missing, object$level, groups, n_groups, check_count(rounds, min = 2),
+                            share, resolve_seed(seed), resolve_threads(threads)))
+  }
   if (groups == "kappa" && !inherits(object, "ditimpute_gp")) {
     abort_input("groups", "\"kappa\" needs a Gaussian-process imputer (kappa_cond of its covariance).")
   }
@@ -433,6 +463,7 @@ apply_calibration <- function(imputation, calibration) {
                                        imputation$n_samples))
   }
   if (!is.null(imputation$calibration)) abort_input("imputation", "is already calibrated.")
+  if (inherits(calibration, "ditimpute_series_calibration")) return(apply_series_calibration(imputation, calibration))
   imp <- as3(imputation)
   feats <- case_features(calibration$object, imp$missing, calibration$grouping$type)
   g <- assign_groups(calibration$grouping, feats)
@@ -459,20 +490,22 @@ print.ditimpute_calibration <- function(x, ...) {
   cat(sprintf("<ditimpute_calibration> %s at level %g, %d samples, %d calibration cases, groups by %s\n", x$method,
               x$level, x$n_samples, x$n_cases, x$grouping$type))
   d <- x$diagnostics
-  pct <- function(v) ifelse(is.na(v), "   -  ", sprintf("%5.1f%%", 100 * v))
-  ci <- function(lo, hi) ifelse(is.na(lo), "", sprintf("[%.1f, %.1f]", 100 * lo, 100 * hi))
   tab <- data.frame(group = d$group, cases = d$cases,
-                    region_raw = paste(pct(d$region_raw), ci(d$region_raw_lower, d$region_raw_upper)),
-                    region_calibrated = paste(pct(d$region_cal), ci(d$region_cal_lower, d$region_cal_upper)),
+                    region_raw = paste(pct_text(d$region_raw), ci_text(d$region_raw_lower, d$region_raw_upper)),
+                    region_calibrated = paste(pct_text(d$region_cal), ci_text(d$region_cal_lower, d$region_cal_upper)),
                     factor = c(sprintf("%.3g", x$factors$region[seq_len(nrow(d) - 1)]),
                                sprintf("%.3g", x$factors$region[nrow(x$factors)])),
-                    interval_raw = pct(d$interval_raw), interval_calibrated = pct(d$interval_cal),
+                    interval_raw = pct_text(d$interval_raw), interval_calibrated = pct_text(d$interval_cal),
                     widen = sprintf("%.3g", c(x$factors$interval[seq_len(nrow(d) - 1)],
                                               x$factors$interval[nrow(x$factors)])))
   print(tab, row.names = FALSE, right = FALSE)
   cat("Calibrated coverage by 2-fold cross-fitting; 95% Clopper-Pearson intervals in brackets.\n")
   invisible(x)
 }
+
+# Coverages as percentages and Clopper-Pearson intervals, for printing.
+pct_text <- function(v) ifelse(is.na(v), "   -  ", sprintf("%5.1f%%", 100 * v))
+ci_text <- function(lo, hi) ifelse(is.na(lo), "", sprintf("[%.1f, %.1f]", 100 * lo, 100 * hi))
 
 #' @export
 summary.ditimpute_calibration <- function(object, ...) {

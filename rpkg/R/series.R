@@ -43,13 +43,23 @@
 #' standard deviation of the entry's `n_samples` draws (the entry's law under
 #' the model is Gaussian around `point`).
 #'
+#' With `method = "dit"`, the same linear trend and scaling are removed and a
+#' small diffusion transformer ([dit_fit()]) is trained on windows of `H`
+#' frames of the series itself (every `H / 4` frames): entries already missing
+#' are shown to the network as missing and kept out of the loss, and the
+#' training masks are half one block of a length drawn from the series' own
+#' gaps (capped at `H / 2`), half the paper's scattered frames and one long
+#' block. Windows overlapping by half are then imputed one after another along
+#' each of the `n_samples` paths, each window conditioned on its observed
+#' values and on the values its path already holds for the first half. Per-entry
+#' intervals are `point +/- z sd` over the paths, as for the GP.
+#'
 #' @param x The series: a `ts` or `mts`, a data frame with a time column
 #'   (`Date` or `POSIXct`, equally spaced or monthly) and numeric columns, a
 #'   [ditimpute_series()], a numeric matrix (rows are frames) or a numeric
 #'   vector. `NA` marks missing values.
-#' @param method `"gp"`. (`"dit"`, a diffusion transformer trained on the
-#'   series' own windows, is not available yet: asking for it is an input
-#'   error.)
+#' @param method `"gp"`, or `"dit"`: a diffusion transformer trained on the
+#'   series' own windows (see Details).
 #' @param level Level of the per-entry intervals, in (0, 1).
 #' @param n_samples Sample paths (at least 20).
 #' @param period Season length in frames; by default `frequency(x)` for a
@@ -68,6 +78,18 @@
 #'   standardised variables: 0.01 is 1% of it. It keeps `Lambda` invertible when variables are
 #'   nearly collinear (Seatbelts: `drivers` is `front` plus part of `rear`),
 #'   where plain maximum likelihood extrapolates wildly across variables.
+#' @param calibrate `TRUE` to self-calibrate the intervals ([calibrate()] on
+#'   the result with its defaults, then [apply_calibration()]): ten rounds
+#'   hide further observed stretches of the series with lengths drawn from its
+#'   own gaps, and each entry's interval is widened or narrowed so that a
+#'   share `level` of those hidden values fall inside, per gap-length group. The
+#'   calibration is kept as `calibration` in the result.
+#' @param dit Options of `method = "dit"`, a list with any of `H` (window
+#'   length, default `max(2 period, 16)`), `width`, `depth`, `heads` (the
+#'   network, default 32, 1, 2), `steps` (training steps, default 300),
+#'   `batch_size` (32) and `sample_steps` (sampler steps, 20). The defaults
+#'   run in seconds and make a weak model: a useful one needs thousands of
+#'   steps and a wider network (see [dit_fit()]).
 #' @param seed Optional seed; without one [set.seed()] makes results repeatable.
 #' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
 #' @param ... Unused.
@@ -83,6 +105,10 @@
 #'   missing values). [completed_series()] gives the completed series in the
 #'   class of `x`; [completions()], [coverage()] and [imputation_metrics()]
 #'   work on it; `print()`, `summary()`, `plot()` and `as.data.frame()` too.
+#'   [calibrate()] on it self-calibrates its intervals (`method = "gp"`); with
+#'   `calibrate = TRUE` the result is calibrated and keeps the calibration as
+#'   `calibration`. With `method = "dit"`, `model` is a
+#'   `ditimpute_series_dit_model` holding the trained DiT (`dit`).
 #' @seealso [completed_series()], [gp_fit()] for windows of a fixed length.
 #' @examples
 #' y <- datasets::co2
@@ -94,16 +120,15 @@
 #' @export
 impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 100, period = NULL,
                           kernel = c("auto", "seasonal", "smooth"), window = NULL, truth = NULL,
-                          n_windows = 100, ridge = 1e-2, seed = NULL, threads = NULL, ...) {
+                          n_windows = 100, ridge = 1e-2, calibrate = FALSE, dit = list(), seed = NULL, threads = NULL, ...) {
   method <- check_string(method, c("gp", "dit"))
-  if (method == "dit") {
-    abort_input("method", "\"dit\" is not available for impute_series() yet; use method = \"gp\".")
-  }
   level <- check_level(level)
   n_samples <- check_count(n_samples, min = 20)
   kernel <- check_string(kernel, c("auto", "seasonal", "smooth"))
   n_windows <- check_count(n_windows)
   ridge <- check_number(ridge, lower = 0, upper = Inf, open = FALSE)
+  if (!is.logical(calibrate) || length(calibrate) != 1 || is.na(calibrate)) abort_input("calibrate", "must be TRUE or FALSE.")
+  if (calibrate && method == "dit") abort_input("calibrate", "is available for method = \"gp\" only (it re-imputes with the fitted GP).")
   seed <- resolve_seed(seed)
   threads <- resolve_threads(threads)
   input <- series_input(x, "x")
@@ -118,12 +143,21 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
     if (!identical(dim(truth), dim(v))) abort_input("truth", "must have the same shape as x.")
   }
   start <- proc.time()[["elapsed"]]
+  if (method == "dit") {
+    out <- impute_series_dit(v, level, n_samples, period, dit, seed, threads)
+    out$model$seconds <- proc.time()[["elapsed"]] - start
+    return(new_series_imputation(input, v, out$res, out$model, level, n_samples, out$win, truth))
+  }
   model <- fit_series_model(v, period, kernel, win, n_windows, ridge, seed, threads)
   model$fit_seconds <- proc.time()[["elapsed"]] - start
   res <- core_call(cpp_impute_series_gp(scale_cols(v, model), model$mean_path, model$Gamma, model$Lambda,
                                         win[["past"]], win[["block"]], win[["future"]], n_samples, seed, threads))
   model$seconds <- proc.time()[["elapsed"]] - start
-  new_series_imputation(input, v, res, model, level, n_samples, win, truth)
+  out <- new_series_imputation(input, v, res, model, level, n_samples, win, truth)
+  if (calibrate && any(out$missing)) {
+    out <- apply_calibration(out, calibrate_series(out, NULL, level, "auto", 3L, 10L, NULL, sub_seed(seed, 7), threads))
+  }
+  out
 }
 
 # ------------------------------------------------------------------ input --
@@ -272,16 +306,9 @@ scale_cols <- function(v, model) sweep(sweep(v, 2, model$center), 2, model$scale
 # standardised units (model$center, model$scale give the way back).
 fit_series_model <- function(v, period, kernel, win, n_windows, ridge, seed, threads, call = rlang::caller_env()) {
   n_time <- nrow(v); d <- ncol(v)
-  center <- colMeans(v, na.rm = TRUE)
-  scale <- apply(v, 2, stats::sd, na.rm = TRUE)
-  z <- sweep(sweep(v, 2, center), 2, scale, "/")
-  tt <- (seq_len(n_time) - 1) / max(1, n_time - 1)
-  trend <- vapply(seq_len(d), function(j) {
-    ok <- !is.na(z[, j])
-    stats::coef(stats::lm.fit(cbind(1, tt[ok]), z[ok, j]))
-  }, numeric(2))
-  trend_path <- cbind(1, tt) %*% trend
-  resid <- z - trend_path
+  tr <- series_trend(v)
+  center <- tr$center; scale <- tr$scale; trend <- tr$trend; trend_path <- tr$trend_path
+  resid <- tr$resid
   ridge <- ridge * mean(apply(resid, 2, stats::var, na.rm = TRUE))  # relative to what the GP models
   H <- sum(win)
   # Non-overlapping windows of the window's length; a series shorter than two
@@ -376,8 +403,10 @@ logLik.ditimpute_series_model <- function(object, ...) {
 
 # ----------------------------------------------------------------- result --
 
-new_series_imputation <- function(input, v, res, model, level, n_samples, win, truth) {
-  n_time <- nrow(v); d <- ncol(v)
+# The core's result in the data's units: the completed values (observed
+# entries exactly as given), the draws of the missing entries (n_samples x m,
+# frame-major as missing_index()) and per-entry intervals point +/- z sd.
+series_intervals <- function(res, model, v, level, n_samples) {
   miss <- is.na(v)
   ij <- missing_index(miss)
   sc <- model$scale[ij[, 2]]; ce <- model$center[ij[, 2]]
@@ -385,22 +414,33 @@ new_series_imputation <- function(input, v, res, model, level, n_samples, win, t
   point <- sweep(sweep(res$point, 2, model$scale, "*"), 2, model$center, "+")
   point[!miss] <- v[!miss]  # exactly the observed values, not a rounding of them
   dimnames(point) <- dimnames(v)
-  lower <- upper <- matrix(NA_real_, n_time, d, dimnames = dimnames(v))
-  radius <- NA_real_
+  lower <- upper <- matrix(NA_real_, nrow(v), ncol(v), dimnames = dimnames(v))
   if (nrow(ij)) {
-    est <- point[ij]
     sds <- sqrt(pmax(0, colMeans(samples^2) - colMeans(samples)^2) * n_samples / (n_samples - 1))
     z <- stats::qnorm(1 - (1 - level) / 2)
-    lower[ij] <- est - z * sds
-    upper[ij] <- est + z * sds
-    dist <- sqrt(rowSums(sweep(samples, 2, est)^2))
+    lower[ij] <- point[ij] - z * sds
+    upper[ij] <- point[ij] + z * sds
+  }
+  list(point = point, lower = lower, upper = upper, samples = samples, ij = ij)
+}
+
+new_series_imputation <- function(input, v, res, model, level, n_samples, win, truth) {
+  n_time <- nrow(v); d <- ncol(v)
+  miss <- is.na(v)
+  iv <- series_intervals(res, model, v, level, n_samples)
+  point <- iv$point; lower <- iv$lower; upper <- iv$upper; samples <- iv$samples; ij <- iv$ij
+  radius <- NA_real_
+  if (nrow(ij)) {
+    dist <- sqrt(rowSums(sweep(samples, 2, point[ij])^2))
     radius <- sort(dist)[min(n_samples, ceiling((n_samples + 1) * level))]
   }
   cases <- list(arr = array(v, c(1L, n_time, d)), single = TRUE, H = n_time, d = d, dimnames = dimnames(v))
   core <- list(point = array(point, c(1L, n_time, d)), lower = array(lower, c(1L, n_time, d)),
                upper = array(upper, c(1L, n_time, d)), radius = radius, samples = list(samples))
   opts <- list(level = level, n_samples = n_samples, median = FALSE)
-  out <- new_imputation(cases, core, opts, method = sprintf("GP series (linear trend, %s kernel)", model$kernel_name),
+  label <- if (inherits(model, "ditimpute_series_dit_model")) "DiT series (linear trend, DiT on the series' windows)" else
+    sprintf("GP series (linear trend, %s kernel)", model$kernel_name)
+  out <- new_imputation(cases, core, opts, method = label,
                         truth = truth, model = model)
   time <- input$time
   out$time <- time
@@ -506,8 +546,10 @@ summary.ditimpute_series_imputation <- function(object, ...) {
 print.summary.ditimpute_series_imputation <- function(x, ...) {
   cat(sprintf("Series imputation by %s\n\nPer variable (%g%% intervals):\n", x$method, 100 * x$level))
   print(x$variables, row.names = FALSE)
-  cat("\nCandidate kernels (fitted by maximum likelihood; the chosen one has the smaller BIC):\n")
-  print(x$candidates, row.names = FALSE)
+  if (!is.null(x$candidates)) {
+    cat("\nCandidate kernels (fitted by maximum likelihood; the chosen one has the smaller BIC):\n")
+    print(x$candidates, row.names = FALSE)
+  }
   invisible(x)
 }
 

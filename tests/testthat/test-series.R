@@ -95,7 +95,7 @@ test_that("data frames, ditimpute_series, matrices and vectors come back in thei
 
 test_that("bad input is a classed error naming the argument", {
   y <- co2_with_gaps()
-  expect_error(impute_series(y, method = "dit"), class = "ditimpute_error_input", regexp = "method")
+  expect_error(impute_series(y, method = "lstm"), class = "ditimpute_error_input", regexp = "method")
   expect_error(impute_series("a"), class = "ditimpute_error_input", regexp = "x")
   expect_error(impute_series(c(1, NA, 3)), class = "ditimpute_error_input", regexp = "at least 4")
   expect_error(impute_series(c(1, NA, NA, NA, NA, 2)), class = "ditimpute_error_input", regexp = "at least 3")
@@ -118,4 +118,99 @@ test_that("a series without missing values comes back as it was", {
   imp <- impute_series(datasets::Nile, n_samples = 20, seed = 1)
   expect_identical(completed_series(imp), datasets::Nile)
   expect_equal(nrow(imp$record), 0)
+})
+
+test_that("calibrate() self-calibrates a series imputation on stretches hidden with the series' own gap lengths", {
+  y <- datasets::nottem
+  set.seed(21)
+  y[sample(length(y), 20)] <- NA
+  y[100:111] <- NA  # one 12-month gap
+  imp <- impute_series(y, level = 0.9, n_samples = 40, seed = 1, truth = datasets::nottem)
+  cal <- calibrate(imp, seed = 2)
+  expect_s3_class(cal, "ditimpute_series_calibration")
+  expect_identical(sort(cal$gap_lengths), sort(imp$gaps$length))
+  expect_gt(cal$n_cases, 50)
+  # Holes of 1 frame and a 12-frame gap: two gap-length groups at least.
+  expect_equal(cal$grouping$type, "gap")
+  expect_gte(length(cal$grouping$labels), 2)
+  # Each group's factor is the conformal quantile of its scores: the smallest
+  # q with at least a share `level` of the hidden values inside (score <= q).
+  for (b in seq_along(cal$grouping$labels)) {
+    s <- cal$scores$score[cal$scores$group == cal$grouping$labels[b]]
+    q <- cal$factors$interval[b]
+    expect_gte(mean(s <= q), 0.9)
+    expect_lt(mean(s < q), 0.9 + 1 / length(s) + 1e-12)
+  }
+  expect_output(print(cal), "rounds")
+  expect_s3_class(plot(cal), "ggplot")
+  # Applying it moves each interval by its group's factor and nothing else.
+  cimp <- apply_calibration(imp, cal)
+  miss <- imp$missing
+  expect_identical(cimp$point, imp$point)
+  gl <- ditimpute:::run_lengths(miss)[miss]
+  g <- ditimpute:::assign_groups(cal$grouping, list(gap = gl, n = length(gl)))
+  expect_equal((cimp$upper - cimp$lower)[miss], (imp$upper - imp$lower)[miss] * (1 + cal$factors$interval[g]))
+  expect_equal(cimp$lower[miss] + cimp$upper[miss], imp$lower[miss] + imp$upper[miss])
+  expect_equal(cimp$record$upper, cimp$upper[cbind(cimp$record$frame, 1L)])
+  expect_true(all(is.na(cimp$lower[!miss])))
+  expect_s3_class(coverage(cimp), "ditimpute_coverage")
+  expect_true(is.finite(imputation_metrics(cimp, by = "all")$interval_coverage))
+  expect_match(cimp$method, "calibrated")
+  expect_error(calibrate(cimp), class = "ditimpute_error_input", regexp = "already calibrated")
+  expect_error(apply_calibration(cimp, cal), class = "ditimpute_error_input", regexp = "already calibrated")
+  # impute_series(calibrate = TRUE) does the same in one call: same points.
+  one <- impute_series(y, level = 0.9, n_samples = 40, seed = 1, calibrate = TRUE)
+  expect_identical(one$point, imp$point)
+  expect_s3_class(one$calibration, "ditimpute_series_calibration")
+  # Bad input names the argument.
+  expect_error(calibrate(imp, x = array(0, c(1, 10, 1))), class = "ditimpute_error_input", regexp = "x")
+  expect_error(calibrate(imp, level = 0.5), class = "ditimpute_error_input", regexp = "level")
+  expect_error(calibrate(imp, missing = 0), class = "ditimpute_error_input", regexp = "missing")
+  expect_error(calibrate(imp, groups = "pattern"), class = "ditimpute_error_input", regexp = "groups")
+  expect_error(impute_series(y, calibrate = NA), class = "ditimpute_error_input", regexp = "calibrate")
+  full <- impute_series(datasets::Nile, n_samples = 20, seed = 1)
+  expect_error(calibrate(full), class = "ditimpute_error_input", regexp = "missing")
+  expect_s3_class(calibrate(full, missing = c(1, 5), seed = 1), "ditimpute_series_calibration")
+})
+
+test_that("calibration masks hide only observed values, in stretches of the given lengths", {
+  miss <- matrix(FALSE, 200, 2)
+  miss[50:69, 1] <- TRUE
+  set.seed(5)
+  mask <- ditimpute:::series_calibration_mask(miss, lens = c(3L, 8L), share = 0.1)
+  expect_false(any(mask & miss))
+  # About 10% of each variable's observed values (the last stretch may overshoot by < 8).
+  expect_gte(sum(mask[, 1]), round(0.1 * 180))
+  expect_lt(sum(mask[, 1]), round(0.1 * 180) + 8)
+  # Runs are sums of drawn lengths (stretches may touch): multiples of 3 and 8 only.
+  runs <- rle(mask[, 2])
+  ok <- vapply(runs$lengths[runs$values], function(l) any(outer(0:10, 0:10, function(a, b) 3 * a + 8 * b) == l), TRUE)
+  expect_true(all(ok))
+})
+
+test_that("method = \"dit\" trains on the series' own windows and completes it (tiny model: plumbing only)", {
+  y <- datasets::ldeaths
+  set.seed(4)
+  y[sample(72, 7)] <- NA
+  y[40:52] <- NA  # 13 months: longer than half a window (H = 24), so it spans windows
+  small <- list(steps = 8, sample_steps = 3, batch_size = 8)
+  imp <- impute_series(y, method = "dit", n_samples = 20, level = 0.9, dit = small, seed = 1, threads = 1)
+  expect_s3_class(imp$model, "ditimpute_series_dit_model")
+  expect_equal(imp$model$options$H, 24L)
+  out <- completed_series(imp)
+  expect_false(anyNA(out))
+  expect_identical(as.numeric(out[!is.na(y)]), as.numeric(y[!is.na(y)]))
+  miss <- imp$missing
+  expect_true(all(is.finite(imp$lower[miss]) & imp$lower[miss] <= imp$upper[miss]))
+  expect_equal(dim(imp$samples[[1]]), c(20L, sum(miss)))
+  # Training masks: the series' own gap lengths (13 capped at H / 2 = 12, and 1) beside the paper's.
+  labels <- vapply(imp$model$strategy$generators, `[[`, "", "label")
+  expect_true(all(c("1x12", "1x1", "4x1", "1x6") %in% labels))
+  # Same seed, same draws.
+  again <- impute_series(y, method = "dit", n_samples = 20, level = 0.9, dit = small, seed = 1, threads = 1)
+  expect_identical(again$samples, imp$samples)
+  expect_error(calibrate(imp), class = "ditimpute_error_input", regexp = "gp")
+  expect_error(impute_series(y, method = "dit", calibrate = TRUE), class = "ditimpute_error_input", regexp = "calibrate")
+  expect_error(impute_series(y, method = "dit", dit = list(depht = 2)), class = "ditimpute_error_input", regexp = "dit")
+  expect_error(impute_series(y, method = "dit", dit = list(H = 100)), class = "ditimpute_error_input", regexp = "dit")
 })
