@@ -27,13 +27,22 @@
 # (read by the vignette). Environment: DITIMPUTE_BENCH_DIT_STEPS (default 3000;
 # 0 leaves the DiT out); DITIMPUTE_BENCH_DATA (e.g. "ett_h1": only those data
 # sets, written to bench/results/real_data_<names>.md, the .rds untouched);
-# DITIMPUTE_BENCH_CACHE (a folder: trained DiTs are saved there and reused).
+# DITIMPUTE_BENCH_CACHE (a folder: trained DiTs are saved there and reused);
+# DITIMPUTE_BENCH_METHODS (e.g. "DiT": only those imputers, written to
+# bench/results/real_data_<names>_<methods>.md; the GP is fitted only when
+# "fitted GP" is among them); DITIMPUTE_BENCH_RATES (e.g. "0.1,0.5").
 suppressPackageStartupMessages(library(ditimpute))
 
 args <- commandArgs(trailingOnly = TRUE)
 data_dir <- if (length(args)) args[1] else Sys.getenv("DITIMPUTE_DATA_DIR", "../shared/data")
 dit_steps <- as.integer(Sys.getenv("DITIMPUTE_BENCH_DIT_STEPS", "3000"))
 rates <- c(0.1, 0.2, 0.5)
+only_rates <- as.numeric(strsplit(Sys.getenv("DITIMPUTE_BENCH_RATES", ""), "[, ]+")[[1]])
+if (length(only_rates)) rates <- only_rates
+all_methods <- c("fitted GP", "DiT", "linear", "mean", "Amelia")
+only_methods <- strsplit(Sys.getenv("DITIMPUTE_BENCH_METHODS", ""), " *, *")[[1]]
+methods <- if (length(only_methods)) intersect(all_methods, only_methods) else all_methods
+if (!length(methods)) stop("DITIMPUTE_BENCH_METHODS names none of: ", paste(all_methods, collapse = ", "))
 all_data <- c("ett_h1", "beijing_air")
 only <- strsplit(Sys.getenv("DITIMPUTE_BENCH_DATA", ""), "[, ]+")[[1]]
 data_sets <- if (length(only)) intersect(all_data, only) else all_data
@@ -87,10 +96,10 @@ run_dataset <- function(name) {
 
   # BeijingAir's tied weather columns: a ridge on Lambda and a nugget of at
   # least 1% (see ?gp_fit); ETTh1 needs neither.
-  gp <- timed(gp_fit(dat$train, kernel = "matern32", fit_nugget = TRUE, ridge = if (d > 20) 1e-3 else 0,
+  gp <- if ("fitted GP" %in% methods) timed(gp_fit(dat$train, kernel = "matern32", fit_nugget = TRUE, ridge = if (d > 20) 1e-3 else 0,
                      nugget_bounds = c(if (d > 20) 0.01 else 1e-6, 1),
                      n_windows = 100, seed = 1))
-  print(gp$value)
+  if (!is.null(gp)) print(gp$value)
   strategy <- mask_strategy(c(mcar0.1 = 1, mcar0.2 = 1, mcar0.5 = 1))
   cached <- if (nzchar(cache)) file.path(cache, sprintf("real-data-%s-dit-%d.dit", name, dit_steps)) else ""
   train_dit <- function() {
@@ -100,7 +109,7 @@ run_dataset <- function(name) {
     if (nzchar(cached)) { dir.create(cache, showWarnings = FALSE, recursive = TRUE); dit_save(fit, cached) }
     fit
   }
-  dit <- if (dit_steps > 0) tryCatch(timed(train_dit()),
+  dit <- if (dit_steps > 0 && "DiT" %in% methods) tryCatch(timed(train_dit()),
                   error = function(e) { cat("DiT training failed:", conditionMessage(e), "\n"); NULL })
 
   rows <- list()
@@ -149,7 +158,7 @@ run_dataset <- function(name) {
       }
       res$value
     }
-    gp_imp <- score("fitted GP", function(x) impute(gp$value, x, n_samples = 100, level = level, seed = 1),
+    gp_imp <- if (!is.null(gp)) score("fitted GP", function(x) impute(gp$value, x, n_samples = 100, level = level, seed = 1),
                     function(vx, vt) calibrate(gp$value, vx, truth = vt, level = level, n_samples = 100,
                                                groups = "fraction", seed = 2),
                     windows = n_gp[[name]])
@@ -158,8 +167,8 @@ run_dataset <- function(name) {
             function(vx, vt) calibrate(dit$value, vx, truth = vt, level = level, n_samples = 50, groups = "fraction",
                                        seed = 2))
     }
-    score("linear", function(x) impute_baseline(x, "linear"))
-    score("mean", function(x) impute_baseline(x, "mean"))
+    if ("linear" %in% methods) score("linear", function(x) impute_baseline(x, "linear"))
+    if ("mean" %in% methods) score("mean", function(x) impute_baseline(x, "mean"))
     # Amelia's EM visits each distinct missing pattern; MCAR hiding makes
     # nearly every frame its own pattern, and at 132 variables one rate took
     # over 15 minutes without finishing here, so it runs on ETTh1 only. Its
@@ -167,7 +176,7 @@ run_dataset <- function(name) {
     # needed): in-sample intervals, then calibrated.
     amelia <- function(x) imputation_from_completions(x, amelia_completions(dat$train, x), method = "Amelia",
                                                       level = level, region = "quantile")
-    if (d <= 20 && requireNamespace("Amelia", quietly = TRUE)) {
+    if ("Amelia" %in% methods && d <= 20 && requireNamespace("Amelia", quietly = TRUE)) {
       score("Amelia", amelia, function(vx, vt) calibrate(amelia(vx), truth = vt, groups = "fraction", seed = 2))
     }
     if (rate == 0.5) {
@@ -177,7 +186,7 @@ run_dataset <- function(name) {
                        dit = if (!is.null(dit_imp)) dit_imp[c("point", "lower", "upper")] |> lapply(function(a) a[1, , ]))
     }
   }
-  fit_info <- data.frame(data = dat$name, lengthscale = gp$value$kernel$lengthscale, nugget = gp$value$nugget,
+  fit_info <- if (!is.null(gp)) data.frame(data = dat$name, lengthscale = gp$value$kernel$lengthscale, nugget = gp$value$nugget,
                          loglik = gp$value$fit$loglik, iterations = gp$value$fit$iterations,
                          converged = gp$value$fit$converged, windows = length(gp$value$fit$windows),
                          seconds = gp$seconds,
@@ -225,7 +234,8 @@ gp_lines <- c("| data | lengthscale | nugget | log-lik (train) | iterations | co
 dit_secs <- vapply(results, `[[`, 0, "dit_seconds")
 # Where the DiT stands against the fitted GP, from this run's numbers.
 dit_note <- function(tab) {
-  if (!any(tab$method == "DiT")) {
+  if (!any(tab$method == "DiT") || !any(tab$method == "fitted GP")) {
+    if (any(tab$method == "DiT")) return("* The fitted GP is not in this run: no comparison with it here.")
     return("* The DiT is not in this table (DITIMPUTE_BENCH_DIT_STEPS=0 or its training failed).")
   }
   per <- lapply(split(tab, tab$data), function(t) {
@@ -242,11 +252,13 @@ md <- c("# Real data: imputation of hidden entries (bench/real_data.R)", "",
         sprintf("Produced by `Rscript bench/real_data.R` on %s (%s, %d CPU cores). Standardised scale (training means",
                 format(Sys.Date()), R.version.string, parallel::detectCores()),
         "and sds), errors over the hidden entries only; CRPS of deterministic methods is their absolute error;",
-        if (dit_steps > 0) sprintf("DiT: width 64, depth 3, v-prediction, %d AdamW steps on CPU (%s s); 50 samples, the default sampler (UniPC, 20 network calls), all windows in shared network batches.",
+        if (dit_steps > 0) sprintf("DiT: width 64, depth 3, v-prediction, %d AdamW steps on CPU (%s s); 50 samples, the package's default sampler (?dit_sample), all windows in shared network batches; a DiT row's seconds are the imputation alone (training apart).",
                                    dit_steps, paste(sprintf("%.0f", dit_secs), collapse = " / ")) else
           "DiT: not run here (DITIMPUTE_BENCH_DIT_STEPS=0); see the note at the end.",
         "Fitted GP: 100 exact conditional samples per window. Amelia: 10 imputations, ETTh1 only (too slow at 132 variables).",
         "Every method, the fitted GP included, on every test window.",
+        sprintf("Imputers in this run: %s; hiding rates %s.", paste(methods, collapse = ", "),
+                paste(sprintf("%.0f%%", 100 * rates), collapse = ", ")),
         "Self-calibrated rows: calibrate() on the test windows themselves with a further 10% of their observed entries hidden (never the test truth); groups as above; seconds include it.",
         "Calibrated rows: calibrate() on the validation windows (last 15% of the training period, not trained on) with the same hiding rate, groups by missing fraction; seconds include the calibration.", "",
         md_table(table), "", "## Fitted GP (gp_fit, Matern 3/2, ECM)", "", gp_lines, "",
@@ -262,8 +274,11 @@ md <- c("# Real data: imputation of hidden entries (bench/real_data.R)", "",
         "* Coverage of the fitted GP's 90% intervals is read from the table's `90% coverage` column.",
         "")
 dir.create("bench/results", showWarnings = FALSE, recursive = TRUE)
-if (!identical(data_sets, all_data)) {
-  out <- sprintf("bench/results/real_data_%s.md", paste(data_sets, collapse = "_"))
+if (!identical(data_sets, all_data) || !identical(methods, all_methods) || !identical(rates, c(0.1, 0.2, 0.5))) {
+  tag <- c(if (!identical(data_sets, all_data)) data_sets,
+           if (!identical(methods, all_methods)) gsub(" ", "_", tolower(methods)),
+           if (!identical(rates, c(0.1, 0.2, 0.5))) sprintf("r%.0f", 100 * rates))
+  out <- sprintf("bench/results/real_data_%s.md", paste(tag, collapse = "_"))
   writeLines(md, out)
   cat(md, sep = "\n")
   cat("written:", out, "(a subset run: bench/results/real_data.md and the .rds are left as they were)\n")

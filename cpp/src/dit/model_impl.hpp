@@ -64,7 +64,17 @@ std::string read_file(const std::string& path, const std::string& arg);
 void write_file(const std::string& path, const std::string& bytes, const std::string& arg);
 
 // backend.hpp's resolve_device as a torch::Device (input_error "device").
-inline torch::Device parse_device(const std::string& device) { return torch::Device(resolve_device(device)); }
+// A CUDA device also turns on TF32 for float32 matrix products and
+// convolutions (process-wide, as PyTorch's allow_tf32 flags; a no-op for CPU
+// tensors; compiled here, unmeasured without a CUDA LibTorch, cpp/DESIGN.md).
+inline torch::Device parse_device(const std::string& device) {
+  torch::Device d(resolve_device(device));
+  if (d.is_cuda()) {
+    at::globalContext().setAllowTF32CuBLAS(true);
+    at::globalContext().setAllowTF32CuDNN(true);
+  }
+  return d;
+}
 
 }  // namespace detail
 }  // namespace ditimpute

@@ -1,5 +1,7 @@
 #include "network.hpp"
 
+#include <torch/version.h>
+
 #include <cmath>
 
 namespace ditimpute {
@@ -53,6 +55,30 @@ std::pair<torch::Tensor, torch::Tensor> fold_linear(const torch::nn::Linear& l, 
   return {w, b};
 }
 
+// Multi-head attention softmax(q k^T * scale) v on [B, heads, N, dh] tensors.
+// LibTorch >= 2 has the fused kernel (flash / memory-efficient attention on
+// CUDA), whose scale is fixed at 1/sqrt(dh) in 2.0: a q already scaled by
+// 1/sqrt(dh) (scale = 1) is scaled back first, so callers that can skip the
+// pre-scaling do (kFusedAttention). Older LibTorch (Debian's 1.13): matmul +
+// softmax. The fused branch is compiled only against LibTorch >= 2 and is not
+// measured on this project's CPU-only 1.13 (cpp/DESIGN.md).
+#if TORCH_VERSION_MAJOR >= 2
+constexpr bool kFusedAttention = true;
+#else
+constexpr bool kFusedAttention = false;
+#endif
+
+torch::Tensor attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, double scale) {
+#if TORCH_VERSION_MAJOR >= 2
+  const double native = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
+  return at::scaled_dot_product_attention(scale == native ? q : q * (scale / native), k, v);
+#else
+  auto s = torch::matmul(q, k.transpose(-2, -1));
+  if (scale != 1.0) s.mul_(scale);
+  return torch::matmul(torch::softmax(s, -1), v);
+#endif
+}
+
 // LayerNorm over the last dimension without affine parameters, on rows.
 torch::Tensor plain_norm(const torch::Tensor& x) {
   return at::layer_norm(x, {x.size(-1)}, {}, {}, kNormEps);
@@ -80,8 +106,7 @@ torch::Tensor DiTBlockImpl::forward(const torch::Tensor& x, const torch::Tensor&
   auto h = modulate(norm1(x), shift_a, scale_a);
   auto q_k_v = qkv(h).reshape({B, N, 3, heads, dh}).permute({2, 0, 3, 1, 4});
   auto q = q_k_v[0], k = q_k_v[1], v = q_k_v[2];
-  auto att = torch::softmax(torch::matmul(q, k.transpose(-2, -1)) * (1.0 / std::sqrt(static_cast<double>(dh))), -1);
-  auto a = torch::matmul(att, v).transpose(1, 2).reshape({B, N, W});
+  auto a = attention(q, k, v, 1.0 / std::sqrt(static_cast<double>(dh))).transpose(1, 2).reshape({B, N, W});
   auto y = x + gate_a.unsqueeze(1) * proj(a);
 
   auto m = fc2(torch::gelu(fc1(modulate(norm2(y), shift_m, scale_m)), "tanh"));
@@ -93,16 +118,19 @@ torch::Tensor DiTBlockImpl::forward_shared(const torch::Tensor& x, const torch::
   const int64_t B = x.size(0), N = x.size(1), W = x.size(2), dh = W / heads;
   torch::Tensor none;
 
-  // Attention, q pre-scaled by 1/sqrt(dh) through its rows of the qkv map.
+  // Attention, q pre-scaled by 1/sqrt(dh) through its rows of the qkv map
+  // (the fused kernel scales itself).
   auto [wqkv, bqkv] = fold_linear(qkv, mod[1], mod[0], none);
-  auto qscale = torch::ones({3 * W}, wqkv.options());
-  qscale.narrow(0, 0, W).fill_(1.0 / std::sqrt(static_cast<double>(dh)));
-  wqkv = wqkv * qscale.unsqueeze(1);
-  bqkv = bqkv * qscale;
+  const double qs = 1.0 / std::sqrt(static_cast<double>(dh));
+  if (!kFusedAttention) {
+    auto qscale = torch::ones({3 * W}, wqkv.options());
+    qscale.narrow(0, 0, W).fill_(qs);
+    wqkv = wqkv * qscale.unsqueeze(1);
+    bqkv = bqkv * qscale;
+  }
   auto xf = x.reshape({B * N, W});
   auto q_k_v = torch::addmm(bqkv, plain_norm(xf), wqkv.t()).reshape({B, N, 3, heads, dh}).permute({2, 0, 3, 1, 4});
-  auto att = torch::softmax(torch::matmul(q_k_v[0], q_k_v[1].transpose(-2, -1)), -1);
-  auto a = torch::matmul(att, q_k_v[2]).transpose(1, 2).reshape({B * N, W});
+  auto a = attention(q_k_v[0], q_k_v[1], q_k_v[2], kFusedAttention ? qs : 1.0).transpose(1, 2).reshape({B * N, W});
   auto [wp, bp] = fold_linear(proj, none, none, mod[2]);
   auto y = torch::addmm(xf, a, wp.t()).add_(bp);  // x + gate * proj(a)
 
@@ -192,7 +220,9 @@ torch::Tensor DiTNetImpl::noise_at(const torch::Tensor& x, const torch::Tensor& 
   torch::Tensor none;
   auto gate = v_prediction ? torch::full({config.d}, -vp_alpha(t), x.options()) : none;
   auto [w, b] = fold_linear(out, mod[1], mod[0], gate);
-  auto eps = torch::addmm(b, plain_norm(h.reshape({B * N, W})), w.t()).reshape(x.sizes());
+  // Back to x's dtype: under the CUDA bf16 autocast of the sampler
+  // (sampling.cpp) the product is bf16; the diffusion arithmetic is float32.
+  auto eps = torch::addmm(b, plain_norm(h.reshape({B * N, W})), w.t()).to(x.scalar_type()).reshape(x.sizes());
   return v_prediction ? eps.add_(x, vp_sigma(t)) : eps;
 }
 

@@ -6,12 +6,43 @@
 
 #include "ditimpute/reverse_sampler.hpp"
 
+#include <ATen/autocast_mode.h>
+
 #include <algorithm>
 #include <cmath>
 
 namespace ditimpute {
 
 namespace {
+
+// bf16 autocast of the network's forward on CUDA (the GPU path of
+// cpp/DESIGN.md): matrix products in bf16, the LayerNorms and softmax in
+// float32 (autocast's own lists); noise_at returns float32, so the sampler's
+// diffusion arithmetic stays float32. Does nothing on the CPU. Compiled here,
+// unmeasured without a CUDA LibTorch.
+class CudaBf16Autocast {
+ public:
+  explicit CudaBf16Autocast(bool cuda) : on_(cuda) {
+    if (!on_) return;
+    was_enabled_ = at::autocast::is_enabled();
+    was_dtype_ = at::autocast::get_autocast_gpu_dtype();
+    at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
+    at::autocast::set_enabled(true);
+    at::autocast::increment_nesting();
+  }
+  ~CudaBf16Autocast() {
+    if (!on_) return;
+    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+    at::autocast::set_enabled(was_enabled_);
+    at::autocast::set_autocast_gpu_dtype(was_dtype_);
+  }
+  CudaBf16Autocast(const CudaBf16Autocast&) = delete;
+  CudaBf16Autocast& operator=(const CudaBf16Autocast&) = delete;
+
+ private:
+  bool on_, was_enabled_ = false;
+  at::ScalarType was_dtype_ = at::kHalf;
+};
 
 // The state is [B, H, d] for the cases [first, first + k) of a chunk, Z rows
 // each; observed entries are held at the data. Noise comes from one Rng per
@@ -33,9 +64,18 @@ struct NetOps {
     return torch::from_blob(buffer.data(), {B, H, d}, torch::kFloat64).to(device, torch::kFloat32);
   }
   torch::Tensor hold(const torch::Tensor& x) { return torch::where(observed, held, x); }
+  // No host round trip in here (no .item(), no copy to the CPU): on a GPU the
+  // calls of a sampling run queue up; the one sync is the finiteness check
+  // and the copy of the result after the loop. (Noise for the SDE samplers is
+  // drawn on the CPU, per case, and copied in: see above.)
   torch::Tensor score(const torch::Tensor& x, double t) {
     check_cancelled();  // between network calls: Ctrl-C stops a long imputation
-    return score_from_noise(net->noise_at(x, mask, t), t);
+    torch::Tensor eps;
+    {
+      CudaBf16Autocast autocast(device.is_cuda());
+      eps = net->noise_at(x, mask, t);
+    }
+    return score_from_noise(eps, t);
   }
   bool finite(const torch::Tensor& x) { return torch::isfinite(x).all().item<bool>(); }
 };
