@@ -329,7 +329,7 @@ sampler_options <- function(method = NULL, steps = NULL, grid = NULL, t0 = NULL,
 #'
 #' Samplers: `"unipc"` (default, 12 steps = 12 network calls), UniPC-3 on the
 #' probability-flow ODE in data prediction: in oracle mode (exact GP score,
-#' H = 96, d = 8, P1-P4) its 95% regions hold the exact conditional mass within
+#' H = 96, d = 8, P1-P4) its 95\% regions hold the exact conditional mass within
 #' 1 point of a 1000-step reference (bench/results/sampler.md); `"sde"`,
 #' the reverse SDE (the paper's eq. 6) by the stochastic Heun scheme (2 calls a
 #' step; 200 steps matched the reference too, at 400 calls); `"euler"`, the

@@ -3,7 +3,7 @@
 
 #' Fit a Gaussian-process model to windows with missing values
 #'
-#' Fits `vec(X_i) ~ N(1 %x% mean, Gamma(lengthscale) %x% Lambda)` to windows
+#' Fits `vec(X_i) ~ N(1 \%x\% mean, Gamma(lengthscale) \%x\% Lambda)` to windows
 #' `X_i` by maximum likelihood, the missing entries integrated out (only
 #' observed entries enter the likelihood). `Gamma` is the kernel matrix of
 #' `kernel` over the frame index with its variance fixed at 1 (it is
@@ -13,7 +13,7 @@
 #' The algorithm is an ECM algorithm (Meng and Rubin, 1993), every step of
 #' which raises the exact marginal log-likelihood: an E-step with the exact
 #' conditional mean and covariance of each window's missing entries (from the
-#' joint precision `Gamma^-1 %x% Lambda^-1`, so a window costs `O(m^3)` in its
+#' joint precision `Gamma^-1 \%x\% Lambda^-1`, so a window costs `O(m^3)` in its
 #' `m` missing entries, not `O((Hd)^3)`), which also gives the exact
 #' log-likelihood at the current parameters (the monitor: the fit stops when
 #' an iteration gains less than `tol` per observed entry) and the
@@ -23,7 +23,7 @@
 #' golden-section search of the lengthscale (then the nugget) with `mean` and
 #' `Lambda` so profiled. With `search = "expected"` (the default) the search
 #' maximises the expected complete-data log-likelihood, which through the
-#' Kronecker structure (`log|Gamma %x% Lambda| = d log|Gamma| + H
+#' Kronecker structure (`log|Gamma \%x\% Lambda| = d log|Gamma| + H
 #' log|Lambda|`) and the second moments costs `O(H^2 d^2)` an evaluation
 #' whatever the gaps, so an iteration costs one pass of factorisations. With
 #' `search = "exact"` (ECME, Liu and Rubin, 1994) it maximises the exact
@@ -35,7 +35,7 @@
 #' count). The second moments take `(H d)^2` doubles (125 MB at 30 x 132).
 #' Each step first tries an over-relaxed move (kept only if the exact
 #' log-likelihood rose), which halves the iterations with heavy gaps.
-#' With heavy gaps (BeijingAir at 50% missing, `m` about 2,000 a window of
+#' With heavy gaps (BeijingAir at 50\% missing, `m` about 2,000 a window of
 #' 30 x 132) each window's E-step costs seconds and the fit takes
 #' minutes; use fewer windows (`n_windows`). It starts from the observed
 #' means and variances (no cross-correlation) and `lengthscale`.
@@ -64,13 +64,13 @@
 #'   otherwise pull the lengthscale to its upper bound.
 #' @param nugget_bounds Search interval of a fitted nugget. On BeijingAir the
 #'   likelihood runs to the lower bound (tied variables again), so the lower
-#'   bound is a modelling choice there: 0.01 (1% white noise) keeps the
+#'   bound is a modelling choice there: 0.01 (1\% white noise) keeps the
 #'   covariance of 3,960 entries numerically positive definite.
 #' @param ridge Penalty that keeps `Lambda` invertible: the fit maximises the
 #'   log-likelihood minus `ridge * n * H / 2 * tr(Lambda^-1)`, which adds
 #'   `ridge` to the diagonal of the closed-form `Lambda`. 0 is plain maximum
 #'   likelihood. It is relative to the mean observed variance of the
-#'   variables (so 1e-3 is 0.1% of it on any scale). Needed when variables are
+#'   variables (so 1e-3 is 0.1\% of it on any scale). Needed when variables are
 #'   (nearly) collinear: in BeijingAir several sites share identical weather
 #'   columns, where the likelihood has no maximum.
 #' @param n_windows Use at most this many windows, chosen at random.
