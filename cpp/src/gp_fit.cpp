@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
+#include <exception>
 #include <limits>
 #include <mutex>
 #include <string>
@@ -201,16 +203,41 @@ void e_step(const std::vector<Window>& ws, const Vector& mu, const Factored& G, 
   } else {
     e.SV.setZero(d, d);
   }
+  // Windows are independent and spread over the cores; their scatter into M /
+  // SV is serialised and taken in window order (a window waits for its turn),
+  // so the sums, and the fit, are bit-identical whatever thread finishes
+  // first. parallel_for hands windows out in increasing order, so a window
+  // only waits for windows already in progress; every window takes its turn,
+  // even one whose law failed or threw, so no later window waits forever.
   std::mutex lock;
-  parallel_for(n, 0, [&](int i) {  // windows are independent; only the scatter into M / SV is serialised
+  std::condition_variable turn_cv;
+  int turn = 0;
+  parallel_for(n, 0, [&](int i) {
     WindowLaw law;
-    ok[i] = window_law(ws[i], mu, G, L, true, law);
+    std::exception_ptr error;
+    try {
+      ok[i] = window_law(ws[i], mu, G, L, true, law);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    std::unique_lock<std::mutex> guard(lock);
+    turn_cv.wait(guard, [&] { return turn == i; });
+    struct NextTurn {
+      int& turn;
+      std::unique_lock<std::mutex>& guard;
+      std::condition_variable& cv;
+      ~NextTurn() {
+        ++turn;
+        guard.unlock();
+        cv.notify_all();
+      }
+    } next_turn{turn, guard, turn_cv};
+    if (error) std::rethrow_exception(error);
     if (!ok[i]) return;
     ll[i] = law.loglik;
     e.completed[i].swap(law.completed);
     const std::vector<int>& miss = ws[i].miss;
     const int m = static_cast<int>(miss.size());
-    std::lock_guard<std::mutex> guard(lock);
     if (moments) {  // miss is increasing, so a >= c is the lower triangle of M
       for (int c = 0; c < m; ++c)
         for (int a = c; a < m; ++a) e.M(miss[a], miss[c]) += law.cond_cov(a, c);
