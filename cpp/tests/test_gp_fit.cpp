@@ -69,6 +69,20 @@ double dense_loglik(const GaussianProcess& gp, const Batch& x) {
   return s;
 }
 
+// A GP whose Gamma is a Matern 3/2 kernel plus a white-noise share (the
+// nugget the fits estimate), Lambda from lambda3(), mean zero.
+GaussianProcess nugget_gp(int H, double lengthscale, double nugget) {
+  Matrix G = kernel_matrix(matern(lengthscale), H);
+  G.diagonal().array() += nugget;
+  return GaussianProcess(G, lambda3(), RowMatrix::Zero(H, 3));
+}
+
+// An EM-type fit never lowers its objective (up to rounding).
+void check_monotone(const GpFitResult& fit) {
+  for (std::size_t k = 1; k < fit.objective_trace.size(); ++k)
+    CHECK(fit.objective_trace[k] >= fit.objective_trace[k - 1] - 1e-8 * std::abs(fit.objective_trace[k - 1]));
+}
+
 }  // namespace
 
 TEST_CASE("gp_marginal_loglik equals the dense Gaussian log-density of the observed entries", "[gp_fit]") {
@@ -112,8 +126,7 @@ TEST_CASE("gp_fit_em recovers lengthscale, Lambda and mean from windows with 20%
   for (int j = 0; j < 3; ++j) CHECK(std::abs(fit.mean(j) - mu(j)) < 0.15 * std::sqrt(L(j, j)));
 
   // ECME never lowers the likelihood (up to rounding of a sum of ~10^4 terms).
-  for (std::size_t k = 1; k < fit.objective_trace.size(); ++k)
-    CHECK(fit.objective_trace[k] >= fit.objective_trace[k - 1] - 1e-8 * std::abs(fit.objective_trace[k - 1]));
+  check_monotone(fit);
   CHECK(fit.objective == fit.loglik);  // ridge 0: plain maximum likelihood
   CHECK(fit.loglik == Approx(gp_marginal_loglik(x, fit.Gamma, fit.Lambda, fit.mean)).epsilon(1e-12));
   // A maximum of the likelihood beats the true parameters on the same data.
@@ -124,10 +137,7 @@ TEST_CASE("gp_fit_em recovers lengthscale, Lambda and mean from windows with 20%
 }
 
 TEST_CASE("gp_fit_em fits a nugget together with the lengthscale", "[gp_fit]") {
-  const int H = 24;
-  Matrix G = kernel_matrix(matern(5.0), H);
-  G.diagonal().array() += 0.2;  // a white-noise share of Gamma
-  const GaussianProcess gp(G, lambda3(), RowMatrix::Zero(H, 3));
+  const GaussianProcess gp = nugget_gp(24, 5.0, 0.2);
   const Batch x = simulate_with_gaps(gp, 150, 0.2, 77);
   const GpFitResult fit = gp_fit_em(x, nugget_options(2.0));
   REQUIRE(fit.converged);
@@ -135,17 +145,13 @@ TEST_CASE("gp_fit_em fits a nugget together with the lengthscale", "[gp_fit]") {
   // nugget trades against a shorter lengthscale, so it is the looser one).
   CHECK(fit.kernel.lengthscale == Approx(5.0).epsilon(0.15));
   CHECK(fit.nugget == Approx(0.2).epsilon(0.25));
-  for (std::size_t k = 1; k < fit.objective_trace.size(); ++k)
-    CHECK(fit.objective_trace[k] >= fit.objective_trace[k - 1] - 1e-8 * std::abs(fit.objective_trace[k - 1]));
+  check_monotone(fit);
   CHECK(fit.loglik >= gp_marginal_loglik(x, gp.Gamma(), gp.Lambda(), Vector::Zero(3)));
 }
 
 TEST_CASE("ECM (search on the expected complete-data likelihood) reaches the ECME fit at 50% missing", "[gp_fit]") {
-  const int H = 16, n = 60;
-  Matrix G = kernel_matrix(matern(3.0), H);
-  G.diagonal().array() += 0.1;
-  const GaussianProcess gp(G, lambda3(), RowMatrix::Zero(H, 3));
-  const Batch x = simulate_with_gaps(gp, n, 0.5, 77);
+  const GaussianProcess gp = nugget_gp(16, 3.0, 0.1);
+  const Batch x = simulate_with_gaps(gp, 60, 0.5, 77);
   GpFitOptions opt = nugget_options(1.0);
   const GpFitResult ecm = gp_fit_em(x, opt);
   opt.search = GpFitSearch::exact;
@@ -167,8 +173,7 @@ TEST_CASE("ECM (search on the expected complete-data likelihood) reaches the ECM
   for (int j = 0; j < 3; ++j)
     for (int k = 0; k < 3; ++k) CHECK(std::abs(ecm.Lambda(j, k) - ecme.Lambda(j, k)) < 0.05 * std::sqrt(ecme.Lambda(j, j) * ecme.Lambda(k, k)));
   // ECM never lowers the exact likelihood; the reported value is the exact one.
-  for (std::size_t k = 1; k < ecm.objective_trace.size(); ++k)
-    CHECK(ecm.objective_trace[k] >= ecm.objective_trace[k - 1] - 1e-8 * std::abs(ecm.objective_trace[k - 1]));
+  check_monotone(ecm);
   CHECK(ecm.loglik == Approx(gp_marginal_loglik(x, ecm.Gamma, ecm.Lambda, ecm.mean)).epsilon(1e-12));
   CHECK(ecm.loglik >= gp_marginal_loglik(x, gp.Gamma(), gp.Lambda(), Vector::Zero(3)));
 }
@@ -179,13 +184,10 @@ TEST_CASE("gp_fit_em gives bit-identical fits run to run whatever thread finishe
   // the series layer's draws, a seeded imputation) change from run to run.
   // Both E-step kinds: second moments (the kernel search) and Lambda's
   // statistics with Gamma fixed (impute_series()).
-  const int H = 16, n = 40;
-  Matrix G = kernel_matrix(matern(3.0), H);
-  G.diagonal().array() += 0.1;
-  const GaussianProcess gp(G, lambda3(), RowMatrix::Zero(H, 3));
-  const Batch x = simulate_with_gaps(gp, n, 0.4, 91);
+  const GaussianProcess gp = nugget_gp(16, 3.0, 0.1);
+  const Batch x = simulate_with_gaps(gp, 40, 0.4, 91);
   GpFitOptions fixed = nugget_options(1.0);
-  fixed.fixed_Gamma = G;
+  fixed.fixed_Gamma = gp.Gamma();
   for (const GpFitOptions& opt : {nugget_options(1.0), fixed}) {
     const GpFitResult first = gp_fit_em(x, opt);
     for (int rep = 0; rep < 4; ++rep) {
@@ -226,8 +228,7 @@ TEST_CASE("gp_fit_em with a ridge fits collinear variables that plain ML cannot"
   opt.ridge = 1e-3;
   const GpFitResult fit = gp_fit_em(x, opt);
   CHECK(fit.converged);
-  for (std::size_t k = 1; k < fit.objective_trace.size(); ++k)
-    CHECK(fit.objective_trace[k] >= fit.objective_trace[k - 1] - 1e-8 * std::abs(fit.objective_trace[k - 1]));
+  check_monotone(fit);
   // The ridge is the floor of Lambda's spectrum: S / (nH) is PSD, plus ridge I.
   Eigen::SelfAdjointEigenSolver<Matrix> es(fit.Lambda);
   CHECK(es.eigenvalues().minCoeff() >= 1e-3 * (1 - 1e-9));
