@@ -119,10 +119,47 @@ TEST_CASE("sampler options: validation, names and time grid", "[sampler]") {
   CHECK(sampler_method_from_string("euler") == SamplerOptions::Method::euler_maruyama);
   CHECK(sampler_method_from_string("ode") == SamplerOptions::Method::heun_ode);
   CHECK(sampler_method_from_string("unipc") == SamplerOptions::Method::unipc);
-  CHECK(o.method == SamplerOptions::Method::unipc);  // the default: 12 score calls
-  CHECK(score_evaluations(o) == 12);
+  CHECK(sampler_method_from_string("unipc2") == SamplerOptions::Method::unipc2);
+  CHECK(o.method == SamplerOptions::Method::unipc2);  // the default: 8 score calls on the tuned grid
+  CHECK(score_evaluations(o) == 8);
+  CHECK(resolved_grid(o) == SamplerOptions::Grid::tuned);
+  CHECK(default_steps(SamplerOptions::Method::unipc2) == 8);
+  CHECK(default_steps(SamplerOptions::Method::unipc) == 12);
   CHECK_THROWS_AS(sampler_method_from_string("ddim"), input_error);
   CHECK(time_grid_from_string("uniform") == SamplerOptions::Grid::uniform);
+  CHECK(time_grid_from_string("tuned") == SamplerOptions::Grid::tuned);
+  CHECK(time_grid_from_string("automatic") == SamplerOptions::Grid::automatic);
+  {
+    // A tuned grid only where one is stored; automatic falls back to geometric.
+    SamplerOptions t = o;
+    t.grid = SamplerOptions::Grid::tuned;
+    t.steps = 9;
+    CHECK(arg_of(t) == "grid");
+    t.grid = SamplerOptions::Grid::automatic;
+    CHECK(arg_of(t) == "no error");
+    CHECK(resolved_grid(t) == SamplerOptions::Grid::geometric);
+    t.method = SamplerOptions::Method::heun_sde;
+    t.steps = 8;
+    CHECK(resolved_grid(t) == SamplerOptions::Grid::geometric);
+    for (int steps : tuned_grid_steps(SamplerOptions::Method::unipc2)) {
+      t.method = SamplerOptions::Method::unipc2;
+      t.steps = steps;
+      CHECK(resolved_grid(t) == SamplerOptions::Grid::tuned);
+      const std::vector<double> g = time_grid(t);
+      REQUIRE(g.size() == static_cast<std::size_t>(steps) + 1);
+      CHECK(g.front() == t.T);
+      CHECK(g.back() == t.t0);
+      for (int k = 0; k < steps; ++k) CHECK(g[k] > g[k + 1]);  // strictly decreasing
+      // Another T and t0: the same fractions of the lambda span, still from T to t0.
+      SamplerOptions u = t;
+      u.T = 10.0;
+      u.t0 = 1e-4;
+      const std::vector<double> h = time_grid(u);
+      CHECK(h.front() == 10.0);
+      CHECK(h.back() == 1e-4);
+      for (int k = 0; k < steps; ++k) CHECK(h[k] > h[k + 1]);
+    }
+  }
   CHECK_THROWS_AS(time_grid_from_string("log"), input_error);
 
   o.steps = 4;
@@ -177,7 +214,7 @@ TEST_CASE("run_reverse_sampler holds observed entries, is seeded and stays finit
   SamplerOptions o;
   o.steps = 20;
   using M = SamplerOptions::Method;
-  for (auto method : {M::euler_maruyama, M::heun_sde, M::heun_ode, M::dpm2m, M::dpm2m_sde, M::unipc}) {
+  for (auto method : {M::euler_maruyama, M::heun_sde, M::heun_ode, M::dpm2m, M::dpm2m_sde, M::unipc, M::unipc2}) {
     o.method = method;
     HoldOps o1 = hold_ops(42), o2 = hold_ops(42), o3 = hold_ops(43);
     const Matrix a = run_reverse_sampler<Matrix>(o1, o);
@@ -223,18 +260,20 @@ TEST_CASE("sample_oracle is repeatable for a seed", "[sampler]") {
 // direction by its own uncertainty, so a bias in the small-variance
 // directions (the ones the grid near t0 must resolve) is not hidden by the
 // large ones as it would be in a relative Euclidean norm.
-TEST_CASE("oracle mode reproduces the exact conditional (default UniPC-12, Heun at 200 steps, P1-P4)",
+TEST_CASE("oracle mode reproduces the exact conditional (default UniPC-2 tuned 8, UniPC-12, Heun 200, P1-P4)",
           "[sampler][oracle]") {
-  // The default few-call sampler, and the two Heun schemes at 200 steps (the
-  // former default) as references.
-  const SamplerOptions::Method methods[] = {SamplerOptions::Method::unipc, SamplerOptions::Method::heun_sde,
-                                            SamplerOptions::Method::heun_ode};
+  // The default few-call sampler (UniPC-2 on its tuned 8-step grid), the
+  // former default (UniPC-3, 12 geometric steps) and the two Heun schemes at
+  // 200 steps (the first default) as references.
+  const SamplerOptions::Method methods[] = {SamplerOptions::Method::unipc2, SamplerOptions::Method::unipc,
+                                            SamplerOptions::Method::heun_sde, SamplerOptions::Method::heun_ode};
   for (bool random_lambda : {false, true}) {
     const GaussianProcess gp = paper_process(random_lambda);
     for (auto method : methods) {
       SamplerOptions o;
       o.method = method;
-      if (method != SamplerOptions::Method::unipc) o.steps = 200;
+      o.steps = default_steps(method);
+      if (method != SamplerOptions::Method::unipc && method != SamplerOptions::Method::unipc2) o.steps = 200;
       for (int p = 1; p <= 4; ++p) {
         // Lambda = I on every pattern; the random Lambda on the extremes P1 and P4.
         if (random_lambda && (p == 2 || p == 3)) continue;

@@ -312,9 +312,10 @@ plot.ditimpute_dit <- function(x, log = "y", ...) {
 sampler_options <- function(method = NULL, steps = NULL, grid = NULL, t0 = NULL, T = NULL,
                             call = rlang::caller_env()) {
   opts <- list()
-  methods <- c("unipc", "sde", "ode", "euler", "dpm2m", "dpm2m_sde")
+  methods <- c("unipc2", "unipc", "sde", "ode", "euler", "dpm2m", "dpm2m_sde")
   if (!is.null(method)) opts$method <- check_string(method, methods, arg = "method", call = call)
-  if (!is.null(grid)) opts$grid <- check_string(grid, c("geometric", "uniform"), arg = "grid", call = call)
+  if (!is.null(grid)) opts$grid <- check_string(grid, c("automatic", "tuned", "geometric", "uniform"), arg = "grid",
+                                                call = call)
   if (!is.null(steps)) opts$steps <- check_count(steps, arg = "steps", call = call)
   if (!is.null(t0)) opts$t0 <- check_number(t0, arg = "t0", lower = 0, upper = Inf, call = call)
   if (!is.null(T)) opts$T <- check_number(T, arg = "T", lower = 0, upper = Inf, call = call)
@@ -327,17 +328,24 @@ sampler_options <- function(method = NULL, steps = NULL, grid = NULL, t0 = NULL,
 #' reverse-time sampler with the network's score; all samples go through the
 #' network as one batch, and observed entries stay as given.
 #'
-#' Samplers: `"unipc"` (default, 12 steps = 12 network calls), UniPC-3 on the
-#' probability-flow ODE in data prediction: in oracle mode (exact GP score,
-#' H = 96, d = 8, P1-P4) its 95\% regions hold the exact conditional mass within
-#' 1 point of a 1000-step reference (bench/results/sampler.md); `"sde"`,
-#' the reverse SDE (the paper's eq. 6) by the stochastic Heun scheme (2 calls a
-#' step; 200 steps matched the reference too, at 400 calls); `"euler"`, the
-#' same SDE by Euler-Maruyama; `"ode"`, the probability-flow ODE by Heun;
-#' `"dpm2m"` and `"dpm2m_sde"`, DPM-Solver++(2M) and its SDE form (1 call a
-#' step; at 20 steps they lose variance on long gaps). The time grid is
-#' geometric from `T` down to `t0` (fine near `t0`, where small conditional
-#' variances need it).
+#' Samplers: `"unipc2"` (default, 8 steps = 8 network calls), UniPC-2 on the
+#' probability-flow ODE in data prediction, on a time grid tuned for it
+#' (`grid = "tuned"`: the 8 points that minimise the worst relative variance
+#' error over conditional variances from 2e-4 to 3.6, found by search with the
+#' exact GP score; its worst error there is 1.4\%). In oracle mode (exact GP
+#' score, H = 96, d = 8, P1-P4) its 95\% regions hold the exact conditional
+#' mass within 1 point of a 1000-step reference (bench/results/sampler.md);
+#' `"unipc"`, UniPC-3 (12 geometric steps by default: the former default, worst
+#' error 4.3\% over the same range); `"sde"`, the reverse SDE (the paper's eq.
+#' 6) by the stochastic Heun scheme (2 calls a step; 200 steps matched the
+#' reference too, at 400 calls); `"euler"`, the same SDE by Euler-Maruyama;
+#' `"ode"`, the probability-flow ODE by Heun; `"dpm2m"` and `"dpm2m_sde"`,
+#' DPM-Solver++(2M) and its SDE form (1 call a step; at 20 steps they lose
+#' variance on long gaps). A method named without `steps` takes its own
+#' default (8 for `"unipc2"`, 12 for the others). The grid (`grid =
+#' "automatic"`) is the tuned one where it is stored (`"unipc2"` at 8 or 10
+#' steps, `"unipc"` at 10), otherwise geometric from `T` down to `t0` (fine
+#' near `t0`, where small conditional variances need it).
 #'
 #' @param object A fitted model.
 #' @param x One sequence, an `H x d` matrix with `NA` where values are missing.

@@ -32,7 +32,7 @@
 #' * a fitted DiT ([dit_fit()]): samples from the trained diffusion model;
 #' * a Gaussian-process model ([gp_spec()]): the exact conditional law (the
 #'   oracle imputer), drawn exactly (`sampler = "exact"`) or by the diffusion
-#'   sampler driven by the exact score (`"unipc"`, `"sde"`, ...).
+#'   sampler driven by the exact score (`"unipc2"`, `"sde"`, ...).
 #'
 #' @param object A fitted DiT or a [gp_spec()].
 #' @param x An `H x d` matrix with `NA` where values are missing (frame- or
@@ -46,7 +46,7 @@
 #'   [imputation_metrics()], [coverage()] and [plot()].
 #' @param method,steps Sampler options for the DiT (see [dit_sample()]).
 #' @param sampler For a Gaussian process: `"exact"` draws, or the diffusion
-#'   sampler with the exact score (`"unipc"`, `"sde"`, `"ode"`, `"euler"`,
+#'   sampler with the exact score (`"unipc2"`, `"unipc"`, `"sde"`, `"ode"`, `"euler"`,
 #'   `"dpm2m"`, `"dpm2m_sde"`; see [dit_sample()]).
 #' @param seed Optional seed; without one, [set.seed()] makes results
 #'   repeatable. Sequence `i` draws from its own stream derived from `(seed, i)`
@@ -109,11 +109,13 @@ impute.ditimpute_dit <- function(object, x, n_samples = 100, level = 0.95, point
 #' @rdname impute
 #' @export
 impute.ditimpute_gp <- function(object, x, n_samples = 100, level = 0.95, point = c("mean", "median"),
-                                truth = NULL, sampler = c("exact", "unipc", "sde", "ode", "euler", "dpm2m", "dpm2m_sde"),
+                                truth = NULL, sampler = c("exact", "unipc2", "unipc", "sde", "ode", "euler", "dpm2m",
+                                            "dpm2m_sde"),
                                 steps = NULL, seed = NULL, threads = NULL, region = c("finite", "quantile"), ...) {
   spec <- check_spec(object, arg = "object")
   cases <- prepare_cases(x, spec$H, spec$d, what = "the Gaussian process has")
-  sampler <- check_string(sampler, c("exact", "unipc", "sde", "ode", "euler", "dpm2m", "dpm2m_sde"), arg = "sampler")
+  sampler <- check_string(sampler, c("exact", "unipc2", "unipc", "sde", "ode", "euler", "dpm2m", "dpm2m_sde"),
+                          arg = "sampler")
   opts <- impute_options(n_samples, level, point, seed, threads, region)
   sopts <- if (sampler == "exact") NULL else sampler_options(method = sampler, steps = steps)
   res <- core_call(cpp_impute_gp(spec$Gamma, spec$Lambda, spec$mean, cases$arr, sopts, opts))

@@ -69,6 +69,7 @@ ditimpute::SamplerOptions sampler_from_r(const Rcpp::List& s) {
   ditimpute::SamplerOptions o;
   if (s.containsElementNamed("method") && !Rf_isNull(s["method"]))
     o.method = ditimpute::sampler_method_from_string(Rcpp::as<std::string>(s["method"]));
+  o.steps = ditimpute::default_steps(o.method);  // a named method without steps: its own default
   if (s.containsElementNamed("grid") && !Rf_isNull(s["grid"]))
     o.grid = ditimpute::time_grid_from_string(Rcpp::as<std::string>(s["grid"]));
   o.steps = get_or<int>(s, "steps", o.steps);

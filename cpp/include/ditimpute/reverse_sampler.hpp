@@ -21,8 +21,9 @@ namespace ditimpute {
 // `ord` (the predictor UniP); given m_t, the data prediction at tt, it is
 // instead the corrector UniC of that step, which reuses the next step's score
 // call and so costs nothing extra. bh2 = true takes B(h) = e^h - 1 (diffusers'
-// default), kept for bench/bench_sampler.cpp: at 12 steps bh2 loses 6.5% of
-// P1's variance where bh1 is within 1.5% (bench/results/sampler.md).
+// default): the library's unipc2 (order 2) uses it; at order 3 and 12
+// geometric steps bh2 loses 6.5% of P1's variance where bh1 is within 1.5%
+// (bench/results/sampler.md).
 template <class State>
 State unipc_update(const State& x, const std::vector<State>& ms, const std::vector<double>& ls, double tt, int ord,
                    const State* m_t, bool bh2 = false) {
@@ -117,21 +118,24 @@ State run_reverse_sampler(Ops& ops, const SamplerOptions& options, const std::ve
         x = ops.hold(x + (0.5 * h) * (f1 + f2));
         break;
       }
-      case M::unipc: {
-        // UniPC-3 (bh1): the step's one score call gives the data prediction
-        // at the predicted state; it corrects the last step (UniC), then
-        // predicts the next (UniP) at order min(3, k + 1, steps - k).
+      case M::unipc:
+      case M::unipc2: {
+        // UniPC-3 (bh1) or UniPC-2 (bh2): the step's one score call gives the
+        // data prediction at the predicted state; it corrects the last step
+        // (UniC), then predicts the next (UniP) at order min(p, k + 1, steps - k).
+        const bool bh2 = options.method == M::unipc2;
+        const int p = bh2 ? 2 : 3;
         const State m = denoise(x, tk);
-        if (k > 0) x = ops.hold(unipc_update(x_last, hist, lams, tk, last_order, &m));
+        if (k > 0) x = ops.hold(unipc_update(x_last, hist, lams, tk, last_order, &m, bh2));
         hist.push_back(m);
         lams.push_back(lambda(tk));
-        if (hist.size() > 3) {
+        if (hist.size() > static_cast<std::size_t>(p)) {
           hist.erase(hist.begin());
           lams.erase(lams.begin());
         }
-        const int ord = std::min({3, k + 1, options.steps - k});
+        const int ord = std::min({p, k + 1, options.steps - k});
         x_last = x;
-        x = ops.hold(unipc_update(x, hist, lams, tn, ord, static_cast<const State*>(nullptr)));
+        x = ops.hold(unipc_update(x, hist, lams, tn, ord, static_cast<const State*>(nullptr), bh2));
         last_order = ord;
         break;
       }

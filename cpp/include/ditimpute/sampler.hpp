@@ -53,31 +53,51 @@ struct SamplerOptions {
   // dpm2m: DPM-Solver++(2M) on the probability-flow ODE, one score call a
   //   step (data prediction, exact in the linear part, second-order multistep).
   // dpm2m_sde: its SDE counterpart (DPM-Solver++(2M) SDE), one call a step.
-  // unipc: UniPC-3 (bh1) on the probability-flow ODE, data prediction, one
-  //   score call a step (predictor, and a corrector that reuses the next
-  //   step's call). The default: at 12 steps it matches a 1000-step Heun-SDE
-  //   reference in oracle mode (bench/results/sampler.md).
-  enum class Method { euler_maruyama, heun_sde, heun_ode, dpm2m, dpm2m_sde, unipc };
-  // geometric: t_k = T (t0 / T)^(k / steps); uniform: equal steps in t.
-  enum class Grid { geometric, uniform };
-  Method method = Method::unipc;
-  Grid grid = Grid::geometric;
-  int steps = 12;
+  // unipc: UniPC-3 (bh1, B(h) = h) on the probability-flow ODE, data
+  //   prediction, one score call a step (predictor, and a corrector that
+  //   reuses the next step's call); at 12 geometric steps it matched a
+  //   1000-step Heun-SDE reference in oracle mode (bench/results/sampler.md).
+  // unipc2: UniPC-2 with B(h) = e^h - 1 (bh2), otherwise the same. The
+  //   default, at 8 steps on the tuned grid: its worst variance error over
+  //   conditional variances in [2e-4, 3.6] is 1.4% (12-step unipc geometric:
+  //   4.3%), so 8 calls now do what 12 did (bench/results/sampler.md).
+  enum class Method { euler_maruyama, heun_sde, heun_ode, dpm2m, dpm2m_sde, unipc, unipc2 };
+  // geometric: t_k = T (t0 / T)^(k / steps); uniform: equal steps in t;
+  // tuned: a grid in lambda = log(alpha / sigma) found by minimax search of
+  //   the oracle variance error (`bench_sampler optimize`), stored for unipc2
+  //   at 8 and 10 steps and unipc at 10 (tuned_grid_steps()); its lambdas are
+  //   fixed fractions of [lambda(T), lambda(t0)], found for T = 15, t0 = 1e-5;
+  // automatic (the default): tuned where one is stored for the method and
+  //   step count, geometric otherwise.
+  enum class Grid { automatic, geometric, uniform, tuned };
+  Method method = Method::unipc2;
+  Grid grid = Grid::automatic;
+  int steps = 8;
   double t0 = 1e-5;   // early-stopping time
   double T = 15.0;    // terminal time; x_T ~ N(0, I) is the prior
-  void validate() const;  // input_error "steps", "t0", "T"
+  void validate() const;  // input_error "steps", "t0", "T"; "grid" (tuned without a stored grid)
 };
 
 // "sde" / "heun_sde" -> heun_sde; "euler" / "euler_maruyama" / "em" ->
-// euler_maruyama; "ode" / "heun_ode" -> heun_ode; "dpm2m"; "dpm2m_sde"; "unipc".
+// euler_maruyama; "ode" / "heun_ode" -> heun_ode; "dpm2m"; "dpm2m_sde";
+// "unipc"; "unipc2".
 // input_error "method" otherwise.
 SamplerOptions::Method sampler_method_from_string(const std::string& name);
 std::string to_string(SamplerOptions::Method method);
-// "geometric", "uniform"; input_error "grid" otherwise.
+// "automatic", "geometric", "uniform", "tuned"; input_error "grid" otherwise.
 SamplerOptions::Grid time_grid_from_string(const std::string& name);
 std::string to_string(SamplerOptions::Grid grid);
 // Score-function calls one sampling run makes (per batch of Z samples).
 int score_evaluations(const SamplerOptions& options);
+
+// Step counts with a stored tuned grid for `method` (empty: none).
+std::vector<int> tuned_grid_steps(SamplerOptions::Method method);
+// The grid `options` runs on: automatic resolved to tuned or geometric.
+SamplerOptions::Grid resolved_grid(const SamplerOptions& options);
+// Steps when a caller names a method but no step count: 8 for unipc2 (its
+// tuned grid), 12 for the others (unipc's measured setting; the rest keep
+// the former default).
+int default_steps(SamplerOptions::Method method);
 
 // The time grid T = t_0 > t_1 > ... > t_steps = t0 (steps + 1 points).
 std::vector<double> time_grid(const SamplerOptions& options);
