@@ -215,17 +215,19 @@ void sampler_speed(int threads, int reps) {
   one.method = SamplerOptions::Method::euler_maruyama;
   one.steps = 1;
   const SamplerOptions def;
-  SamplerOptions twenty;
-  twenty.steps = 20;
+  SamplerOptions former;  // the default until session 7: UniPC-3 on 12 geometric steps
+  former.method = SamplerOptions::Method::unipc;
+  former.steps = 12;
+  former.grid = SamplerOptions::Grid::geometric;
   const auto t1 = time_best(reps, [&] { model.sample(x, Z, one, 1, threads); });
   const auto td = time_best(reps, [&] { model.sample(x, Z, def, 1, threads); });
-  const auto t20 = time_best(reps, [&] { model.sample(x, Z, twenty, 1, threads); });
+  const auto tf = time_best(reps, [&] { model.sample(x, Z, former, 1, threads); });
   std::printf("one call (Euler, 1 step)      %.3f / %.3f\n", t1.first, t1.second);
-  std::printf("default %s %d steps (%d calls) %.3f / %.3f = %.1f one-call times (cpu %.1f)\n",
-              to_string(def.method).c_str(), def.steps, score_evaluations(def), td.first, td.second, td.first / t1.first,
-              td.second / t1.second);
-  std::printf("unipc 20 steps (20 calls)     %.3f / %.3f = %.2fx the default\n", t20.first, t20.second,
-              t20.first / td.first);
+  std::printf("default %s %s %d steps (%d calls) %.3f / %.3f = %.1f one-call times (cpu %.1f)\n",
+              to_string(def.method).c_str(), to_string(resolved_grid(def)).c_str(), def.steps, score_evaluations(def),
+              td.first, td.second, td.first / t1.first, td.second / t1.second);
+  std::printf("former default unipc geometric 12 steps (12 calls) %.3f / %.3f = %.1f one-call times: %.2fx the default\n",
+              tf.first, tf.second, tf.first / t1.first, tf.first / td.first);
   Batch cases(20, H, d);
   for (int i = 0; i < 20; ++i) std::copy(x.begin(), x.end(), cases.seq(i));
   const std::vector<Mask> masks = masks_from_nan(cases);

@@ -63,7 +63,7 @@ constexpr int kH = 96, kD = 8;
 // et al.'s rho grid in the EDM noise level sigma_e = sqrt(e^t - 1) = sigma /
 // alpha (rho = param; rho -> infinity is uniform in lambda). power: uniform in
 // t^(1/p) (p = param; p = 2 is the "quadratic" grid, p -> infinity geometric).
-enum class GridKind { geometric, uniform, logsnr, edm, power };
+enum class GridKind { geometric, uniform, logsnr, edm, power, lambdas, tuned };
 
 double lambda_of(double t) { return std::log(vp_alpha(t) / vp_sigma(t)); }
 double t_of_lambda(double l) { return std::log1p(std::exp(-2.0 * l)); }
@@ -72,6 +72,7 @@ double t_of_lambda(double l) { return std::log1p(std::exp(-2.0 * l)); }
 // step is t1 -> t0 (the family's points run from T (or T1) to t1 (or t0)).
 std::vector<double> grid_of(const SamplerOptions& o, GridKind g, double T1 = 0.0, double param = 0.0,
                             double t1 = 0.0) {
+  if (g == GridKind::tuned) return time_grid(o);  // the library's stored grid
   if (g == GridKind::geometric || g == GridKind::uniform) {
     if (T1 <= 0 && t1 <= 0) return time_grid(o);
   }
@@ -102,6 +103,17 @@ std::vector<double> grid_of(const SamplerOptions& o, GridKind g, double T1 = 0.0
   t.back() = o.t0;
   return t;
 }
+
+// Grids found by `bench_sampler optimize 8,10 2e-4 3.6` (minimax of the
+// variance error over that spectrum): lambda = log(alpha / sigma) from T = 15 to t0 = 1e-5.
+const std::vector<double> kMinimax8U2 = {-7.500000, -1.687597, -0.372486, 1.117234, 2.340119,
+                                         3.599319,  4.375187,  5.712409,  5.756460};
+const std::vector<double> kMinimax8U3 = {-7.500000, -1.592299, 0.541068, 2.095905, 3.235813,
+                                         3.890244,  4.610675,  5.029884, 5.756460};
+const std::vector<double> kMinimax10U3 = {-7.500000, -1.790175, 0.138845, 1.429820, 2.324925, 2.900596,
+                                          3.798496,  4.110382,  4.880672, 5.159834, 5.756460};
+const std::vector<double> kMinimax10U2 = {-7.500000, -2.473564, -1.224651, 0.126887, 1.300243, 2.334462,
+                                          3.212163,  4.086575,  4.591634, 5.439679, 5.756460};
 
 // ----------------------------------------------- the proposals to compare --
 struct Variant {
@@ -301,14 +313,23 @@ struct Candidate {
   double param = 0.0;    // edm: rho; power: p
   double t1 = 0.0;       // > 0: last step t1 -> t0 (grid_of)
   double t_final = 0.0;  // > 0: the grid ends at t_final, then one denoising call x0 = D(x, t_final)
+  std::vector<double> lam = {};  // GridKind::lambdas: the grid's lambda = log(alpha / sigma), T to t0
   std::vector<double> grid_times(const SamplerOptions& o) const {
+    if (grid == GridKind::lambdas) {
+      std::vector<double> t(lam.size());
+      for (std::size_t k = 0; k < lam.size(); ++k) t[k] = t_of_lambda(lam[k]);
+      t.front() = o.T;
+      t.back() = o.t0;
+      return t;
+    }
     if (t_final <= 0) return grid_of(o, grid, T1, param, t1);
     SamplerOptions e = o;
     e.t0 = t_final;
     return grid_of(e, grid, T1, param, t1);
   }
   bool library_run() const {  // the library's sample_oracle runs it as is
-    return v.library() && (grid == GridKind::geometric || grid == GridKind::uniform) && T1 <= 0 && t1 <= 0 &&
+    return v.library() && (grid == GridKind::geometric || grid == GridKind::uniform || grid == GridKind::tuned) &&
+           T1 <= 0 && t1 <= 0 &&
            t_final <= 0;
   }
 };
@@ -334,7 +355,9 @@ SamplerOptions options_of(const Candidate& c) {
   SamplerOptions o;
   o.method = c.method;
   o.steps = c.steps;
-  o.grid = c.grid == GridKind::uniform ? SamplerOptions::Grid::uniform : SamplerOptions::Grid::geometric;
+  o.grid = c.grid == GridKind::uniform ? SamplerOptions::Grid::uniform
+           : c.grid == GridKind::tuned ? SamplerOptions::Grid::tuned
+                                       : SamplerOptions::Grid::geometric;
   return o;
 }
 
@@ -435,6 +458,12 @@ int law_study(const std::vector<int>& steps_list, const std::string& filter) {
       {"unipc3-bh1-nolf geometric T1=5", Method::dpm2m, G::geometric, 0, u3nolf, 5},
       {"unipc3-bh2 logsnr T1=3 t1=3e-4", Method::dpm2m, G::logsnr, 0, u3, 3, 0, 3e-4},
       {"unipc3-bh1 geometric t1=3e-4", Method::unipc, G::geometric, 0, lib, 0, 0, 3e-4},
+      // minimax grids of `optimize 8,10 2e-4 3.6`
+      {"unipc2-bh2 minimax8", Method::dpm2m, G::lambdas, 8, u2, 0, 0, 0, 0, kMinimax8U2},
+      {"unipc2 tuned (library default)", Method::unipc2, G::tuned, 8, lib},
+      {"unipc3-bh1 minimax8", Method::unipc, G::lambdas, 8, lib, 0, 0, 0, 0, kMinimax8U3},
+      {"unipc3-bh1 minimax10", Method::unipc, G::lambdas, 10, lib, 0, 0, 0, 0, kMinimax10U3},
+      {"unipc2-bh2 minimax10", Method::dpm2m, G::lambdas, 10, u2, 0, 0, 0, 0, kMinimax10U2},
   };
   std::vector<Pattern> pats;
   std::vector<std::string> names;
@@ -457,6 +486,7 @@ int law_study(const std::vector<int>& steps_list, const std::string& filter) {
   for (Candidate c : cfgs) {
     if (c.label.find(filter) == std::string::npos) continue;
     for (int n : steps_list) {
+      if (c.grid == G::lambdas && n != static_cast<int>(c.lam.size()) - 1) continue;
       c.steps = n;
       std::string tr;
       std::printf("%-32s %5d", c.label.c_str(), n);
@@ -690,7 +720,7 @@ int spectrum_optimize(const std::vector<int>& budgets, double vlo, double vhi) {
       }
       const std::vector<double> t = grid_from_params(o, best);
       std::printf("%2d calls %-16s geometric %6.2f -> minimax %6.2f | lambda:", n, sv.name, 100 * f_geo, 100 * fbest);
-      for (double tk : t) std::printf(" %.2f", lambda_of(tk));
+      for (double tk : t) std::printf(" %.6f", lambda_of(tk));
       std::printf("\n");
       std::fflush(stdout);
     }
@@ -728,7 +758,9 @@ int main(int argc, char** argv) {
   const Variant m3{3}, u2{2, true}, u3{3, true}, u3b1{3, true, false};
   const Candidate ref{"heun_sde 1000 geometric (reference)", Method::heun_sde, G::geometric, 1000};
   std::vector<Candidate> cands = {
-      {"unipc 12 geometric (library default)", Method::unipc, G::geometric, 12},
+      {"unipc2 8 tuned (library default)", Method::unipc2, G::tuned, 8},
+      {"unipc2 10 tuned (library)", Method::unipc2, G::tuned, 10},
+      {"unipc 12 geometric (former default)", Method::unipc, G::geometric, 12},
       {"unipc 20 geometric (library, bh1)", Method::unipc, G::geometric, 20},
       {"heun_sde 200 geometric (first default)", Method::heun_sde, G::geometric, 200},
       {"dpm2m 10 geometric", Method::dpm2m, G::geometric, 10},
