@@ -13,7 +13,7 @@
 #include <Eigen/Cholesky>
 
 #include <cmath>
-#include <sstream>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -339,6 +339,29 @@ SmoothedConditional StateSpaceGP::conditional(const Mask& mask, const double* x,
     }
     if ((t & 1023) == 0) check_cancelled();
   }
+  return out;
+}
+
+std::vector<Matrix> StateSpaceSampler::draw(const Batch& x, const std::vector<Mask>& masks, int Z, std::uint64_t seed,
+                                            int threads) const {
+  std::vector<Matrix> out(masks.size());
+  parallel_for(static_cast<int>(masks.size()), threads, [&](int i) {
+    Rng rng(case_seed(seed, static_cast<std::uint64_t>(i)));
+    out[i] = gp_.conditional(masks[i], x.seq(i), Z, rng).samples;
+  });
+  return out;
+}
+
+std::vector<GaussianLaw> StateSpaceSampler::laws(const Batch& x, const std::vector<Mask>& masks, double,
+                                                 int threads) const {
+  std::vector<GaussianLaw> out(masks.size());
+  parallel_for(static_cast<int>(masks.size()), threads, [&](int i) {
+    Rng unused(0);
+    SmoothedConditional c = gp_.conditional(masks[i], x.seq(i), 0, unused);
+    out[i].mean = std::move(c.mean);
+    out[i].sd = std::move(c.sd);
+    out[i].radius = std::numeric_limits<double>::quiet_NaN();
+  });
   return out;
 }
 

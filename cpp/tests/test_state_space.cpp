@@ -7,6 +7,7 @@
 #include "test_helpers.hpp"
 
 #include "ditimpute/gaussian.hpp"
+#include "ditimpute/impute.hpp"
 #include "ditimpute/state_space.hpp"
 
 #include <Eigen/Cholesky>
@@ -214,4 +215,45 @@ TEST_CASE("state-space path: unsupported kernels and bad input are input errors"
   set_memory_limit(1e6);
   require_input_error([&] { ss.conditional(mask, x.data(), 100000, rng); }, "n_samples");
   set_memory_limit(0);
+}
+
+TEST_CASE("impute() with the state-space sampler equals the exact GP imputer", "[state_space][impute]") {
+  const Case c = make_case(KernelType::matern32, 0.05, false, 900);
+  // Two cases with different entry-level patterns (NaN = missing).
+  Rng data_rng(3);
+  Batch x = c.gp.simulate(2, data_rng);
+  for (int i = 0; i < 2; ++i)
+    for (std::size_t k = 0; k < x.seq_size(); ++k)
+      if (!c.mask.observed[(k + 7 * i) % x.seq_size()]) x.seq(i)[k] = std::nan("");
+  ImputeOptions o;
+  o.n_samples = 200;
+  o.seed = 11;
+  const Imputation ss = impute(StateSpaceSampler(c.ss), x, o);
+  const Imputation de = impute(ExactGPSampler(c.gp), x, o);
+  auto rel = [](const Batch& a, const Batch& b) {
+    double num = 0, den = 0;
+    for (std::size_t k = 0; k < a.data.size(); ++k)
+      if (!std::isnan(b.data[k])) {
+        num += (a.data[k] - b.data[k]) * (a.data[k] - b.data[k]);
+        den += b.data[k] * b.data[k];
+      }
+    return std::sqrt(num / den);
+  };
+  // Point = exact conditional mean, intervals mu +/- z sd: both exact.
+  CHECK(rel(ss.point, de.point) < 1e-8);
+  CHECK(rel(ss.lower, de.lower) < 1e-8);
+  CHECK(rel(ss.upper, de.upper) < 1e-8);
+  for (int i = 0; i < 2; ++i) {
+    CHECK(ss.samples[i].rows() == 200);
+    // The radius from 200 exact draws (the 191st distance) against the exact
+    // quantile: the 0.95 quantile's order statistic has a relative sd of a
+    // few per cent at Z = 200, so 25% is loose but catches a wrong scale.
+    CHECK(std::abs(ss.radius[i] / de.radius[i] - 1.0) < 0.25);
+  }
+  // Case 1's draws do not depend on case 0 sharing the call.
+  Batch one(1, x.H, x.d);
+  std::copy(x.seq(1), x.seq(1) + x.seq_size(), one.seq(0));
+  Rng rng(case_seed(11, 1));
+  const Matrix alone = c.ss.conditional(masks_from_nan(one)[0], one.seq(0), 200, rng).samples;
+  CHECK(alone == ss.samples[1]);
 }

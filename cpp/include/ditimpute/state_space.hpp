@@ -19,6 +19,7 @@
 #pragma once
 
 #include "ditimpute/common.hpp"
+#include "ditimpute/impute.hpp"
 #include "ditimpute/kernel.hpp"
 
 #include <string>
@@ -76,6 +77,25 @@ class StateSpaceGP {
   int p_ = 1;
   double lambda_ = 1.0;  // sqrt(2 nu) / lengthscale
   Matrix Pinf_;
+};
+
+// The exact imputer of impute() (impute.hpp) on this path: case i draws from
+// Rng(case_seed(seed, i)); laws() gives the exact means and sds (a second
+// pass without draws) and a NaN radius, so impute() takes the radius from the
+// exact draws around the exact mean (the k-th distance, k = ceil((Z + 1)
+// level): it holds its level, the eigenvalues of Sigma_cond being out of reach).
+class StateSpaceSampler : public CaseSampler {
+ public:
+  explicit StateSpaceSampler(const StateSpaceGP& gp) : gp_(gp) {}
+  std::vector<Matrix> draw(const Batch& x, const std::vector<Mask>& masks, int Z, std::uint64_t seed,
+                           int threads) const override;
+  std::string name() const override { return "exact GP (state space)"; }
+  bool exact() const override { return true; }
+  std::vector<GaussianLaw> laws(const Batch& x, const std::vector<Mask>& masks, double level,
+                                int threads) const override;
+
+ private:
+  const StateSpaceGP& gp_;
 };
 
 }  // namespace ditimpute
