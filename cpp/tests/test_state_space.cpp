@@ -20,12 +20,6 @@ using namespace ditimpute;
 
 namespace {
 
-Matrix random_lambda(int d, Rng& rng) {
-  Matrix M(d, d);
-  fill_standard_normal(rng, M.data(), static_cast<std::size_t>(M.size()));
-  return M * M.transpose() / d + 0.3 * Matrix::Identity(d, d);
-}
-
 Kernel make_kernel(KernelType type, double lengthscale, double scale) {
   Kernel k;
   k.type = type;
@@ -77,7 +71,7 @@ Case make_case(KernelType type, double nugget, bool irregular, std::uint64_t see
     times(0) = 0.3;
     for (int i = 1; i < H; ++i) times(i) = times(i - 1) + gap(rng);
   }
-  const Matrix Lambda = random_lambda(d, rng);
+  const Matrix Lambda = testing::random_full_rank_spd(d, rng, 0.3);
   RowMatrix mean(H, d);
   fill_standard_normal(rng, mean.data(), static_cast<std::size_t>(mean.size()));
   mean.array() += 2.0;
