@@ -57,6 +57,7 @@
 #' Lambda <- matrix(c(1, 0.6, 0.6, 1), 2)
 #' spec <- gp_spec(200, kernel = k, Lambda = Lambda, nugget = 0.01)
 #' truth <- gp_simulate(spec, 1, seed = 1)[1, , ]
+#' set.seed(3)
 #' x <- truth
 #' x[sample(length(x), 120)] <- NA
 #' x[50:70, ] <- NA
