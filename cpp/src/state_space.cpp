@@ -180,13 +180,12 @@ SmoothedConditional StateSpaceGP::conditional(const Mask& mask, const double* x,
   std::vector<int> value_rows(d);
   for (int j = 0; j < d; ++j) value_rows[j] = j * p;
   const Matrix Pinf = block_diagonal(Pinf_, d);
-  const Matrix Pinf1 = Pinf_;
   auto step = [&](Transition& tr, double delta) {
     if (delta == tr.delta) return;
     const Matrix A1 = transition(delta);
     tr.delta = delta;
     tr.A = block_diagonal(A1, d);
-    tr.Q = block_diagonal(symmetric(Pinf1 - A1 * Pinf1 * A1.transpose()), d);
+    tr.Q = block_diagonal(symmetric(Pinf_ - A1 * Pinf_ * A1.transpose()), d);
   };
   auto llt_or_throw = [](const Matrix& S, const char* what) {
     Eigen::LLT<Matrix> llt(S);
