@@ -14,16 +14,31 @@
 //   10 draws, time and peak resident memory; no Hd x Hd matrix is formed
 //   (but the H x H Gamma, its factor and inverse are: O(H^2) memory, O(H^3)
 //   time, and every product with Q costs O(H^2 d)).
+// Part 4 (`bench_entry_conditional state-space`): the state-space path
+//   (state_space.hpp: Kalman filter, RTS smoother, backward sampling; memory
+//   and time linear in H, no H x H matrix), d = 8, Matern 3/2 l = 10, nugget
+//   0.01, full-rank Lambda, 30% MCAR, H d = 1e4, 1e5, 1e6. Each size runs in a
+//   fresh process (this program re-run with `state-space-one H`), so its peak
+//   RSS (VmHWM) is its own. The series is one prior draw made by the same path
+//   (every entry missing, one draw); timed: the conditional means and sds of
+//   the hidden entries, and the same plus 100 joint draws. At 1e4 the same
+//   run also times the default entry-level path (make_conditional: precision)
+//   for a ratio, and compares the means.
 // Usage: bench_entry_conditional [max_entries]
+//        bench_entry_conditional state-space
 #include "ditimpute/gaussian.hpp"
+#include "ditimpute/state_space.hpp"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <fstream>
 #include <memory>
+#include <string>
 
 using namespace ditimpute;
 
@@ -94,9 +109,113 @@ Run run(const GaussianProcess& gp, const Mask& mask, const Batch& x, Conditional
 
 double rel(const Vector& a, const Vector& b) { return (a - b).norm() / b.norm(); }
 
+// A line "Key:   123 kB" of /proc/self/status, in MB.
+double proc_status_mb(const std::string& key) {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.compare(0, key.size() + 1, key + ":") == 0) return std::atof(line.c_str() + key.size() + 1) / 1024.0;
+  return -1.0;
+}
+
+// One size of Part 4, in this (fresh) process; prints one line of numbers.
+int state_space_one(int H) {
+  const int d = 8, Z = 100;
+  const double base_mb = proc_status_mb("VmRSS");
+  Rng rng(5);
+  Kernel k;
+  k.type = KernelType::matern32;
+  k.lengthscale = 10.0;
+  const double nugget = 0.01;
+  const Matrix Lambda = random_spd(d, rng);
+  const StateSpaceGP ss(k, nugget, Lambda, RowMatrix::Zero(H, d));
+  // The series: one prior draw, by the same path with every entry missing.
+  std::vector<double> x(static_cast<std::size_t>(H) * d, 0.0);
+  const SmoothedConditional prior = ss.conditional(Mask(H, d, false), x.data(), 1, rng);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = prior.samples(0, static_cast<Eigen::Index>(i));
+  const Mask mask = mcar(H, d, 0.3, rng);
+  double t0 = now_s();
+  const SmoothedConditional a = ss.conditional(mask, x.data(), 0, rng);
+  const double t_mean = now_s() - t0;
+  t0 = now_s();
+  const SmoothedConditional b = ss.conditional(mask, x.data(), Z, rng);
+  const double t_draws = now_s() - t0;
+  // Sanity at every size: the hidden true values inside mean +/- 1.96 sd.
+  int inside = 0;
+  for (std::size_t i = 0; i < a.missing.size(); ++i)
+    inside += std::abs(x[a.missing[i]] - a.mean(i)) <= 1.959964 * a.sd(i) ? 1 : 0;
+  const double peak_mb = proc_status_mb("VmHWM");
+  double t_prec = -1.0, rel_prec = -1.0;
+  if (static_cast<double>(H) * d <= 1e4) {
+    // The default entry-level path on the same model and data (dense Gamma).
+    Kernel kk = k;
+    Matrix G = kernel_matrix(kk, H);
+    G.diagonal().array() += nugget;
+    t0 = now_s();
+    const GaussianProcess gp(G, Lambda, RowMatrix::Zero(H, d));
+    auto c = make_conditional(gp, mask);
+    const Vector mu = c->mean(x.data());
+    Rng r2(7);
+    c->sample(mu, Z, r2);
+    t_prec = now_s() - t0;
+    rel_prec = rel(a.mean, mu);
+  }
+  std::printf("%d %d %.4f %.4f %.1f %.1f %.4f %.4f %.3e %d\n", H, static_cast<int>(a.missing.size()), t_mean,
+              t_draws, peak_mb, base_mb, static_cast<double>(inside) / a.missing.size(), t_prec, rel_prec,
+              static_cast<int>(b.samples.rows()));
+  return 0;
+}
+
+// Part 4: each size in a fresh process.
+int state_space_scaling() {
+  std::printf("Part 4: state-space path (Kalman filter + RTS smoother + backward sampling), d = 8, Matern 3/2 l = 10,\n"
+              "nugget 0.01, full-rank Lambda, 30%% MCAR; each size in a fresh process; peak RSS = VmHWM of that\n"
+              "process (base = its RSS before any work); cover = share of hidden true values in mean +/- 1.96 sd\n");
+  std::printf("%8s %7s %7s | %10s %12s | %8s %8s | %6s | %s\n", "Hd", "H", "m", "mean+sd s", "+100 draws s",
+              "peak MB", "base MB", "cover", "growth vs previous size (time mean+sd, time draws, peak - base)");
+  char path[4096] = {0};
+  if (readlink("/proc/self/exe", path, sizeof(path) - 1) <= 0) return 1;
+  const std::string self(path);  // this program (popen's shell has its own /proc/self)
+  double prev[3] = {0, 0, 0};
+  double prec_t = -1, prec_rel = -1, first_draws = 0;
+  for (int H : {1250, 12500, 125000}) {
+    const std::string cmd = "'" + self + "' state-space-one " + std::to_string(H);
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (!pipe) return 1;
+    int h = 0, m = 0, z = 0;
+    double tm = 0, td = 0, peak = 0, base = 0, cover = 0, tp = 0, rp = 0;
+    const int got = std::fscanf(pipe, "%d %d %lf %lf %lf %lf %lf %lf %lf %d", &h, &m, &tm, &td, &peak, &base, &cover,
+                                &tp, &rp, &z);
+    pclose(pipe);
+    if (got != 10) {
+      std::printf("size H = %d failed\n", H);
+      return 1;
+    }
+    std::printf("%8d %7d %7d | %10.3f %12.3f | %8.0f %8.0f | %5.1f%% |", h * 8, h, m, tm, td, peak, base, 100 * cover);
+    if (prev[0] > 0)
+      std::printf(" x%.1f, x%.1f, x%.1f", tm / prev[0], td / prev[1], (peak - base) / prev[2]);
+    std::printf("\n");
+    std::fflush(stdout);
+    prev[0] = tm;
+    prev[1] = td;
+    prev[2] = peak - base;
+    if (tp >= 0) {
+      prec_t = tp;
+      prec_rel = rp;
+      first_draws = td;
+    }
+  }
+  std::printf("At Hd = 1e4, same run: default entry-level path (precision: dense Gamma, Cholesky of Q_mm) mean + 100\n"
+              "draws %.3f s vs state-space %.3f s (x%.0f); relative difference of the conditional means %.1e\n",
+              prec_t, first_draws, prec_t / first_draws, prec_rel);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 2 && std::string(argv[1]) == "state-space-one") return state_space_one(std::atoi(argv[2]));
+  if (argc > 1 && std::string(argv[1]) == "state-space") return state_space_scaling();
   const double max_entries = argc > 1 ? std::atof(argv[1]) : 3e4;
   const int Z = 100;
   std::printf("Part 1: BeijingAir size, H = 48, d = 132, Matern 3/2 (l = 6, nugget 0.01), full-rank Lambda, MCAR\n");

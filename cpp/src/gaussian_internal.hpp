@@ -1,5 +1,5 @@
 // Internal helpers of the Gaussian-process layer, shared by
-// gaussian_process.cpp, conditional.cpp, gp_fit.cpp and series.cpp. Not a public header: include only
+// gaussian_process.cpp, conditional.cpp, gp_fit.cpp, series.cpp and state_space.cpp. Not a public header: include only
 // from cpp/src/*.cpp.
 #pragma once
 
@@ -29,6 +29,11 @@ void invert_lower(Eigen::Ref<Eigen::MatrixXd> T);
 // Cholesky factor), by the same blocking: about m^3 / 3 flops against m^3 for
 // a general product. The result is symmetric (both triangles written).
 Eigen::MatrixXd lower_gram(const Eigen::MatrixXd& L);
+
+// Strict check of a covariance given by the caller (non-empty, square, finite,
+// symmetric relative to its largest entry, positive definite), then its lower
+// Cholesky factor; input_error(arg) otherwise.
+Eigen::MatrixXd checked_cholesky(const Eigen::MatrixXd& S, const std::string& arg);
 
 }  // namespace detail
 }  // namespace ditimpute

@@ -14,14 +14,14 @@
 
 namespace ditimpute {
 
-namespace {
-
 using detail::dims;
+
+namespace detail {
 
 // Strict check of a covariance given by the caller, then its lower Cholesky
 // factor. Symmetry is judged relative to the largest entry so that scaling a
 // matrix does not change the verdict.
-Matrix checked_cholesky(const Matrix& S, const std::string& arg) {
+Eigen::MatrixXd checked_cholesky(const Matrix& S, const std::string& arg) {
   if (S.rows() == 0 || S.rows() != S.cols())
     throw input_error(arg, arg + " must be a non-empty square matrix, not " + dims(S.rows(), S.cols()) + ".");
   if (!S.allFinite()) throw input_error(arg, arg + " has non-finite entries (NA, NaN or Inf).");
@@ -34,11 +34,11 @@ Matrix checked_cholesky(const Matrix& S, const std::string& arg) {
   return llt.matrixL();
 }
 
-}  // namespace
+}  // namespace detail
 
 GaussianProcess::GaussianProcess(Matrix Gamma, Matrix Lambda, RowMatrix mean) {
-  LG_ = checked_cholesky(Gamma, "Gamma");
-  LL_ = checked_cholesky(Lambda, "Lambda");
+  LG_ = detail::checked_cholesky(Gamma, "Gamma");
+  LL_ = detail::checked_cholesky(Lambda, "Lambda");
   if (mean.rows() != Gamma.rows() || mean.cols() != Lambda.rows())
     throw input_error("mean", "mean must be H x d = " + dims(Gamma.rows(), Lambda.rows()) + ", not " +
                                   dims(mean.rows(), mean.cols()) + ".");

@@ -22,5 +22,13 @@ void require_input_error(F&& f, const std::string& arg) {
   }
 }
 
+// A random full-rank covariance, far from diagonal: M M^T / d + ridge I with M
+// a d x d matrix of standard normals drawn from rng.
+inline Matrix random_full_rank_spd(int d, Rng& rng, double ridge) {
+  Matrix M(d, d);
+  fill_standard_normal(rng, M.data(), static_cast<std::size_t>(M.size()));
+  return M * M.transpose() / d + ridge * Matrix::Identity(d, d);
+}
+
 }  // namespace testing
 }  // namespace ditimpute

@@ -17,13 +17,6 @@ using namespace ditimpute;
 
 namespace {
 
-// Random full-rank Lambda, far from diagonal: M M^T / d + 0.2 I.
-Matrix spd(int d, Rng& rng) {
-  Matrix M(d, d);
-  fill_standard_normal(rng, M.data(), static_cast<std::size_t>(M.size()));
-  return M * M.transpose() / d + 0.2 * Matrix::Identity(d, d);
-}
-
 GaussianProcess matern_gp(int H, int d, double lengthscale, Rng& rng) {
   Kernel k;
   k.type = KernelType::matern32;
@@ -32,7 +25,7 @@ GaussianProcess matern_gp(int H, int d, double lengthscale, Rng& rng) {
   G.diagonal().array() += 0.01;
   RowMatrix mu(H, d);
   fill_standard_normal(rng, mu.data(), static_cast<std::size_t>(mu.size()));
-  return GaussianProcess(G, spd(d, rng), mu);
+  return GaussianProcess(G, testing::random_full_rank_spd(d, rng, 0.2), mu);
 }
 
 // Each entry missing with probability `rate` (not a whole frame: entry level).

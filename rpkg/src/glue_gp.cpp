@@ -1,6 +1,8 @@
 // Glue for the Gaussian layer (cpp/include/ditimpute/gaussian.hpp).
 #include "glue.h"
 
+#include "ditimpute/state_space.hpp"
+
 namespace {
 
 ditimpute::Kernel kernel_from_r(const Rcpp::List& k) {
@@ -106,5 +108,17 @@ Eigen::MatrixXd cpp_score_exact(Eigen::MatrixXd Gamma, Eigen::MatrixXd Lambda, E
                                           std::to_string(V.cols()) + ".");
   const std::vector<double> v = glue::vec_from_matrix(x);
   return cond->score(V, cond->mean(v.data()), t);
+  DITIMPUTE_GLUE_END
+}
+
+// Imputation through the state-space path (state_space.hpp): the exact GP
+// conditional of a Markov kernel with a nugget, never forming Gamma.
+// [[Rcpp::export]]
+Rcpp::List cpp_impute_state_space(Rcpp::List kernel, double nugget, Eigen::MatrixXd Lambda, Eigen::MatrixXd mean,
+                                  Rcpp::NumericVector x, Rcpp::List options) {
+  DITIMPUTE_GLUE_BEGIN
+  const ditimpute::StateSpaceGP gp(kernel_from_r(kernel), nugget, Lambda, ditimpute::RowMatrix(mean));
+  return glue::imputation_to_r(ditimpute::impute(ditimpute::StateSpaceSampler(gp), glue::batch_from_r(x),
+                                                 glue::impute_options_from_r(options)));
   DITIMPUTE_GLUE_END
 }

@@ -1,0 +1,93 @@
+# gp_smooth(): the state-space (Kalman) path against impute() on the
+# equivalent gp_spec(), which forms Gamma and conditions exactly.
+
+smooth_case <- function(type, nugget) {
+  H <- 40
+  k <- gp_kernel(type, lengthscale = 5, variance = 1.5, scale = 0.9)
+  Lambda <- matrix(c(1, 0.5, -0.3, 0.5, 1.2, 0.2, -0.3, 0.2, 0.8), 3)
+  mean <- outer(seq_len(H) / H, c(1, -2, 0.5))
+  spec <- gp_spec(H, kernel = k, Lambda = Lambda, mean = mean, nugget = nugget)
+  truth <- gp_simulate(spec, 2, seed = 10)
+  x <- truth
+  set.seed(3)
+  x[runif(length(x)) < 0.3] <- NA
+  x[1, 10:14, ] <- NA  # whole frames missing
+  x[2, 20, ] <- truth[2, 20, ]  # a whole frame observed
+  list(k = k, Lambda = Lambda, mean = mean, nugget = nugget, spec = spec, x = x, truth = truth)
+}
+
+test_that("gp_smooth() gives impute()'s exact means and intervals on the same GP", {
+  for (type in c("laplace", "matern32", "matern52")) for (nugget in c(0, 0.05)) {
+    cs <- smooth_case(type, nugget)
+    sm <- gp_smooth(cs$x, kernel = cs$k, Lambda = cs$Lambda, mean = cs$mean, nugget = cs$nugget,
+                    n_samples = 50, seed = 1, truth = cs$truth)
+    ref <- impute(cs$spec, cs$x, n_samples = 50, seed = 1)
+    expect_s3_class(sm, "ditimpute_imputation")
+    expect_identical(sm$method, "exact GP (state space)")
+    # Both exact (the Kalman smoother and a dense Cholesky): agreement to
+    # rounding, far below 1e-8.
+    expect_equal(sm$point, ref$point, tolerance = 1e-8)
+    expect_equal(sm$lower, ref$lower, tolerance = 1e-8)
+    expect_equal(sm$upper, ref$upper, tolerance = 1e-8)
+    expect_identical(dim(sm$samples[[1]]), c(50L, sum(is.na(cs$x[1, , ]))))
+    # gp_conditional() of the spec: the same conditional mean for series 1
+    # (its missing entries in frame-major order).
+    gc <- gp_conditional(cs$spec, cs$x[1, , ])
+    ij <- missing_index(is.na(cs$x[1, , ]))
+    expect_equal(sm$point[1, , ][ij], gc$cond_mean, tolerance = 1e-8, ignore_attr = TRUE)
+  }
+})
+
+test_that("gp_smooth() results work with the imputation tools and its draws follow the law", {
+  cs <- smooth_case("matern32", 0.05)
+  sm <- gp_smooth(cs$x, kernel = cs$k, Lambda = cs$Lambda, mean = cs$mean, nugget = cs$nugget,
+                  n_samples = 400, seed = 2, truth = cs$truth)
+  met <- imputation_metrics(sm)
+  expect_identical(nrow(met), 2L)
+  expect_true(all(is.finite(met$crps)))
+  # The ball's radius from 400 exact draws against the exact GP's closed form:
+  # the 381st of 400 distances has a relative sd of a few per cent.
+  ref <- impute(cs$spec, cs$x, n_samples = 400, seed = 2)
+  expect_lt(max(abs(sm$radius / ref$radius - 1)), 0.2)
+  # Coverage of the regions against 2000 exact draws of the dense conditional
+  # (coverage() with the spec): about 0.95 when the draws have the right law;
+  # the binomial sd over 2000 draws is 0.005, the radius's own error moves
+  # coverage by a few per cent at most.
+  cv <- coverage(sm, spec = cs$spec, seed = 4)
+  expect_true(all(cv$coverage > 0.88 & cv$coverage < 0.99))
+  expect_s3_class(confint(sm), "data.frame")
+  # Same seed, same draws; series 2's draws do not depend on series 1.
+  again <- gp_smooth(cs$x, kernel = cs$k, Lambda = cs$Lambda, mean = cs$mean, nugget = cs$nugget,
+                     n_samples = 400, seed = 2)
+  expect_identical(again$samples, sm$samples)
+  x1 <- cs$x
+  x1[1, , ] <- x1[1, , ] + 1
+  other <- gp_smooth(x1, kernel = cs$k, Lambda = cs$Lambda, mean = cs$mean, nugget = cs$nugget,
+                     n_samples = 400, seed = 2)
+  expect_identical(other$samples[[2]], sm$samples[[2]])
+  expect_false(isTRUE(all.equal(other$samples[[1]], sm$samples[[1]])))
+})
+
+test_that("gp_smooth() rejects kernels without a finite state and bad input", {
+  x <- matrix(rnorm(40), 20, 2)
+  x[3, 1] <- NA
+  cnd <- expect_input_error(gp_smooth(x, kernel = gp_kernel("rbf")), "kernel")
+  expect_match(conditionMessage(cnd), "matern32")
+  cnd <- expect_input_error(gp_smooth(x, kernel = gp_kernel("matern32", embedding = "sinusoidal")), "kernel")
+  expect_match(conditionMessage(cnd), "sinusoidal")
+  expect_input_error(gp_smooth(x, kernel = list(type = "matern32")), "kernel")
+  expect_input_error(gp_smooth(x, nugget = -1), "nugget")
+  expect_input_error(gp_smooth(x, Lambda = diag(3)), "Lambda")
+  expect_input_error(gp_smooth(x, Lambda = matrix(c(1, 2, 2, 1), 2)), "Lambda")
+  expect_input_error(gp_smooth(x, mean = 1:3), "mean")
+  expect_input_error(gp_smooth(x, n_samples = 5), "n_samples")
+  expect_input_error(gp_smooth(x, level = 1.5), "level")
+  expect_input_error(gp_smooth("a"), "x")
+  expect_input_error(gp_smooth(matrix(1, 5, 2)), "x")  # nothing missing
+  old <- options(ditimpute.max_memory = 1e5)
+  on.exit(options(old))
+  long <- matrix(0, 5000, 2)
+  long[7, 2] <- NA
+  cnd <- expect_input_error(gp_smooth(long), "x")
+  expect_match(conditionMessage(cnd), "5000 frames")
+})
