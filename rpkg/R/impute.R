@@ -266,6 +266,8 @@ print.ditimpute_imputation <- function(x, ...) {
 region_kind <- function(x) {
   kind <- if (inherits(x$model, "ditimpute_gp") && !is.null(x$options) && is.null(x$options$sampler)) {
     "exact (closed form from the conditional law)"
+  } else if (identical(x$method, "exact GP (state space)")) {
+    "exact intervals (mean +/- z sd); region radius from exact conditional draws"
   } else if (identical(x$options$region, "quantile")) {
     "in-sample quantiles of the samples (the paper's Algorithm 1; under-cover at finite n_samples)"
   } else {

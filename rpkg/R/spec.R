@@ -30,7 +30,8 @@ gp_spec <- function(H, d = NULL, kernel = gp_kernel(), Lambda = NULL, mean = 0, 
   # Gamma and Lambda are dense: the process needs about 3 copies of each
   # (the matrices, their factors and eigenvectors).
   check_memory(3 * 8 * (as.numeric(H)^2 + as.numeric(d)^2), "H",
-               sprintf("a process with H = %s frames and d = %s variables", format(H), format(d)))
+               sprintf("a process with H = %s frames and d = %s variables (dense Gamma and Lambda; gp_smooth() conditions a long series with a Laplace or Matern kernel without forming Gamma)",
+                       format(H), format(d)))
   if (is.null(Lambda)) Lambda <- diag(d)
   if (length(Lambda) == 1 && !is.matrix(Lambda)) Lambda <- matrix(Lambda, 1, 1)
   Lambda <- check_numeric_matrix(Lambda, nrow = d, ncol = d)

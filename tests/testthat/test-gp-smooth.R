@@ -91,3 +91,12 @@ test_that("gp_smooth() rejects kernels without a finite state and bad input", {
   cnd <- expect_input_error(gp_smooth(long), "x")
   expect_match(conditionMessage(cnd), "5000 frames")
 })
+
+test_that("print() of a gp_smooth() result says its intervals are exact", {
+  cs <- smooth_case("matern32", 0.05)
+  sm <- gp_smooth(cs$x, kernel = cs$k, Lambda = cs$Lambda, mean = cs$mean, nugget = cs$nugget,
+                  n_samples = 50, seed = 1)
+  out <- paste(capture.output(print(sm)), collapse = "\n")
+  expect_match(out, "exact intervals")
+  expect_no_match(out, "finite-sample")
+})
