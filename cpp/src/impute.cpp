@@ -96,6 +96,13 @@ std::vector<GaussianLaw> CaseSampler::laws(const Batch&, const std::vector<Mask>
   throw input_error("sampler", "the " + name() + " sampler does not know the law of its cases.");
 }
 
+std::vector<GaussianLaw> CaseSampler::draw_and_laws(const Batch& x, const std::vector<Mask>& masks, int Z,
+                                                    std::uint64_t seed, double level, int threads,
+                                                    std::vector<Matrix>& samples) const {
+  samples = draw(x, masks, Z, seed, threads);
+  return laws(x, masks, level, threads);
+}
+
 std::vector<GaussianLaw> ExactGPSampler::laws(const Batch& x, const std::vector<Mask>& masks, double level,
                                               int threads) const {
   std::vector<Matrix> none;
@@ -247,13 +254,11 @@ Imputation impute(const CaseSampler& sampler, const Batch& x, const ImputeOption
   std::vector<Mask> masks = masks_from_nan(x);
   std::vector<Matrix> samples;
   std::vector<GaussianLaw> laws;
-  if (const auto* gp = dynamic_cast<const ExactGPSampler*>(&sampler)) {  // one factorisation per pattern
-    laws = gp->draw_and_laws(x, masks, options.n_samples, options.seed, options.level, options.threads, samples);
-  } else {
+  if (!sampler.exact()) {
     samples = sampler.draw(x, masks, options.n_samples, options.seed, options.threads);
-    if (!sampler.exact()) return summarise_samples(x, std::move(masks), std::move(samples), options);
-    laws = sampler.laws(x, masks, options.level, options.threads);
+    return summarise_samples(x, std::move(masks), std::move(samples), options);
   }
+  laws = sampler.draw_and_laws(x, masks, options.n_samples, options.seed, options.level, options.threads, samples);
   // The law is known: centre and intervals in closed form, whatever Z (radius
   // and sd from the draws where the path has no cheap eigenvalues).
   Imputation out = empty_imputation(x);

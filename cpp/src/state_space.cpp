@@ -8,6 +8,8 @@
 // H (n (n + 1) / 2 + n) doubles plus the outputs.
 #include "ditimpute/state_space.hpp"
 
+#include "ditimpute/gaussian.hpp"
+
 #include "gaussian_internal.hpp"
 
 #include <Eigen/Cholesky>
@@ -43,13 +45,6 @@ Matrix psd_sqrt(const Matrix& S) {
 }
 
 Matrix symmetric(const Matrix& S) { return 0.5 * (S + S.transpose()); }
-
-Matrix rows_cols(const Matrix& A, const std::vector<int>& r, const std::vector<int>& c) {
-  Matrix out(r.size(), c.size());
-  for (std::size_t i = 0; i < r.size(); ++i)
-    for (std::size_t k = 0; k < c.size(); ++k) out(i, k) = A(r[i], c[k]);
-  return out;
-}
 
 // The transition of the whole state over one gap, cached for regular grids.
 struct Transition {
@@ -235,7 +230,7 @@ SmoothedConditional StateSpaceGP::conditional(const Mask& mask, const double* x,
       Matrix Pvv(d, d);
       for (int j = 0; j < d; ++j) Pvv.row(j) = Pcols.row(value_rows[j]);
       Matrix S = Lobs * Pvv * Lobs.transpose();
-      if (nugget_ > 0.0) S += nugget_ * rows_cols(Lambda_, obs, obs);
+      if (nugget_ > 0.0) S += nugget_ * gather(Lambda_, obs, obs);
       const auto llt = llt_or_throw(symmetric(S), "innovation covariance");
       Vector fv(d);
       for (int j = 0; j < d; ++j) fv(j) = mt(value_rows[j]);
@@ -261,9 +256,9 @@ SmoothedConditional StateSpaceGP::conditional(const Mask& mask, const double* x,
       // The noise n = L e ~ N(0, nugget Lambda): n_miss = G n_obs + eps with
       // G = Lambda_mo Lambda_oo^{-1}, eps ~ N(0, nugget (Lambda_mm - G Lambda_om));
       // n_obs = y_obs - L_o f.
-      Matrix Smm = rows_cols(Lambda_, r.miss, r.miss);
+      Matrix Smm = gather(Lambda_, r.miss, r.miss);
       if (!r.obs.empty()) {
-        const Matrix Loo = rows_cols(Lambda_, r.obs, r.obs), Lmo = rows_cols(Lambda_, r.miss, r.obs);
+        const Matrix Loo = gather(Lambda_, r.obs, r.obs), Lmo = gather(Lambda_, r.miss, r.obs);
         const Eigen::LLT<Matrix> llt(Loo);
         const Matrix G = llt.solve(Lmo.transpose()).transpose();  // mm x o
         Matrix Lobs(r.obs.size(), d);
@@ -341,27 +336,33 @@ SmoothedConditional StateSpaceGP::conditional(const Mask& mask, const double* x,
   return out;
 }
 
-std::vector<Matrix> StateSpaceSampler::draw(const Batch& x, const std::vector<Mask>& masks, int Z, std::uint64_t seed,
-                                            int threads) const {
-  std::vector<Matrix> out(masks.size());
+std::vector<GaussianLaw> StateSpaceSampler::draw_and_laws(const Batch& x, const std::vector<Mask>& masks, int Z,
+                                                          std::uint64_t seed, double, int threads,
+                                                          std::vector<Matrix>& samples) const {
+  std::vector<GaussianLaw> out(masks.size());
+  samples.assign(masks.size(), Matrix());
   parallel_for(static_cast<int>(masks.size()), threads, [&](int i) {
     Rng rng(case_seed(seed, static_cast<std::uint64_t>(i)));
-    out[i] = gp_.conditional(masks[i], x.seq(i), Z, rng).samples;
+    SmoothedConditional c = gp_.conditional(masks[i], x.seq(i), Z, rng);
+    out[i].mean = std::move(c.mean);
+    out[i].sd = std::move(c.sd);
+    out[i].radius = std::numeric_limits<double>::quiet_NaN();
+    samples[i] = std::move(c.samples);
   });
   return out;
 }
 
-std::vector<GaussianLaw> StateSpaceSampler::laws(const Batch& x, const std::vector<Mask>& masks, double,
+std::vector<Matrix> StateSpaceSampler::draw(const Batch& x, const std::vector<Mask>& masks, int Z, std::uint64_t seed,
+                                            int threads) const {
+  std::vector<Matrix> samples;
+  draw_and_laws(x, masks, Z, seed, 0.0, threads, samples);
+  return samples;
+}
+
+std::vector<GaussianLaw> StateSpaceSampler::laws(const Batch& x, const std::vector<Mask>& masks, double level,
                                                  int threads) const {
-  std::vector<GaussianLaw> out(masks.size());
-  parallel_for(static_cast<int>(masks.size()), threads, [&](int i) {
-    Rng unused(0);
-    SmoothedConditional c = gp_.conditional(masks[i], x.seq(i), 0, unused);
-    out[i].mean = std::move(c.mean);
-    out[i].sd = std::move(c.sd);
-    out[i].radius = std::numeric_limits<double>::quiet_NaN();
-  });
-  return out;
+  std::vector<Matrix> none;
+  return draw_and_laws(x, masks, 0, 0, level, threads, none);
 }
 
 }  // namespace ditimpute

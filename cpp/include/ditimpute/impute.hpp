@@ -63,6 +63,12 @@ class CaseSampler {
   // radius of its `level` L2 ball (input_error otherwise).
   virtual std::vector<GaussianLaw> laws(const Batch& x, const std::vector<Mask>& masks, double level,
                                                int threads) const;
+  // Exact samplers: draw() and laws() together (what impute() calls), into
+  // `samples`. The default runs the two; a sampler that gets both from one
+  // factorisation or pass overrides it.
+  virtual std::vector<GaussianLaw> draw_and_laws(const Batch& x, const std::vector<Mask>& masks, int Z,
+                                                 std::uint64_t seed, double level, int threads,
+                                                 std::vector<Matrix>& samples) const;
 };
 
 // Exact conditional draws of a Gaussian process: one factorisation per
@@ -76,9 +82,9 @@ class ExactGPSampler : public CaseSampler {
   bool exact() const override { return true; }
   std::vector<GaussianLaw> laws(const Batch& x, const std::vector<Mask>& masks, double level,
                                 int threads) const override;
-  // draw() and laws() from one conditional per pattern (what impute() uses).
+  // draw() and laws() from one conditional per pattern.
   std::vector<GaussianLaw> draw_and_laws(const Batch& x, const std::vector<Mask>& masks, int Z, std::uint64_t seed,
-                                         double level, int threads, std::vector<Matrix>& samples) const;
+                                         double level, int threads, std::vector<Matrix>& samples) const override;
 
  private:
   const GaussianProcess& gp_;

@@ -80,10 +80,10 @@ class StateSpaceGP {
 };
 
 // The exact imputer of impute() (impute.hpp) on this path: case i draws from
-// Rng(case_seed(seed, i)); laws() gives the exact means and sds (a second
-// pass without draws) and a NaN radius, so impute() takes the radius from the
-// exact draws around the exact mean (the k-th distance, k = ceil((Z + 1)
-// level): it holds its level, the eigenvalues of Sigma_cond being out of reach).
+// Rng(case_seed(seed, i)); one smoother pass per case gives its draws and its
+// exact means and sds; the radius is NaN, so impute() takes it from the exact
+// draws around the exact mean (the k-th distance, k = ceil((Z + 1) level): it
+// holds its level, the eigenvalues of Sigma_cond being out of reach).
 class StateSpaceSampler : public CaseSampler {
  public:
   explicit StateSpaceSampler(const StateSpaceGP& gp) : gp_(gp) {}
@@ -93,6 +93,8 @@ class StateSpaceSampler : public CaseSampler {
   bool exact() const override { return true; }
   std::vector<GaussianLaw> laws(const Batch& x, const std::vector<Mask>& masks, double level,
                                 int threads) const override;
+  std::vector<GaussianLaw> draw_and_laws(const Batch& x, const std::vector<Mask>& masks, int Z, std::uint64_t seed,
+                                         double level, int threads, std::vector<Matrix>& samples) const override;
 
  private:
   const StateSpaceGP& gp_;
