@@ -7,7 +7,13 @@
 // on the exact marginal likelihood); prints each fit's time, iterations,
 // recovered lengthscale / nugget and exact log-likelihood, and the ratios.
 // which = "plain" compares ECM with and without its over-relaxed steps.
-// Usage: bench_gp_fit [n_windows] [rate] [H] [d] [which: both | ecm | ecme | plain] [max_iter]
+// which = "lapack" times the dense algebra: the exact log-likelihood (one
+// Cholesky a window) and an ECM fit of max_iter iterations, each run as the
+// core runs it (LAPACK/BLAS, windows one at a time, every core inside each
+// factorisation) and, as the baseline in the same run, from inside a
+// parallel_for worker, where the core keeps to Eigen's own code with windows
+// spread over the cores (the code path before LAPACK); same numbers expected.
+// Usage: bench_gp_fit [n_windows] [rate] [H] [d] [which: both | ecm | ecme | plain | lapack] [max_iter]
 #include "ditimpute/gp_fit.hpp"
 
 #include <algorithm>
@@ -36,6 +42,9 @@ Timed fit(const Batch& x, GpFitOptions o, GpFitSearch search, const char* label,
               "(true 0.05), loglik %.3f\n",
               label, t.seconds, t.r.iterations, t.r.converged ? "converged" : "not converged",
               t.seconds / std::max(1, t.r.iterations), t.r.kernel.lengthscale, t.r.nugget, t.r.loglik);
+  std::printf("          objective trace:");
+  for (double v : t.r.objective_trace) std::printf(" %.1f", v);
+  std::printf("\n");
   std::fflush(stdout);
   return t;
 }
@@ -81,6 +90,27 @@ int main(int argc, char** argv) {
   std::printf("n = %d windows of %d x %d, %.0f%% MCAR, max_iter %d; loglik at the truth %.3f\n", n, H, d, 100 * rate,
               max_iter, gp_marginal_loglik(x, G, L, Vector::Zero(d)));
   Timed ecm, ecme;
+  if (which == "lapack") {
+    // Runs f on a parallel_for worker (the second item is empty), where the
+    // core's dense algebra keeps to Eigen.
+    auto on_worker = [](const auto& f) { parallel_for(2, 2, [&](int i) { if (i == 0) f(); }); };
+    auto seconds = [](const auto& f) {
+      const auto t0 = std::chrono::steady_clock::now();
+      f();
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
+    double ll_lapack = 0.0, ll_eigen = 0.0;
+    const double t_lapack = seconds([&] { ll_lapack = gp_marginal_loglik(x, G, L, Vector::Zero(d)); });
+    const double t_eigen = seconds([&] { on_worker([&] { ll_eigen = gp_marginal_loglik(x, G, L, Vector::Zero(d)); }); });
+    std::printf("log-likelihood (a Cholesky a window): LAPACK %.2f s, Eigen %.2f s: %.1fx; values %.6f / %.6f\n", t_lapack,
+                t_eigen, t_eigen / t_lapack, ll_lapack, ll_eigen);
+    const Timed lap = fit(x, o, GpFitSearch::expected, "ECM LAPACK");
+    Timed eig;
+    on_worker([&] { eig = fit(x, o, GpFitSearch::expected, "ECM Eigen"); });
+    std::printf("ECM fit, %d iterations: LAPACK %.1f s, Eigen %.1f s: %.1fx; loglik LAPACK - Eigen %.2e\n", lap.r.iterations,
+                lap.seconds, eig.seconds, eig.seconds / lap.seconds, lap.r.loglik - eig.r.loglik);
+    return 0;
+  }
   if (which == "plain") {
     const Timed acc = fit(x, o, GpFitSearch::expected, "ECM");
     const Timed plain = fit(x, o, GpFitSearch::expected, "ECM plain", false);

@@ -11,7 +11,7 @@ packages=(
   r-base-dev r-cran-rcpp r-cran-rcppeigen r-cran-testthat r-cran-cli r-cran-rlang
   r-cran-ggplot2 r-cran-future.apply r-cran-knitr r-cran-rmarkdown pandoc
   libtorch-dev libeigen3-dev catch2 cmake g++ make
-  libopenblas0-openmp
+  libopenblas0-openmp libblas-dev liblapack-dev
 )
 missing=()
 for p in "${packages[@]}"; do

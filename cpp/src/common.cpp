@@ -64,6 +64,20 @@ std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+namespace {
+thread_local bool tl_inside_parallel_for = false;
+
+// Marks the current thread as a parallel_for worker for its lifetime and
+// restores the previous mark (nested calls) when it ends.
+struct WorkerMark {
+  bool previous;
+  WorkerMark() : previous(tl_inside_parallel_for) { tl_inside_parallel_for = true; }
+  ~WorkerMark() { tl_inside_parallel_for = previous; }
+};
+}  // namespace
+
+bool inside_parallel_for() { return tl_inside_parallel_for; }
+
 void parallel_for(int n, int threads, const std::function<void(int)>& fn) {
   if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
   threads = std::min(threads, n);
@@ -75,6 +89,7 @@ void parallel_for(int n, int threads, const std::function<void(int)>& fn) {
   std::exception_ptr error;
   std::mutex error_mutex;
   auto work = [&]() {
+    const WorkerMark mark;
     for (int i = next++; i < n; i = next++) {
       try {
         fn(i);

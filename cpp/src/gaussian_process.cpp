@@ -4,6 +4,7 @@
 #include "ditimpute/gaussian.hpp"
 
 #include "gaussian_internal.hpp"
+#include "lapack.hpp"
 
 #include <Eigen/Cholesky>
 
@@ -81,9 +82,10 @@ namespace detail {
 
 namespace {
 constexpr Eigen::Index kBlockBase = 64;  // below this, plain triangular solves (blocking gains nothing)
-}  // namespace
 
-void invert_lower(Eigen::Ref<Eigen::MatrixXd> T) {
+// Eigen's code for invert_lower and lower_gram (on parallel_for workers and
+// small matrices; LAPACK otherwise, see lapack.hpp).
+void invert_lower_blocked(Eigen::Ref<Eigen::MatrixXd> T) {
   const Eigen::Index n = T.rows();
   if (n <= kBlockBase) {
     Eigen::MatrixXd I = Eigen::MatrixXd::Identity(n, n);
@@ -92,14 +94,12 @@ void invert_lower(Eigen::Ref<Eigen::MatrixXd> T) {
     return;
   }
   const Eigen::Index k = n / 2;
-  invert_lower(T.topLeftCorner(k, k));
-  invert_lower(T.bottomRightCorner(n - k, n - k));
+  invert_lower_blocked(T.topLeftCorner(k, k));
+  invert_lower_blocked(T.bottomRightCorner(n - k, n - k));
   const Eigen::MatrixXd BA = T.bottomLeftCorner(n - k, k) * T.topLeftCorner(k, k).triangularView<Eigen::Lower>();
   T.bottomLeftCorner(n - k, k).noalias() = -(T.bottomRightCorner(n - k, n - k).triangularView<Eigen::Lower>() * BA);
   T.topRightCorner(k, n - k).setZero();
 }
-
-namespace {
 
 // Lower triangle of L^T L into G (same size as L).
 void lower_gram_into(const Eigen::Ref<const Eigen::MatrixXd>& L, Eigen::Ref<Eigen::MatrixXd> G) {
@@ -119,9 +119,23 @@ void lower_gram_into(const Eigen::Ref<const Eigen::MatrixXd>& L, Eigen::Ref<Eige
 
 }  // namespace
 
+void invert_lower(Eigen::Ref<Eigen::MatrixXd> T) {
+  if (use_lapack(T.rows())) {
+    lapack_invert_lower(T);
+  } else {
+    invert_lower_blocked(T);
+  }
+}
+
 Eigen::MatrixXd lower_gram(const Eigen::MatrixXd& L) {
-  Eigen::MatrixXd G = Eigen::MatrixXd::Zero(L.rows(), L.cols());
-  lower_gram_into(L, G);
+  Eigen::MatrixXd G;
+  if (use_lapack(L.rows())) {
+    G = L;
+    lapack_lower_gram(G);
+  } else {
+    G = Eigen::MatrixXd::Zero(L.rows(), L.cols());
+    lower_gram_into(L, G);
+  }
   G.triangularView<Eigen::StrictlyUpper>() = G.transpose();
   return G;
 }

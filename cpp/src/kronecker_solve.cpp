@@ -21,6 +21,7 @@
 //    N(mu_cond, Q_mm^{-1}).
 #include "ditimpute/gaussian.hpp"
 #include "gaussian_internal.hpp"
+#include "lapack.hpp"
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
@@ -111,8 +112,7 @@ class PrecisionConditional final : public Conditional {
                    "the " + std::to_string(n_missing()) + " x " + std::to_string(n_missing()) +
                        " precision of the missing entries (method \"cg\" never forms it)");
       Lq_ = Qmm();
-      Eigen::LLT<Eigen::Ref<Matrix>> llt(Lq_);
-      if (llt.info() != Eigen::Success)
+      if (!detail::cholesky_in_place(Lq_))  // LAPACK for large m (lapack.hpp)
         throw numeric_error("the precision of the missing entries is not numerically positive definite.");
       Lq_.triangularView<Eigen::StrictlyUpper>().setZero();
     } else {

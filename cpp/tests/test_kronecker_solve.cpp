@@ -6,6 +6,7 @@
 #include "test_helpers.hpp"
 
 #include "ditimpute/chisq.hpp"
+#include "ditimpute/gp_fit.hpp"
 #include "ditimpute/gaussian.hpp"
 #include "ditimpute/impute.hpp"
 
@@ -165,4 +166,69 @@ TEST_CASE("precision path: a Q_mm over the memory limit is an input error naming
   }
   set_memory_limit(0)  /* the default */;
   testing::require_input_error([] { parse_conditional_method("fast"); }, "method");
+}
+
+// The large dense factorisations go to the system LAPACK (src/lapack.hpp) on
+// the calling thread and keep to Eigen's code on parallel_for workers (BLAS
+// threads there would oversubscribe the cores). Both must give the same
+// numbers to rounding: a wrong leading dimension, triangle or a missed
+// symmetrisation in the LAPACK wrappers would show here.
+TEST_CASE("dense algebra: LAPACK on the calling thread equals Eigen on a parallel_for worker", "[gaussian][precision]") {
+  CHECK_FALSE(inside_parallel_for());
+  std::vector<int> inside(4, 0);
+  parallel_for(4, 2, [&](int i) { inside[i] = inside_parallel_for() ? 1 : 0; });
+  CHECK(inside == std::vector<int>(4, 1));
+  CHECK_FALSE(inside_parallel_for());
+  parallel_for(2, 1, [&](int i) { inside[i] = inside_parallel_for() ? 1 : 0; });  // one thread: the caller itself
+  CHECK(inside[0] == 0);
+  CHECK(inside[1] == 0);
+
+  Rng rng(77);
+  const GaussianProcess gp = matern_gp(24, 30, 4.0, rng);
+  const Mask mask = mcar_mask(24, 30, 0.5, rng);  // about 360 missing entries: above LAPACK's 128
+  REQUIRE(mask.n_missing() > 200);
+  const Batch x = gp.simulate(2, rng);
+  const auto main_thread = with(gp, mask, ConditionalMethod::precision);
+  std::unique_ptr<Conditional> worker;
+  parallel_for(2, 2, [&](int i) {
+    if (i == 0) worker = with(gp, mask, ConditionalMethod::precision);
+  });
+  const Matrix S = main_thread->covariance();
+  Matrix S_worker;
+  Vector sd_worker;
+  parallel_for(2, 2, [&](int i) {
+    if (i == 0) {
+      S_worker = worker->covariance();
+      sd_worker = worker->marginal_sd();
+    }
+  });
+  CHECK(rel(S, S_worker) < 1e-11);
+  CHECK((S - S.transpose()).cwiseAbs().maxCoeff() == 0.0);  // both triangles written
+  CHECK(rel(main_thread->marginal_sd(), sd_worker) < 1e-11);
+  CHECK(rel(main_thread->mean(x), worker->mean(x)) < 1e-11);
+  // Against the dense reference, which never uses LAPACK.
+  CHECK(rel(S, with(gp, mask, ConditionalMethod::dense)->covariance()) < 1e-9);
+
+  // gp_fit's windows: log-likelihood and a short fit, both ways.
+  Batch w = gp.simulate(6, rng);
+  for (std::size_t k = 0; k < w.data.size(); ++k)
+    if (mask.observed[k % mask.observed.size()] == 0) w.data[k] = std::nan("");
+  const double ll = gp_marginal_loglik(w, gp.Gamma(), gp.Lambda(), Vector::Zero(30));
+  double ll_worker = 0.0;
+  parallel_for(2, 2, [&](int i) {
+    if (i == 0) ll_worker = gp_marginal_loglik(w, gp.Gamma(), gp.Lambda(), Vector::Zero(30));
+  });
+  CHECK(std::abs(ll - ll_worker) < 1e-10 * std::abs(ll));
+  GpFitOptions o;
+  o.kernel.type = KernelType::matern32;
+  o.kernel.lengthscale = 4.0;
+  o.max_iter = 3;
+  const GpFitResult f = gp_fit_em(w, o);
+  GpFitResult f_worker;
+  parallel_for(2, 2, [&](int i) {
+    if (i == 0) f_worker = gp_fit_em(w, o);
+  });
+  CHECK(f.iterations == f_worker.iterations);
+  CHECK(std::abs(f.loglik - f_worker.loglik) < 1e-8 * std::abs(f.loglik));
+  CHECK(rel(f.Lambda, f_worker.Lambda) < 1e-8);
 }

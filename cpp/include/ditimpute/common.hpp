@@ -91,6 +91,12 @@ inline std::uint64_t case_seed(std::uint64_t seed, std::uint64_t i) { return spl
 // thread count. The first exception thrown is rethrown after all threads end.
 void parallel_for(int n, int threads, const std::function<void(int)>& fn);
 
+// True while the calling thread runs work for a parallel_for with more than
+// one thread. Code that would start threads of its own (a multi-threaded BLAS)
+// asks this first: threads inside threads oversubscribe the cores (measured
+// 2x slower on 2 cores).
+bool inside_parallel_for();
+
 // Fills `out[0..n)` with independent standard normals. Every sampler draws its
 // noise through this one function so that a seed fixes all of them.
 void fill_standard_normal(Rng& rng, double* out, std::size_t n);

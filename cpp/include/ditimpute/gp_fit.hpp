@@ -8,7 +8,10 @@
 //    off the joint precision Gamma^{-1} (x) Lambda^{-1} (so the cost is
 //    O(m^3 + H^2 d + H d^2) for m missing entries, never (Hd)^3); it also
 //    gives the exact log-likelihood at the current parameters, which monitors
-//    the fit and stops it. What it leaves is the complete-data sufficient
+//    the fit and stops it. Windows with many missing entries are factorised
+//    one at a time by the system LAPACK on every core, small ones spread
+//    over the cores with Eigen (src/lapack.hpp). What it leaves is the
+//    complete-data sufficient
 //    statistic M = sum_i E[vec X_i vec X_i' | x_o] (Hd x Hd).
 //  * CM-steps: mu (GLS) and Lambda = (1/(nH)) sum_i
 //    E[(X_i - 1 mu^T)^T Gamma^{-1} (X_i - 1 mu^T)] (+ ridge I) in closed form

@@ -1,0 +1,81 @@
+// See lapack.hpp. The Fortran routines take their character arguments'
+// lengths as trailing hidden size_t arguments (gfortran's convention, which
+// C implementations such as OpenBLAS's ignore).
+#include "lapack.hpp"
+
+#include "ditimpute/common.hpp"
+#include "gaussian_internal.hpp"
+
+#include <Eigen/Cholesky>
+
+#include <cstddef>
+#include <limits>
+
+extern "C" {
+void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info, std::size_t uplo_len);
+void dpotri_(const char* uplo, const int* n, double* a, const int* lda, int* info, std::size_t uplo_len);
+void dtrtri_(const char* uplo, const char* diag, const int* n, double* a, const int* lda, int* info,
+             std::size_t uplo_len, std::size_t diag_len);
+void dlauum_(const char* uplo, const int* n, double* a, const int* lda, int* info, std::size_t uplo_len);
+}
+
+namespace ditimpute {
+namespace detail {
+
+namespace {
+// Below this the blocked LAPACK kernels gain little over Eigen's and the
+// call's threading overhead dominates.
+constexpr Eigen::Index kLapackMin = 128;
+
+int fortran_int(Eigen::Index v) {
+  if (v > std::numeric_limits<int>::max()) throw numeric_error("a matrix is too large for LAPACK's 32-bit sizes.");
+  return static_cast<int>(v);
+}
+}  // namespace
+
+bool use_lapack(Eigen::Index n) { return n >= kLapackMin && !inside_parallel_for(); }
+
+bool cholesky_in_place(Eigen::Ref<Eigen::MatrixXd> A) {
+  if (A.rows() == 0) return true;
+  if (!use_lapack(A.rows())) {
+    Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(A);
+    return llt.info() == Eigen::Success;
+  }
+  const int n = fortran_int(A.rows()), lda = fortran_int(A.outerStride());
+  int info = 0;
+  dpotrf_("L", &n, A.data(), &lda, &info, 1);
+  return info == 0;
+}
+
+void inverse_from_cholesky_in_place(Eigen::Ref<Eigen::MatrixXd> A) {
+  if (A.rows() == 0) return;
+  if (!use_lapack(A.rows())) {
+    A.triangularView<Eigen::StrictlyUpper>().setZero();
+    invert_lower(A);
+    A = lower_gram(A);
+    return;
+  }
+  const int n = fortran_int(A.rows()), lda = fortran_int(A.outerStride());
+  int info = 0;
+  dpotri_("L", &n, A.data(), &lda, &info, 1);
+  if (info != 0) throw numeric_error("the inverse of a Cholesky factor failed (a zero on its diagonal).");
+  A.triangularView<Eigen::StrictlyUpper>() = A.transpose();
+}
+
+void lapack_invert_lower(Eigen::Ref<Eigen::MatrixXd> T) {
+  const int n = fortran_int(T.rows()), lda = fortran_int(T.outerStride());
+  int info = 0;
+  dtrtri_("L", "N", &n, T.data(), &lda, &info, 1, 1);
+  if (info != 0) throw numeric_error("a triangular factor is singular (a zero on its diagonal).");
+  T.triangularView<Eigen::StrictlyUpper>().setZero();
+}
+
+void lapack_lower_gram(Eigen::Ref<Eigen::MatrixXd> L) {
+  const int n = fortran_int(L.rows()), lda = fortran_int(L.outerStride());
+  int info = 0;
+  dlauum_("L", &n, L.data(), &lda, &info, 1);
+  if (info != 0) throw numeric_error("LAPACK dlauum failed.");
+}
+
+}  // namespace detail
+}  // namespace ditimpute

@@ -1,0 +1,38 @@
+// Dense factorisations through the system LAPACK and BLAS (libblas.so.3 /
+// liblapack.so.3: OpenBLAS on the project's machines and in R on Debian,
+// whose kernels pick AVX2/AVX-512 at run time and use every core). The core
+// is compiled for the baseline x86-64 (SSE2), where Eigen's own Cholesky runs
+// at a fraction of that: at m = 2,000 on this project's 2-core machine,
+// 0.28 s (Eigen, one core) vs 0.093 s (dpotrf, one thread) / 0.052 s (two).
+// In the core (bench_gp_fit lapack: 20 windows of 30 x 132, 50% missing) a
+// pass of Cholesky factorisations is 2.4x faster and an ECM fit 2.1x than
+// Eigen's code with the windows spread over the two cores.
+// Not a public header: include only from cpp/src/*.cpp.
+#pragma once
+
+#include <Eigen/Core>
+
+namespace ditimpute {
+namespace detail {
+
+// Whether an n x n factorisation should go to LAPACK: large enough for its
+// blocked kernels to pay, and not on a parallel_for worker (BLAS threads
+// inside those oversubscribe the cores; see inside_parallel_for()).
+bool use_lapack(Eigen::Index n);
+
+// Lower Cholesky factor of the symmetric A in place (its lower triangle is
+// read; the strictly upper part is left as it was). False when A is not
+// numerically positive definite. LAPACK dpotrf where use_lapack(), else Eigen.
+bool cholesky_in_place(Eigen::Ref<Eigen::MatrixXd> A);
+
+// (L L^T)^{-1} from the lower factor L held in A, in place, both triangles
+// written. LAPACK dpotri where use_lapack(), else the blocked Eigen code.
+void inverse_from_cholesky_in_place(Eigen::Ref<Eigen::MatrixXd> A);
+
+// LAPACK/BLAS entry points used by gaussian_process.cpp's invert_lower and
+// lower_gram (declared here so that one file names the Fortran symbols).
+void lapack_invert_lower(Eigen::Ref<Eigen::MatrixXd> T);   // dtrtri
+void lapack_lower_gram(Eigen::Ref<Eigen::MatrixXd> L);     // dlauum: L^T L into the lower triangle
+
+}  // namespace detail
+}  // namespace ditimpute
