@@ -8,6 +8,9 @@
 
 #include <Eigen/Cholesky>
 
+#include <pthread.h>
+
+#include <atomic>
 #include <cstddef>
 #include <limits>
 
@@ -31,9 +34,21 @@ int fortran_int(Eigen::Index v) {
   if (v > std::numeric_limits<int>::max()) throw numeric_error("a matrix is too large for LAPACK's 32-bit sizes.");
   return static_cast<int>(v);
 }
+
+// Set in a child process made by fork() (R's parallel::mclapply, for one).
+// GNU OpenMP's thread pool does not survive a fork: an OpenMP BLAS (Debian's
+// libopenblas0-openmp) called in the child after the parent used its threads
+// hangs for ever (measured: plain R, chol(crossprod(m)) in the parent and
+// again inside mclapply). Children therefore keep to Eigen's code.
+std::atomic<bool> forked_child{false};
+void mark_forked_child() { forked_child.store(true); }
+const bool atfork_registered = pthread_atfork(nullptr, nullptr, &mark_forked_child) == 0;
+
 }  // namespace
 
-bool use_lapack(Eigen::Index n) { return n >= kLapackMin && !inside_parallel_for(); }
+bool use_lapack(Eigen::Index n) {
+  return n >= kLapackMin && !inside_parallel_for() && atfork_registered && !forked_child.load();
+}
 
 bool cholesky_in_place(Eigen::Ref<Eigen::MatrixXd> A) {
   if (A.rows() == 0) return true;

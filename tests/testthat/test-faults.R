@@ -214,3 +214,19 @@ test_that("a DiT call gives back the heap its tensors used (resident memory does
   # without the hand-back.
   expect_lt(rss_mb() - before, 20)
 })
+
+test_that("a forked worker does not hang after the parent's LAPACK factorisations", {
+  skip_on_os("windows")
+  # About 1,200 missing entries a window: the parent factorises them with the
+  # system LAPACK (OpenBLAS's OpenMP threads on Debian). GNU OpenMP does not
+  # survive fork(), so a child calling it again hung for ever; children now
+  # keep to the core's own code (cpp/src/lapack.cpp).
+  spec <- gp_spec(30, d = 80, kernel = gp_kernel("matern32", lengthscale = 5), nugget = 0.01)
+  x <- hide_mcar(gp_simulate(spec, 2, seed = 1), rate = 0.5, seed = 2)$x
+  parent <- impute(spec, x, n_samples = 20, seed = 3)$point
+  job <- parallel::mcparallel(impute(spec, x, n_samples = 20, seed = 3)$point)
+  child <- parallel::mccollect(job, wait = FALSE, timeout = 60)
+  if (is.null(child)) tools::pskill(job$pid)  # still running after 60 s: hung (the child takes < 1 s)
+  expect_false(is.null(child))
+  expect_equal(unname(child[[1]]), parent, tolerance = 1e-10)
+})
