@@ -42,9 +42,9 @@ namespace {
 
 // Inverse of an SPD matrix from its lower Cholesky factor L: L^{-T} L^{-1}.
 Matrix inverse_from_factor(const Matrix& L) {
-  Matrix Linv = L.triangularView<Eigen::Lower>();
-  detail::invert_lower(Linv);
-  return detail::lower_gram(Linv);
+  Matrix A = L;
+  detail::inverse_from_cholesky_in_place(A);
+  return A;
 }
 
 using Block = std::function<void(const Matrix&, Matrix&)>;
