@@ -1,7 +1,10 @@
 #include "network.hpp"
 
+#include "gelu.hpp"
+
 #include <torch/version.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace ditimpute {
@@ -84,6 +87,37 @@ torch::Tensor plain_norm(const torch::Tensor& x) {
   return at::layer_norm(x, {x.size(-1)}, {}, {}, kNormEps);
 }
 
+// Activations handled at once by forward_shared on the CPU: ~1 MB, so that
+// what one product writes the next op reads from cache instead of memory.
+constexpr std::int64_t kCpuChunkBytes = std::int64_t{1} << 20;
+
+// y + fc2'(gelu(fc1'(norm(y)))) on rows y [rows, width], the modulation and
+// gate already folded into (w1, b1) and (w2, b2). On the CPU (cpu_chunks) the
+// rows go in chunks of ~1 MB of hidden activations and the GELU is computed in
+// place (gelu.hpp). Otherwise one chain of whole-tensor ops (other devices,
+// and the benchmark's baseline). bench/results/dit_sampler.md has the timings.
+torch::Tensor mlp_residual(const torch::Tensor& y, const torch::Tensor& w1, const torch::Tensor& b1,
+                           const torch::Tensor& w2, const torch::Tensor& b2, bool cpu_chunks) {
+  if (!cpu_chunks || !y.device().is_cpu()) {
+    auto hidden = torch::gelu(torch::addmm(b1, plain_norm(y), w1.t()), "tanh");
+    return torch::addmm(y, hidden, w2.t()).add_(b2);
+  }
+  const std::int64_t rows = y.size(0);
+  const std::int64_t chunk =
+      std::max<std::int64_t>(64, kCpuChunkBytes / (w1.size(0) * static_cast<std::int64_t>(sizeof(float))));
+  auto out = torch::empty_like(y);
+  const auto w1t = w1.t(), w2t = w2.t();
+  for (std::int64_t r0 = 0; r0 < rows; r0 += chunk) {
+    const std::int64_t n = std::min(chunk, rows - r0);
+    auto yc = y.narrow(0, r0, n);
+    auto hidden = gelu_tanh_(torch::addmm(b1, plain_norm(yc), w1t));
+    auto oc = out.narrow(0, r0, n);
+    torch::addmm_out(oc, yc, hidden, w2t);
+    oc.add_(b2);
+  }
+  return out;
+}
+
 }  // namespace
 
 DiTBlockImpl::DiTBlockImpl(int width, int heads_, int mlp_hidden) : heads(heads_) {
@@ -129,15 +163,30 @@ torch::Tensor DiTBlockImpl::forward_shared(const torch::Tensor& x, const torch::
     bqkv = bqkv * qscale;
   }
   auto xf = x.reshape({B * N, W});
-  auto q_k_v = torch::addmm(bqkv, plain_norm(xf), wqkv.t()).reshape({B, N, 3, heads, dh}).permute({2, 0, 3, 1, 4});
-  auto a = attention(q_k_v[0], q_k_v[1], q_k_v[2], kFusedAttention ? qs : 1.0).transpose(1, 2).reshape({B * N, W});
   auto [wp, bp] = fold_linear(proj, none, none, mod[2]);
-  auto y = torch::addmm(xf, a, wp.t()).add_(bp);  // x + gate * proj(a)
+  // x + gate * proj(attention) on the rows of Bc whole sequences; on the CPU
+  // in chunks of sequences whose q, k, v take ~1 MB (cache-sized, as the MLP).
+  auto attend = [&](const torch::Tensor& xc, int64_t Bc, torch::Tensor out) {
+    auto q_k_v =
+        torch::addmm(bqkv, plain_norm(xc), wqkv.t()).reshape({Bc, N, 3, heads, dh}).permute({2, 0, 3, 1, 4});
+    auto a = attention(q_k_v[0], q_k_v[1], q_k_v[2], kFusedAttention ? qs : 1.0).transpose(1, 2).reshape({Bc * N, W});
+    torch::addmm_out(out, xc, a, wp.t());
+    out.add_(bp);
+  };
+  auto y = torch::empty_like(xf);
+  if (cpu_chunked_attention && x.device().is_cpu()) {
+    const int64_t per = std::max<int64_t>(1, kCpuChunkBytes / (N * 3 * W * static_cast<int64_t>(sizeof(float))));
+    for (int64_t b0 = 0; b0 < B; b0 += per) {
+      const int64_t Bc = std::min(per, B - b0);
+      attend(xf.narrow(0, b0 * N, Bc * N), Bc, y.narrow(0, b0 * N, Bc * N));
+    }
+  } else {
+    attend(xf, B, y);
+  }
 
   auto [w1, b1] = fold_linear(fc1, mod[4], mod[3], none);
   auto [w2, b2] = fold_linear(fc2, none, none, mod[5]);
-  auto hidden = torch::gelu(torch::addmm(b1, plain_norm(y), w1.t()), "tanh");
-  return torch::addmm(y, hidden, w2.t()).add_(b2).reshape({B, N, W});  // y + gate * mlp
+  return mlp_residual(y, w1, b1, w2, b2, cpu_chunked_mlp).reshape({B, N, W});  // y + gate * mlp
 }
 
 DiTNetImpl::DiTNetImpl(const DiTConfig& c)

@@ -4,14 +4,17 @@
 #include "test_dit_helpers.hpp"
 
 #include "ditimpute/backend.hpp"
+#include "../../src/dit/gelu.hpp"
 #include "../../src/dit/network.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <vector>
 
 using namespace ditimpute;
 using namespace ditimpute::testing;
@@ -157,18 +160,60 @@ TEST_CASE("The sampler's one-time network path (weights folded) equals the gener
       torch::NoGradGuard no_grad;
       for (auto& p : net->parameters()) p.normal_(0.0, 0.3);
     }
-    auto x = torch::randn({5, H, d});
-    auto mask = (torch::rand({5, H, d}) > 0.5).to(torch::kFloat32);
-    torch::NoGradGuard no_grad;
-    for (double t : {1e-4, 0.3, 5.0}) {
-      auto general = net->noise(x, mask, torch::full({5}, t));
-      auto shared = net->noise_at(x, mask, t);
-      // float32 rounding of a reordered computation: relative 1e-4 of the
-      // output's scale (a wrong fold changes outputs by O(1)).
-      const double scale = general.abs().max().item<double>();
-      CHECK((general - shared).abs().max().item<double>() <= 1e-4 * std::max(1.0, scale));
+    // 5 rows of H frames, and 250 x 12 = 3000 rows: more than one of the
+    // MLP's row chunks on the CPU (1 MB of hidden activations = 2048 rows at
+    // width 32 x mlp_ratio 4), the last one partial.
+    for (int64_t B : {5, 250}) {
+      auto x = torch::randn({B, H, d});
+      auto mask = (torch::rand({B, H, d}) > 0.5).to(torch::kFloat32);
+      torch::NoGradGuard no_grad;
+      for (double t : {1e-4, 0.3, 5.0}) {
+        auto general = net->noise(x, mask, torch::full({B}, t));
+        auto shared = net->noise_at(x, mask, t);
+        // float32 rounding of a reordered computation: relative 1e-4 of the
+        // output's scale (a wrong fold changes outputs by O(1)).
+        const double scale = general.abs().max().item<double>();
+        CHECK((general - shared).abs().max().item<double>() <= 1e-4 * std::max(1.0, scale));
+      }
     }
   }
+}
+
+TEST_CASE("The in-place tanh GELU of the sampling path equals torch::gelu tanh", "[dit]") {
+  // A dense grid over the range where GELU bends, large and tiny values, and
+  // lengths that leave 1..7 elements after the 8- and 4-lane loops. float32
+  // rounding of ~10 operations: 8 ulp of max(1, |x|) (measured 4.8e-7 at
+  // most on [-20, 20]); a wrong constant is off by >= 1e-3.
+  auto grid = torch::cat({torch::linspace(-30, 30, 200001), torch::tensor({-1e30f, -1e6f, -90.0f, -1e-30f, 0.0f,
+                                                                         1e-30f, 90.0f, 1e6f, 1e30f})});
+  const auto ref = torch::gelu(grid, "tanh");
+  auto ours = ditimpute::detail::gelu_tanh_(grid.clone());
+  const auto tol = grid.abs().clamp_min(1.0) * (8 * std::numeric_limits<float>::epsilon());
+  CHECK(((ours - ref).abs() <= tol).all().item<bool>());
+  for (int n = 1; n <= 20; ++n) {
+    auto x = torch::randn({n});
+    std::vector<float> raw(x.data_ptr<float>(), x.data_ptr<float>() + n);
+    ditimpute::detail::gelu_tanh_inplace(raw.data(), n);
+    auto r = torch::gelu(x, "tanh");
+    for (int i = 0; i < n; ++i) CHECK(std::abs(raw[i] - r[i].item<float>()) <= 1e-6f * std::max(1.0f, std::abs(raw[i])));
+  }
+  // NaN stays NaN and +inf stays +inf, in the vector lanes and the scalar tail.
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  auto special = ditimpute::detail::gelu_tanh_(torch::tensor({nan, inf, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, nan, inf}));
+  for (int i : {0, 8}) CHECK(std::isnan(special[i].item<float>()));
+  for (int i : {1, 9}) CHECK(special[i].item<float>() == inf);
+  // Anything but a contiguous float32 CPU tensor goes to torch::gelu, untouched.
+  auto wide = torch::randn({6, 4});
+  auto strided = wide.t();
+  auto before = wide.clone();
+  auto res = ditimpute::detail::gelu_tanh_(strided);
+  CHECK(torch::equal(wide, before));
+  CHECK(torch::allclose(res, torch::gelu(strided, "tanh")));
+  auto dbl = torch::randn({7}, torch::kFloat64);
+  CHECK(torch::allclose(ditimpute::detail::gelu_tanh_(dbl.clone()), torch::gelu(dbl, "tanh")));
+  // Inference only.
+  auto leaf = torch::randn({3}).requires_grad_();
+  CHECK_THROWS_AS(ditimpute::detail::gelu_tanh_(leaf), std::logic_error);
 }
 
 TEST_CASE("DiT training is repeatable for a seed and resumes exactly from a checkpoint", "[dit]") {
