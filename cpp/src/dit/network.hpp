@@ -27,13 +27,11 @@ struct DiTBlockImpl : torch::nn::Module {
   torch::Tensor forward_shared(const torch::Tensor& x, const torch::Tensor& c);
 
   int heads;
-  // forward_shared on the CPU goes through cache-sized pieces (~1 MB of
-  // activations): the MLP in row chunks with the in-place GELU (gelu.hpp),
-  // the attention half in chunks of whole sequences. false = the former
-  // whole-tensor chain, kept as the same-run baseline of bench_dit; every
-  // setting gives the same map up to float rounding.
+  // forward_shared's MLP on the CPU: row chunks of ~1 MB of hidden
+  // activations with the in-place GELU (gelu.hpp). false = the former
+  // whole-tensor torch::gelu chain, kept as the same-run baseline of
+  // bench_dit; both give the same map up to float rounding.
   bool cpu_chunked_mlp = true;
-  bool cpu_chunked_attention = true;
   torch::nn::LayerNorm norm1{nullptr}, norm2{nullptr};
   torch::nn::Linear qkv{nullptr}, proj{nullptr}, fc1{nullptr}, fc2{nullptr}, ada{nullptr};
 };
