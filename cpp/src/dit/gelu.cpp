@@ -23,20 +23,17 @@ constexpr float kClamp = 87.0f;
 constexpr float kLog2e = 1.44269504088896341f;
 constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: (a + kRound) - kRound rounds a to an integer
 constexpr float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
-constexpr float kP0 = 1.9875691500e-4f, kP1 = 1.3981999507e-3f, kP2 = 8.3334519073e-3f, kP3 = 4.1665795894e-2f,
-                kP4 = 1.6666665459e-1f, kP5 = 5.0000001201e-1f;
+// exp(r) ~ 1 + r + r^2 (kPoly[0] r^5 + ... + kPoly[5]) on |r| <= ln 2 / 2, Horner order.
+constexpr float kPoly[] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
+                           4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
 
 inline float gelu_scalar(float x) {
   float a = kMinusTwoSqrt2OverPi * (x + kCubic * x * x * x);
   a = std::fmin(std::fmax(a, -kClamp), kClamp);  // NaN -> -kClamp: no NaN reaches the int cast
   const float k = (a * kLog2e + kRound) - kRound;
   const float r = (a - k * kLn2Hi) - k * kLn2Lo;
-  float q = kP0;
-  q = q * r + kP1;
-  q = q * r + kP2;
-  q = q * r + kP3;
-  q = q * r + kP4;
-  q = q * r + kP5;
+  float q = 0.0f;
+  for (float coef : kPoly) q = q * r + coef;
   q = q * r * r + r + 1.0f;
   const std::int32_t bits = (static_cast<std::int32_t>(k) + 127) << 23;
   float two_k;
@@ -45,31 +42,6 @@ inline float gelu_scalar(float x) {
 }
 
 #ifdef DITIMPUTE_GELU_X86
-std::int64_t gelu_sse2(float* p, std::int64_t n) {
-  const __m128 c = _mm_set1_ps(kMinusTwoSqrt2OverPi), c3 = _mm_set1_ps(kCubic);
-  const __m128 lo = _mm_set1_ps(-kClamp), hi = _mm_set1_ps(kClamp);
-  const __m128 log2e = _mm_set1_ps(kLog2e), round = _mm_set1_ps(kRound);
-  const __m128 ln2hi = _mm_set1_ps(kLn2Hi), ln2lo = _mm_set1_ps(kLn2Lo), one = _mm_set1_ps(1.0f);
-  std::int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const __m128 x = _mm_loadu_ps(p + i);
-    __m128 a = _mm_mul_ps(c, _mm_add_ps(x, _mm_mul_ps(c3, _mm_mul_ps(x, _mm_mul_ps(x, x)))));
-    a = _mm_min_ps(_mm_max_ps(a, lo), hi);
-    const __m128 k = _mm_sub_ps(_mm_add_ps(_mm_mul_ps(a, log2e), round), round);
-    const __m128 r = _mm_sub_ps(_mm_sub_ps(a, _mm_mul_ps(k, ln2hi)), _mm_mul_ps(k, ln2lo));
-    __m128 q = _mm_set1_ps(kP0);
-    q = _mm_add_ps(_mm_mul_ps(q, r), _mm_set1_ps(kP1));
-    q = _mm_add_ps(_mm_mul_ps(q, r), _mm_set1_ps(kP2));
-    q = _mm_add_ps(_mm_mul_ps(q, r), _mm_set1_ps(kP3));
-    q = _mm_add_ps(_mm_mul_ps(q, r), _mm_set1_ps(kP4));
-    q = _mm_add_ps(_mm_mul_ps(q, r), _mm_set1_ps(kP5));
-    q = _mm_add_ps(_mm_add_ps(_mm_mul_ps(q, _mm_mul_ps(r, r)), r), one);
-    const __m128i bits = _mm_slli_epi32(_mm_add_epi32(_mm_cvtps_epi32(k), _mm_set1_epi32(127)), 23);
-    _mm_storeu_ps(p + i, _mm_div_ps(x, _mm_add_ps(one, _mm_mul_ps(q, _mm_castsi128_ps(bits)))));
-  }
-  return i;
-}
-
 __attribute__((target("avx2,fma"))) std::int64_t gelu_avx2(float* p, std::int64_t n) {
   const __m256 c = _mm256_set1_ps(kMinusTwoSqrt2OverPi), c3 = _mm256_set1_ps(kCubic);
   const __m256 lo = _mm256_set1_ps(-kClamp), hi = _mm256_set1_ps(kClamp);
@@ -82,12 +54,8 @@ __attribute__((target("avx2,fma"))) std::int64_t gelu_avx2(float* p, std::int64_
     a = _mm256_min_ps(_mm256_max_ps(a, lo), hi);
     const __m256 k = _mm256_sub_ps(_mm256_fmadd_ps(a, log2e, round), round);
     const __m256 r = _mm256_fnmadd_ps(k, ln2lo, _mm256_fnmadd_ps(k, ln2hi, a));
-    __m256 q = _mm256_set1_ps(kP0);
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(kP1));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(kP2));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(kP3));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(kP4));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(kP5));
+    __m256 q = _mm256_setzero_ps();
+    for (float coef : kPoly) q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(coef));
     q = _mm256_add_ps(_mm256_fmadd_ps(q, _mm256_mul_ps(r, r), r), one);
     const __m256i bits = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23);
     _mm256_storeu_ps(p + i, _mm256_div_ps(x, _mm256_fmadd_ps(q, _mm256_castsi256_ps(bits), one)));
@@ -106,10 +74,18 @@ bool cpu_has_avx2_fma() {
 
 }  // namespace
 
+bool fast_gelu_available() {
+#ifdef DITIMPUTE_GELU_X86
+  return cpu_has_avx2_fma();
+#else
+  return false;
+#endif
+}
+
 void gelu_tanh_inplace(float* x, std::int64_t n) {
   std::int64_t i = 0;
 #ifdef DITIMPUTE_GELU_X86
-  i = cpu_has_avx2_fma() ? gelu_avx2(x, n) : gelu_sse2(x, n);
+  if (cpu_has_avx2_fma()) i = gelu_avx2(x, n);
 #endif
   for (; i < n; ++i) x[i] = gelu_scalar(x[i]);
 }
@@ -117,7 +93,7 @@ void gelu_tanh_inplace(float* x, std::int64_t n) {
 torch::Tensor gelu_tanh_(torch::Tensor x) {
   if (x.requires_grad() && torch::GradMode::is_enabled())
     throw std::logic_error("gelu_tanh_: in-place GELU on a tensor that requires grad");
-  if (!x.device().is_cpu() || x.scalar_type() != torch::kFloat32 || !x.is_contiguous())
+  if (!fast_gelu_available() || !x.device().is_cpu() || x.scalar_type() != torch::kFloat32 || !x.is_contiguous())
     return torch::gelu(x, "tanh");
   float* p = x.data_ptr<float>();
   at::parallel_for(0, x.numel(), 1 << 14,
