@@ -7,7 +7,9 @@
 //                         + log|Q_mm| + r0' Q r0 - b' Q_mm^{-1} b],
 // because log|Sigma_oo| = log|Sigma| - log|Sigma_m|o| and the Schur complement
 // of Q_mm in Q is Sigma_oo^{-1}. (Q r0 is vec(Gamma^{-1} R0 Lambda^{-1}) in the
-// row-major vec of common.hpp.) Real windows miss few entries, so m is small.
+// row-major vec of common.hpp.) Real windows miss few entries, so m is small;
+// with heavy gaps the E-step may estimate Q_mm^{-1} from draws made with the
+// Cholesky factor it needs anyway (GpFitEStep::sampled, gp_fit.hpp).
 #include "ditimpute/gp_fit.hpp"
 #include "gaussian_internal.hpp"
 #include "lapack.hpp"
@@ -44,6 +46,7 @@ bool factor(const Matrix& S, Factored& out) {
 struct Window {
   RowMatrix x;             // H x d, NaN at missing entries
   std::vector<int> miss;   // 0-based vec indices (h * d + j) of missing entries
+  std::vector<int> frame, var;  // miss[a] = frame[a] * d + var[a]
   long n_obs = 0;
 };
 
@@ -51,13 +54,17 @@ struct Window {
 struct WindowLaw {
   double loglik = 0.0;
   RowMatrix completed;     // E[X | x_o], H x d
-  Matrix cond_cov;         // Q_mm^{-1}, only when asked for
+  Matrix cond_cov;         // Q_mm^{-1} (or its estimate), only when asked for; only the lower triangle is read
 };
 
 // Conditional law and marginal log-likelihood of one window; `want_cov` adds
 // the conditional covariance (the E-step needs it, the lengthscale search not).
-bool window_law(const Window& w, const Vector& mu, const Factored& G, const Factored& L, bool want_cov,
-                WindowLaw& out) {
+// With draws > 0 the covariance is estimated from that many draws of
+// N(0, Q_mm^{-1}) (Y = L^{-T} Z, Z standard normal from Rng(draw_seed)):
+// Y Y^T / draws, about 2 draws m^2 flops instead of the inverse's 2/3 m^3;
+// unbiased (GpFitEStep::sampled).
+bool window_law(const Window& w, const Vector& mu, const Factored& G, const Factored& L, bool want_cov, int draws,
+                std::uint64_t draw_seed, WindowLaw& out) {
   const int H = static_cast<int>(w.x.rows());
   const int d = static_cast<int>(w.x.cols());
   RowMatrix R0 = w.x.rowwise() - mu.transpose();
@@ -70,13 +77,15 @@ bool window_law(const Window& w, const Vector& mu, const Factored& G, const Fact
   if (m > 0) {
     Matrix Qmm(m, m);
     Vector b(m);
-    for (int a = 0; a < m; ++a) {
-      const int ha = w.miss[a] / d, ja = w.miss[a] % d;
-      b(a) = QR(ha, ja);
-      for (int c = 0; c <= a; ++c) {
-        const int hc = w.miss[c] / d, jc = w.miss[c] % d;
-        Qmm(a, c) = Qmm(c, a) = G.inv(ha, hc) * L.inv(ja, jc);
-      }
+    // Only the lower triangle, column by column (what the factorisations read).
+    const int* fr = w.frame.data();
+    const int* va = w.var.data();
+    for (int c = 0; c < m; ++c) {
+      b(c) = QR(fr[c], va[c]);
+      const double* gc = G.inv.col(fr[c]).data();
+      const double* lc = L.inv.col(va[c]).data();
+      double* q = Qmm.col(c).data();
+      for (int a = c; a < m; ++a) q[a] = gc[fr[a]] * lc[va[a]];
     }
     // Qmm becomes its lower Cholesky factor L (LAPACK for large m, see lapack.hpp).
     if (!detail::cholesky_in_place(Qmm)) return false;
@@ -84,7 +93,14 @@ bool window_law(const Window& w, const Vector& mu, const Factored& G, const Fact
     Qmm.triangularView<Eigen::Lower>().transpose().solveInPlace(Qb);
     ll += 2.0 * Qmm.diagonal().array().log().sum() - b.dot(Qb);
     for (int a = 0; a < m; ++a) out.completed(w.miss[a] / d, w.miss[a] % d) = -Qb(a);
-    if (want_cov) {  // Q_mm^{-1} = L^{-T} L^{-1}: a triangular inverse and a triangular product, 2/3 m^3
+    if (want_cov && draws > 0) {
+      Matrix Y(m, draws);
+      Rng rng(draw_seed);
+      fill_standard_normal(rng, Y.data(), static_cast<std::size_t>(Y.size()));
+      detail::solve_lower_transposed_in_place(Qmm, Y);
+      detail::lower_outer_product(Y, 1.0 / draws, Qmm);  // Qmm's lower triangle: the estimate
+      out.cond_cov.swap(Qmm);
+    } else if (want_cov) {  // Q_mm^{-1} = L^{-T} L^{-1}: a triangular inverse and a triangular product, 2/3 m^3
       detail::inverse_from_cholesky_in_place(Qmm);
       out.cond_cov.swap(Qmm);
     }
@@ -111,12 +127,16 @@ double total_loglik(const std::vector<Window>& ws, const Vector& mu, const Facto
   std::vector<double> ll(ws.size());
   parallel_for(static_cast<int>(ws.size()), window_threads(ws), [&](int i) {
     WindowLaw law;
-    ll[i] = window_law(ws[i], mu, G, L, false, law) ? law.loglik : -std::numeric_limits<double>::infinity();
+    ll[i] = window_law(ws[i], mu, G, L, false, 0, 0, law) ? law.loglik : -std::numeric_limits<double>::infinity();
   });
   double s = 0.0;
   for (double v : ll) s += v;
   return std::isfinite(s) ? s : -std::numeric_limits<double>::infinity();
 }
+
+// Past a few hundred draws the exact covariance (2/3 m^3) is as cheap for
+// any window large enough to want draws.
+constexpr int kMaxEStepDraws = 10000;
 
 Matrix gamma_of(const Kernel& k, int H, double nugget, const GpFitOptions& o) {
   if (o.fixed_Gamma.size() > 0) return o.fixed_Gamma;
@@ -141,6 +161,8 @@ void check_options(const GpFitOptions& o, int H) {
   if (!(std::isfinite(o.ridge) && o.ridge >= 0.0)) throw input_error("ridge", "ridge must be finite and >= 0.");
   if (o.max_iter < 1) throw input_error("max_iter", "max_iter must be at least 1.");
   if (!positive(o.tol)) throw input_error("tol", "tol must be > 0.");
+  if (o.estep != GpFitEStep::exact && (o.estep_draws < 1 || o.estep_draws > kMaxEStepDraws))
+    throw input_error("draws", "draws must lie between 1 and " + std::to_string(kMaxEStepDraws) + ".");
   if (H < 2) throw input_error("x", "windows need at least 2 frames.");
   if (o.fixed_Gamma.size() > 0 && (o.fixed_Gamma.rows() != H || o.fixed_Gamma.cols() != H))
     throw input_error("Gamma", "a fixed Gamma must be H x H with H the windows' length.");
@@ -159,6 +181,8 @@ std::vector<Window> windows_of(const Batch& x) {
       const double v = x.seq(i)[k];
       if (std::isnan(v)) {
         w.miss.push_back(k);
+        w.frame.push_back(k / x.d);
+        w.var.push_back(k % x.d);
       } else if (!std::isfinite(v)) {
         throw input_error("x", "window " + std::to_string(i + 1) + " holds an infinite value.");
       } else {
@@ -202,8 +226,10 @@ struct EStep {
   double loglik = 0.0;  // exact marginal log-likelihood at the E-step's parameters
 };
 
+// draws > 0: each window's covariance from that many draws (window_law), window
+// i's from Rng(case_seed(seed, i)).
 void e_step(const std::vector<Window>& ws, const Vector& mu, const Factored& G, const Factored& L, bool moments,
-            EStep& e) {
+            int draws, std::uint64_t seed, EStep& e) {
   const int H = static_cast<int>(G.inv.rows()), d = static_cast<int>(L.inv.rows());
   const int n = static_cast<int>(ws.size());
   std::vector<double> ll(ws.size(), 0.0);
@@ -227,7 +253,7 @@ void e_step(const std::vector<Window>& ws, const Vector& mu, const Factored& G, 
     WindowLaw law;
     std::exception_ptr error;
     try {
-      ok[i] = window_law(ws[i], mu, G, L, true, law);
+      ok[i] = window_law(ws[i], mu, G, L, true, draws, case_seed(seed, static_cast<std::uint64_t>(i)), law);
     } catch (...) {
       error = std::current_exception();
     }
@@ -253,9 +279,16 @@ void e_step(const std::vector<Window>& ws, const Vector& mu, const Factored& G, 
       for (int c = 0; c < m; ++c)
         for (int a = c; a < m; ++a) e.M(miss[a], miss[c]) += law.cond_cov(a, c);
     } else {
-      for (int c = 0; c < m; ++c)
-        for (int a = 0; a < m; ++a)
-          e.SV(miss[a] % d, miss[c] % d) += G.inv(miss[a] / d, miss[c] / d) * law.cond_cov(a, c);
+      const std::vector<int>& fr = ws[i].frame;
+      const std::vector<int>& va = ws[i].var;
+      for (int c = 0; c < m; ++c) {
+        e.SV(va[c], va[c]) += G.inv(fr[c], fr[c]) * law.cond_cov(c, c);
+        for (int a = c + 1; a < m; ++a) {
+          const double v = G.inv(fr[a], fr[c]) * law.cond_cov(a, c);
+          e.SV(va[a], va[c]) += v;
+          e.SV(va[c], va[a]) += v;
+        }
+      }
     }
   });
   for (char v : ok)
@@ -291,12 +324,23 @@ void closed_form(const EStep& e, const Matrix& Gi, double ridge, Vector& mu, Mat
   mu = e.total.transpose() * a / (n * w);
   Matrix S;
   if (e.M.size() > 0) {
-    Matrix P = Matrix::Zero(d, d);
-    for (int g = 0; g < H; ++g) {
-      P.noalias() += (0.5 * Gi(g, g)) * e.M.block(static_cast<Eigen::Index>(g) * d, static_cast<Eigen::Index>(g) * d, d, d);
-      for (int h = g + 1; h < H; ++h)
-        P.noalias() += Gi(h, g) * e.M.block(static_cast<Eigen::Index>(h) * d, static_cast<Eigen::Index>(g) * d, d, d);
-    }
+    // The blocks of M (H (H + 1) / 2 of d x d, 63 MB at 30 x 132) are read once
+    // an evaluation, about 48 evaluations a CM-step: two halves of the columns
+    // g, each summed on its own, then added in a fixed order (so the result
+    // does not depend on the thread count).
+    int split = 0;
+    for (long below = 0; split < H && 2 * (below + (H - split)) <= static_cast<long>(H) * (H + 1) / 2; ++split)
+      below += H - split;
+    Matrix part[2] = {Matrix::Zero(d, d), Matrix::Zero(d, d)};
+    parallel_for(2, inside_parallel_for() ? 1 : 2, [&](int t) {
+      Matrix& P = part[t];
+      for (int g = t == 0 ? 0 : split; g < (t == 0 ? split : H); ++g) {
+        P.noalias() += (0.5 * Gi(g, g)) * e.M.block(static_cast<Eigen::Index>(g) * d, static_cast<Eigen::Index>(g) * d, d, d);
+        for (int h = g + 1; h < H; ++h)
+          P.noalias() += Gi(h, g) * e.M.block(static_cast<Eigen::Index>(h) * d, static_cast<Eigen::Index>(g) * d, d, d);
+      }
+    });
+    const Matrix P = part[0] + part[1];
     S = P + P.transpose();
     S.noalias() -= (n * w) * mu * mu.transpose();
   } else {
@@ -458,18 +502,24 @@ GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
   if (!factor(gamma_of(k, H, nugget, options), G))
     throw input_error("lengthscale", "the starting lengthscale gives a numerically singular Gamma; add a nugget.");
 
+  std::size_t most_missing = 0;
+  for (const Window& w : ws) most_missing = std::max(most_missing, w.miss.size());
+  res.estep_sampled = options.estep == GpFitEStep::sampled ||
+                      (options.estep == GpFitEStep::automatic && most_missing >= static_cast<std::size_t>(kAutoSampledMissing));
+  const int draws = res.estep_sampled ? options.estep_draws : 0;
+
   // Memory: with a search, M (Hd x Hd); each thread factorises one Q_mm and
-  // forms its inverse at a time.
-  double largest = 0.0;
-  for (const Window& w : ws) largest = std::max(largest, static_cast<double>(w.miss.size()) * w.miss.size());
+  // forms its inverse (or its draws) at a time.
+  const double largest = static_cast<double>(most_missing);
   const double hd = static_cast<double>(H) * d;
-  check_memory(8.0 * ((search ? hd * hd : 0.0) + 4.0 * largest * std::max(1u, std::thread::hardware_concurrency())),
+  check_memory(8.0 * ((search ? hd * hd : 0.0) +
+                      (4.0 * largest * largest + largest * draws) * std::max(1u, std::thread::hardware_concurrency())),
                "x",
                "the E-step's complete-data second moments (" + std::to_string(H * d) + " x " + std::to_string(H * d) +
                    ") and the conditional covariances of the windows' missing entries");
 
   EStep e;
-  e_step(ws, mu, G, L, search, e);
+  e_step(ws, mu, G, L, search, draws, options.seed, e);
   double loglik = e.loglik;
   double value = loglik - ridge_penalty(options.ridge, ws.size(), H, L);
   res.objective_trace.push_back(value);
@@ -494,7 +544,7 @@ GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
       Candidate p;
       if (extrapolate(c, mu, Lambda, ell, nugget, omega, res.kernel, H, options, p)) {
         try {
-          e_step(ws, p.mu, p.G, p.L, search, next);
+          e_step(ws, p.mu, p.G, p.L, search, draws, options.seed, next);
           next_value = next.loglik - ridge_penalty(options.ridge, ws.size(), H, p.L);
         } catch (const numeric_error&) {
           next_value = -std::numeric_limits<double>::infinity();
@@ -510,7 +560,7 @@ GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
     if (!(next_value > value)) {
       // The E-step at the new parameters gives their exact log-likelihood (the
       // monitor) and the next CM-step's statistics.
-      e_step(ws, c.mu, c.G, c.L, search, next);
+      e_step(ws, c.mu, c.G, c.L, search, draws, options.seed, next);
       next_value = next.loglik - ridge_penalty(options.ridge, ws.size(), H, c.L);
       if (options.accelerate) omega = tried ? 1.0 : kOmegaGrowth;  // after a failed try, one plain step
     }

@@ -20,6 +20,11 @@ void dpotri_(const char* uplo, const int* n, double* a, const int* lda, int* inf
 void dtrtri_(const char* uplo, const char* diag, const int* n, double* a, const int* lda, int* info,
              std::size_t uplo_len, std::size_t diag_len);
 void dlauum_(const char* uplo, const int* n, double* a, const int* lda, int* info, std::size_t uplo_len);
+void dtrsm_(const char* side, const char* uplo, const char* transa, const char* diag, const int* m, const int* n,
+            const double* alpha, const double* a, const int* lda, double* b, const int* ldb, std::size_t side_len,
+            std::size_t uplo_len, std::size_t transa_len, std::size_t diag_len);
+void dsyrk_(const char* uplo, const char* trans, const int* n, const int* k, const double* alpha, const double* a,
+            const int* lda, const double* beta, double* c, const int* ldc, std::size_t uplo_len, std::size_t trans_len);
 }
 
 namespace ditimpute {
@@ -75,6 +80,33 @@ void inverse_from_cholesky_in_place(Eigen::Ref<Eigen::MatrixXd> A) {
   dpotri_("L", &n, A.data(), &lda, &info, 1);
   if (info != 0) throw numeric_error("the inverse of a Cholesky factor failed (a zero on its diagonal).");
   A.triangularView<Eigen::StrictlyUpper>() = A.transpose();
+}
+
+void solve_lower_transposed_in_place(const Eigen::Ref<const Eigen::MatrixXd>& L, Eigen::Ref<Eigen::MatrixXd> B) {
+  if (L.rows() != B.rows()) throw numeric_error("solve_lower_transposed_in_place: sizes differ.");
+  if (B.size() == 0) return;
+  if (!use_lapack(L.rows())) {
+    L.triangularView<Eigen::Lower>().transpose().solveInPlace(B);
+    return;
+  }
+  const int m = fortran_int(B.rows()), n = fortran_int(B.cols()), lda = fortran_int(L.outerStride()),
+            ldb = fortran_int(B.outerStride());
+  const double one = 1.0;
+  dtrsm_("L", "L", "T", "N", &m, &n, &one, L.data(), &lda, B.data(), &ldb, 1, 1, 1, 1);
+}
+
+void lower_outer_product(const Eigen::Ref<const Eigen::MatrixXd>& Y, double alpha, Eigen::Ref<Eigen::MatrixXd> C) {
+  if (C.rows() != Y.rows() || C.cols() != Y.rows()) throw numeric_error("lower_outer_product: sizes differ.");
+  if (C.size() == 0) return;
+  if (!use_lapack(Y.rows()) || Y.cols() == 0) {
+    C.triangularView<Eigen::Lower>().setZero();
+    C.selfadjointView<Eigen::Lower>().rankUpdate(Y, alpha);
+    return;
+  }
+  const int n = fortran_int(Y.rows()), k = fortran_int(Y.cols()), lda = fortran_int(Y.outerStride()),
+            ldc = fortran_int(C.outerStride());
+  const double zero = 0.0;
+  dsyrk_("L", "N", &n, &k, &alpha, Y.data(), &lda, &zero, C.data(), &ldc, 1, 1);
 }
 
 void lapack_invert_lower(Eigen::Ref<Eigen::MatrixXd> T) {

@@ -29,6 +29,14 @@ bool cholesky_in_place(Eigen::Ref<Eigen::MatrixXd> A);
 // written. LAPACK dpotri where use_lapack(), else the blocked Eigen code.
 void inverse_from_cholesky_in_place(Eigen::Ref<Eigen::MatrixXd> A);
 
+// B := L^{-T} B for the lower triangular L (its strictly upper part is not
+// read). BLAS dtrsm where use_lapack(L.rows()), else Eigen.
+void solve_lower_transposed_in_place(const Eigen::Ref<const Eigen::MatrixXd>& L, Eigen::Ref<Eigen::MatrixXd> B);
+
+// The lower triangle of C := alpha Y Y^T (C is Y.rows() square; its strictly
+// upper part is left as it was). BLAS dsyrk where use_lapack(Y.rows()), else Eigen.
+void lower_outer_product(const Eigen::Ref<const Eigen::MatrixXd>& Y, double alpha, Eigen::Ref<Eigen::MatrixXd> C);
+
 // LAPACK/BLAS entry points used by gaussian_process.cpp's invert_lower and
 // lower_gram (declared here so that one file names the Fortran symbols).
 void lapack_invert_lower(Eigen::Ref<Eigen::MatrixXd> T);   // dtrtri

@@ -9,6 +9,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -176,6 +177,81 @@ TEST_CASE("ECM (search on the expected complete-data likelihood) reaches the ECM
   check_monotone(ecm);
   CHECK(ecm.loglik == Approx(gp_marginal_loglik(x, ecm.Gamma, ecm.Lambda, ecm.mean)).epsilon(1e-12));
   CHECK(ecm.loglik >= gp_marginal_loglik(x, gp.Gamma(), gp.Lambda(), Vector::Zero(3)));
+}
+
+TEST_CASE("The sampled E-step reaches the exact fit's maximum up to its Monte Carlo gap", "[gp_fit][sampled]") {
+  // Same data and settings as the ECM / ECME case above (p = 11 free
+  // parameters: 3 means, 6 entries of Lambda, lengthscale, nugget).
+  const GaussianProcess gp = nugget_gp(16, 3.0, 0.1);
+  const Batch x = simulate_with_gaps(gp, 60, 0.5, 77);
+  GpFitOptions opt = nugget_options(1.0);
+  opt.estep = GpFitEStep::exact;
+  const GpFitResult exact = gp_fit_em(x, opt);
+  REQUIRE(exact.converged);
+  CHECK_FALSE(exact.estep_sampled);
+  auto sampled = [&](int draws, std::uint64_t seed) {
+    GpFitOptions o = opt;
+    o.estep = GpFitEStep::sampled;
+    o.estep_draws = draws;
+    o.seed = seed;
+    return gp_fit_em(x, o);
+  };
+  const GpFitResult s32 = sampled(32, 1);
+  CHECK(s32.estep_sampled);
+  CHECK(s32.converged);
+  // The reported log-likelihood is the exact one at the fit, and every kept
+  // step raised it.
+  check_monotone(s32);
+  CHECK(s32.loglik == Approx(gp_marginal_loglik(x, s32.Gamma, s32.Lambda, s32.mean)).epsilon(1e-12));
+  // The fit is a Monte Carlo perturbation of the maximum: below it, and close.
+  // The likelihood's own sampling scale is p / 2 = 5.5 (the expected log
+  // likelihood ratio of the maximum over the truth); a gap under a tenth of
+  // it moves no parameter by more than about a third of its standard error,
+  // so the ECM case's tolerances (half a standard error) hold.
+  const double gap32 = exact.loglik - s32.loglik;
+  CHECK(gap32 > -1e-6);
+  CHECK(gap32 < 0.55);
+  CHECK(s32.kernel.lengthscale == Approx(exact.kernel.lengthscale).epsilon(0.05));
+  CHECK(s32.nugget == Approx(exact.nugget).epsilon(0.15));
+  for (int j = 0; j < 3; ++j)
+    for (int k = 0; k < 3; ++k)
+      CHECK(std::abs(s32.Lambda(j, k) - exact.Lambda(j, k)) < 0.05 * std::sqrt(exact.Lambda(j, j) * exact.Lambda(k, k)));
+  // The gap shrinks with the draws (their covariance estimate's variance goes
+  // like 1 / draws): 1,024 draws land closer than 4.
+  const double gap4 = exact.loglik - sampled(4, 1).loglik;
+  const double gap1024 = exact.loglik - sampled(1024, 1).loglik;
+  CHECK(gap1024 < gap4);
+  CHECK(gap1024 < 0.05);
+  // The seed fixes the draws: the same seed gives the same fit, another a different one.
+  const GpFitResult again = sampled(32, 1);
+  CHECK(again.loglik == s32.loglik);
+  CHECK((again.Lambda.array() == s32.Lambda.array()).all());
+  CHECK(sampled(32, 2).loglik != s32.loglik);
+  // Bad draws are an input error naming the argument.
+  GpFitOptions bad = opt;
+  bad.estep = GpFitEStep::sampled;
+  bad.estep_draws = 0;
+  CHECK_THROWS_AS(gp_fit_em(x, bad), input_error);
+}
+
+TEST_CASE("The automatic E-step samples only when a window misses 1,000 entries or more", "[gp_fit][sampled]") {
+  GpFitOptions opt = nugget_options(2.0);
+  opt.max_iter = 1;
+  const GaussianProcess small = nugget_gp(16, 3.0, 0.1);
+  CHECK_FALSE(gp_fit_em(simulate_with_gaps(small, 10, 0.5, 3), opt).estep_sampled);
+  // 400 frames of 3 variables with 90% missing: about 1,080 missing entries.
+  const GaussianProcess big = nugget_gp(400, 3.0, 0.1);
+  Batch x = simulate_with_gaps(big, 2, 0.9, 4);
+  int most = 0;
+  for (int i = 0; i < x.n; ++i) {
+    int m = 0;
+    for (int k = 0; k < x.H * x.d; ++k) m += std::isnan(x.seq(i)[k]) ? 1 : 0;
+    most = std::max(most, m);
+  }
+  REQUIRE(most >= kAutoSampledMissing);
+  CHECK(gp_fit_em(x, opt).estep_sampled);
+  opt.estep = GpFitEStep::exact;
+  CHECK_FALSE(gp_fit_em(x, opt).estep_sampled);
 }
 
 TEST_CASE("gp_fit_em gives bit-identical fits run to run whatever thread finishes a window first", "[gp_fit]") {

@@ -231,4 +231,18 @@ TEST_CASE("dense algebra: LAPACK on the calling thread equals Eigen on a paralle
   CHECK(f.iterations == f_worker.iterations);
   CHECK(std::abs(f.loglik - f_worker.loglik) < 1e-8 * std::abs(f.loglik));
   CHECK(rel(f.Lambda, f_worker.Lambda) < 1e-8);
+  // The sampled E-step's draws: BLAS dtrsm / dsyrk here, Eigen on the worker.
+  o.estep = GpFitEStep::sampled;
+  o.estep_draws = 8;
+  o.seed = 5;
+  const GpFitResult s = gp_fit_em(w, o);
+  GpFitResult s_worker;
+  parallel_for(2, 2, [&](int i) {
+    if (i == 0) s_worker = gp_fit_em(w, o);
+  });
+  CHECK(s.estep_sampled);
+  CHECK(s.iterations == s_worker.iterations);
+  CHECK(std::abs(s.loglik - s_worker.loglik) < 1e-8 * std::abs(s.loglik));
+  CHECK(rel(s.Lambda, s_worker.Lambda) < 1e-8);
+  CHECK(rel(s.Lambda, f.Lambda) > 1e-8);  // the draws did change the fit
 }

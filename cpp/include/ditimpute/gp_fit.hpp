@@ -12,7 +12,9 @@
 //    one at a time by the system LAPACK on every core, small ones spread
 //    over the cores with Eigen (src/lapack.hpp). What it leaves is the
 //    complete-data sufficient
-//    statistic M = sum_i E[vec X_i vec X_i' | x_o] (Hd x Hd).
+//    statistic M = sum_i E[vec X_i vec X_i' | x_o] (Hd x Hd). With heavy
+//    gaps the conditional covariances in M may be estimated from draws
+//    (GpFitEStep::sampled), a third of the exact E-step's flops.
 //  * CM-steps: mu (GLS) and Lambda = (1/(nH)) sum_i
 //    E[(X_i - 1 mu^T)^T Gamma^{-1} (X_i - 1 mu^T)] (+ ridge I) in closed form
 //    for any Gamma, from M; the lengthscale, then the nugget (fit_nugget), by
@@ -44,6 +46,25 @@ namespace ditimpute {
 // What the CM-step's search over the lengthscale and nugget maximises (see above).
 enum class GpFitSearch { expected, exact };
 
+// How the E-step gets each window's conditional covariance of its m missing
+// entries (the conditional means and the log-likelihood are exact either way):
+//  * exact: Q_mm^{-1} from the window's Cholesky factor, 2/3 m^3 flops on top
+//    of the factorisation's m^3/3;
+//  * sampled: the mean outer product of estep_draws draws of N(0, Q_mm^{-1})
+//    (L^{-T} z from the same factor, about 2 draws m^2 flops), an unbiased
+//    estimate. Each window keeps the same draws in every E-step, so the
+//    E-step is a smooth function of the parameters and over-relaxed steps
+//    work as with exact covariances (fresh draws each step measured 30
+//    iterations instead of 13 at 50% missing in 100 windows of 30 x 132).
+//    The fit then converges to the maximiser of that fixed-draw E-step's
+//    objective, a Monte Carlo perturbation of the maximum-likelihood
+//    estimate; every kept step still raises the exact log-likelihood, and a
+//    step that does not ends the fit at the parameters before it;
+//  * automatic: sampled when some window misses kAutoSampledMissing or more
+//    entries, where the inverse dominates an E-step; exact otherwise.
+enum class GpFitEStep { exact, sampled, automatic };
+constexpr int kAutoSampledMissing = 1000;
+
 struct GpFitOptions {
   // Kernel type, embedding and the starting lengthscale; variance is forced to 1.
   Kernel kernel;
@@ -65,6 +86,12 @@ struct GpFitOptions {
   // Over-relaxed steps (see gp_fit.cpp): each is kept only if the exact
   // objective rose, so the fit stays monotone; false = plain EM steps.
   bool accelerate = true;
+  // E-step covariances of the missing entries (see GpFitEStep); the draws a
+  // window for GpFitEStep::sampled, and their seed (window i draws from
+  // Rng(case_seed(seed, i)), the same draws in every E-step).
+  GpFitEStep estep = GpFitEStep::automatic;
+  int estep_draws = 32;
+  std::uint64_t seed = 0;
 };
 
 struct GpFitResult {
@@ -80,6 +107,7 @@ struct GpFitResult {
   int iterations = 0;
   bool converged = false;
   long n_observed = 0;
+  bool estep_sampled = false;        // whether the E-step covariances were sampled
 };
 
 // Exact marginal log-likelihood of the observed entries of every window of x
