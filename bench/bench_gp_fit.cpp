@@ -13,7 +13,13 @@
 // factorisation) and, as the baseline in the same run, from inside a
 // parallel_for worker, where the core keeps to Eigen's own code with windows
 // spread over the cores (the code path before LAPACK); same numbers expected.
-// Usage: bench_gp_fit [n_windows] [rate] [H] [d] [which: both | ecm | ecme | plain | lapack] [max_iter]
+// which = "sampled" compares ECM with exact E-step covariances (the baseline)
+// and with covariances estimated from `draws` draws a window (GpFitEStep::sampled,
+// stopping at a gain below tol_sampled per observed entry; by default the same
+// tol as the exact fit, 1e-7).
+// Every other mode keeps the exact E-step covariances.
+// Usage: bench_gp_fit [n_windows] [rate] [H] [d] [which: both | ecm | ecme | plain | lapack | sampled] [max_iter]
+//                     [draws] [tol_sampled]
 #include "ditimpute/gp_fit.hpp"
 
 #include <algorithm>
@@ -87,6 +93,7 @@ int main(int argc, char** argv) {
   o.nugget_lower = 0.01;
   o.ridge = 1e-3;
   o.max_iter = max_iter;
+  o.estep = GpFitEStep::exact;
   std::printf("n = %d windows of %d x %d, %.0f%% MCAR, max_iter %d; loglik at the truth %.3f\n", n, H, d, 100 * rate,
               max_iter, gp_marginal_loglik(x, G, L, Vector::Zero(d)));
   Timed ecm, ecme;
@@ -116,6 +123,30 @@ int main(int argc, char** argv) {
     const Timed plain = fit(x, o, GpFitSearch::expected, "ECM plain", false);
     std::printf("plain / over-relaxed: time %.1fx, iterations %d / %d; loglik over-relaxed - plain %.3f\n",
                 plain.seconds / acc.seconds, plain.r.iterations, acc.r.iterations, acc.r.loglik - plain.r.loglik);
+    return 0;
+  }
+  if (which == "sampled") {
+    // ECM with exact E-step covariances (the baseline, same run) and with
+    // covariances from `draws` draws a window; the sampled fit's distance
+    // from the exact one in log-likelihood and parameters.
+    const int draws = argc > 7 ? std::atoi(argv[7]) : 32;
+    const double tol_sampled = argc > 8 ? std::atof(argv[8]) : o.tol;
+    const Timed exact = fit(x, o, GpFitSearch::expected, "ECM");
+    GpFitOptions os = o;
+    os.estep = GpFitEStep::sampled;
+    os.estep_draws = draws;
+    os.seed = 1;
+    os.tol = tol_sampled;
+    const Timed samp = fit(x, os, GpFitSearch::expected, "sampled");
+    const double lam = (samp.r.Lambda - exact.r.Lambda).norm() / exact.r.Lambda.norm();
+    const double lam_true = (exact.r.Lambda - L).norm() / L.norm();
+    std::printf("exact / sampled (%d draws, tol %g): time %.1fx, time an iteration %.1fx; loglik sampled - exact %.3f "
+                "(%.2e per observed entry); lengthscale %.4f vs %.4f, nugget %.5f vs %.5f; "
+                "|Lambda_s - Lambda_e| / |Lambda_e| = %.2e (exact fit vs truth: %.2e)\n",
+                draws, tol_sampled, exact.seconds / samp.seconds,
+                (exact.seconds / exact.r.iterations) / (samp.seconds / samp.r.iterations), samp.r.loglik - exact.r.loglik,
+                (samp.r.loglik - exact.r.loglik) / static_cast<double>(exact.r.n_observed), samp.r.kernel.lengthscale,
+                exact.r.kernel.lengthscale, samp.r.nugget, exact.r.nugget, lam, lam_true);
     return 0;
   }
   if (which != "ecme") ecm = fit(x, o, GpFitSearch::expected, "ECM");
