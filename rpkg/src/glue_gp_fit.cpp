@@ -8,7 +8,8 @@
 // [[Rcpp::export]]
 Rcpp::List cpp_gp_fit(Rcpp::NumericVector x, int n, int H, int d, std::string type, double lengthscale,
                       double scale, bool fit_lengthscale, double lower, double upper, double nugget, bool fit_nugget, double nugget_lower, double nugget_upper, double ridge, int max_iter,
-                      double tol, std::string search = "expected") {
+                      double tol, std::string search = "expected", std::string estep = "exact", int draws = 32,
+                      double seed = 0) {
   DITIMPUTE_GLUE_BEGIN
   ditimpute::GpFitOptions opt;
   opt.kernel.type = ditimpute::kernel_type_from_string(type);
@@ -29,6 +30,17 @@ Rcpp::List cpp_gp_fit(Rcpp::NumericVector x, int n, int H, int d, std::string ty
   } else if (search != "expected") {
     throw ditimpute::input_error("search", "search must be \"expected\" or \"exact\".");
   }
+  if (estep == "sampled") {
+    opt.estep = ditimpute::GpFitEStep::sampled;
+  } else if (estep == "auto") {
+    opt.estep = ditimpute::GpFitEStep::automatic;
+  } else if (estep == "exact") {
+    opt.estep = ditimpute::GpFitEStep::exact;
+  } else {
+    throw ditimpute::input_error("e_step", "e_step must be \"auto\", \"exact\" or \"sampled\".");
+  }
+  opt.estep_draws = draws;
+  opt.seed = glue::seed_from_double(seed);
   const ditimpute::GpFitResult fit = ditimpute::gp_fit_em(glue::batch_from_array(x, n, H, d), opt);
   return Rcpp::List::create(
       Rcpp::Named("lengthscale") = fit.kernel.lengthscale, Rcpp::Named("nugget") = fit.nugget, Rcpp::Named("Gamma") = Rcpp::wrap(fit.Gamma),
@@ -36,7 +48,8 @@ Rcpp::List cpp_gp_fit(Rcpp::NumericVector x, int n, int H, int d, std::string ty
       Rcpp::Named("loglik") = fit.loglik, Rcpp::Named("objective") = fit.objective,
       Rcpp::Named("objective_trace") = fit.objective_trace,
       Rcpp::Named("lengthscale_trace") = fit.lengthscale_trace, Rcpp::Named("iterations") = fit.iterations,
-      Rcpp::Named("converged") = fit.converged, Rcpp::Named("n_observed") = static_cast<double>(fit.n_observed));
+      Rcpp::Named("converged") = fit.converged, Rcpp::Named("n_observed") = static_cast<double>(fit.n_observed),
+      Rcpp::Named("e_step") = std::string(fit.estep_sampled ? "sampled" : "exact"));
   DITIMPUTE_GLUE_END
 }
 
@@ -49,3 +62,7 @@ double cpp_gp_loglik(Rcpp::NumericVector x, int n, Eigen::MatrixXd Gamma, Eigen:
   return ditimpute::gp_marginal_loglik(glue::batch_from_array(x, n, H, d), Gamma, Lambda, mean);
   DITIMPUTE_GLUE_END
 }
+
+// The fewest missing entries in a window for which e_step = "auto" samples.
+// [[Rcpp::export]]
+int cpp_gp_fit_auto_missing() { return ditimpute::kAutoSampledMissing; }

@@ -51,6 +51,38 @@ test_that("gp_fit's ECM (the default) reaches the ECME fit (search = \"exact\") 
   expect_input_error(gp_fit(s$x, search = "newton"), "search")
 })
 
+test_that("gp_fit's sampled E-step lands next to the exact fit, repeatably, and says so", {
+  s <- sim_windows(n = 50, seed = 4, rate = 0.5)
+  a <- gp_fit(s$x, fit_nugget = TRUE, seed = 1, e_step = "exact")
+  b <- gp_fit(s$x, fit_nugget = TRUE, seed = 1, e_step = "sampled")
+  expect_identical(a$fit$e_step, "exact")
+  expect_identical(b$fit$e_step, "sampled")
+  expect_equal(b$fit$draws, 32)
+  expect_true(b$fit$converged)
+  # The reported log-likelihood is the exact one at the sampled fit, which
+  # sits below the maximum by its Monte Carlo gap. With p = 7 free parameters
+  # (2 means, 3 entries of Lambda, lengthscale, nugget) the likelihood's own
+  # sampling scale is p / 2 = 3.5; a gap under a tenth of it moves the
+  # parameters by well under their standard errors (~10% here).
+  expect_equal(as.numeric(logLik(b)), gp_loglik(b, s$x), tolerance = 1e-10)
+  gap <- as.numeric(logLik(a)) - as.numeric(logLik(b))
+  expect_gt(gap, -1e-6)
+  expect_lt(gap, 0.35)
+  expect_equal(b$kernel$lengthscale, a$kernel$lengthscale, tolerance = 0.05)
+  expect_equal(b$Lambda, a$Lambda, tolerance = 0.05, ignore_attr = TRUE)
+  # seed (or set.seed()) fixes the draws
+  expect_identical(gp_fit(s$x, fit_nugget = TRUE, seed = 1, e_step = "sampled")$Lambda, b$Lambda)
+  set.seed(3); c1 <- gp_fit(s$x, e_step = "sampled")
+  set.seed(3); c2 <- gp_fit(s$x, e_step = "sampled")
+  expect_identical(c1$Lambda, c2$Lambda)
+  expect_output(print(b), "ECM \\(sampled E-step, 32 draws\\) on 50 windows")
+  # "auto" keeps the exact E-step when no window misses 1,000 entries
+  expect_identical(gp_fit(s$x, seed = 1)$fit$e_step, "exact")
+  expect_input_error(gp_fit(s$x, e_step = "mc"), "e_step")
+  expect_input_error(gp_fit(s$x, e_step = "sampled", draws = 0), "draws")
+  expect_input_error(gp_fit(s$x, draws = 1e5), "draws")
+})
+
 test_that("gp_fit uses a repeatable random subset of n_windows windows", {
   s <- sim_windows(n = 30)
   a <- gp_fit(s$x, n_windows = 10, seed = 5)
