@@ -92,7 +92,7 @@ bool window_law(const Window& w, const Vector& mu, const Factored& G, const Fact
     Vector Qb = Qmm.triangularView<Eigen::Lower>().solve(b);
     Qmm.triangularView<Eigen::Lower>().transpose().solveInPlace(Qb);
     ll += 2.0 * Qmm.diagonal().array().log().sum() - b.dot(Qb);
-    for (int a = 0; a < m; ++a) out.completed(w.miss[a] / d, w.miss[a] % d) = -Qb(a);
+    for (int a = 0; a < m; ++a) out.completed(fr[a], va[a]) = -Qb(a);
     if (want_cov && draws > 0) {
       Matrix Y(m, draws);
       Rng rng(draw_seed);

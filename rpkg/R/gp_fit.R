@@ -169,6 +169,7 @@ gp_fit <- function(x, kernel = c("matern32", "matern52", "laplace", "rbf"), leng
   if (fit_nugget) nugget <- min(max(if (nugget == 0) 0.01 else nugget, nugget_bounds[1]), nugget_bounds[2])
   n_windows <- check_count(n_windows)
   max_iter <- check_count(max_iter)
+  tol <- check_number(tol, lower = 0, upper = Inf)
   draws <- check_count(draws, max = 10000)
   use <- seq_len(dm[1])
   if (dm[1] > n_windows) use <- sort(with_local_seed(resolve_seed(seed), sample.int(dm[1], n_windows)))
@@ -184,7 +185,6 @@ gp_fit <- function(x, kernel = c("matern32", "matern52", "laplace", "rbf"), leng
   }
   most_missing <- max(apply(is.na(xs), 1, sum))
   sampled <- e_step == "sampled" || (e_step == "auto" && most_missing >= cpp_gp_fit_auto_missing())
-  tol <- check_number(tol, lower = 0, upper = Inf)
   draw_seed <- if (!sampled) 0 else if (is.null(seed)) resolve_seed(NULL) else resolve_seed(seed)
   obs_var <- mean(apply(frames, 2, stats::var, na.rm = TRUE), na.rm = TRUE)
   start <- proc.time()[["elapsed"]]
