@@ -163,6 +163,9 @@ void check_options(const GpFitOptions& o, int H) {
   if (!positive(o.tol)) throw input_error("tol", "tol must be > 0.");
   if (o.estep != GpFitEStep::exact && (o.estep_draws < 1 || o.estep_draws > kMaxEStepDraws))
     throw input_error("draws", "draws must lie between 1 and " + std::to_string(kMaxEStepDraws) + ".");
+  if (!(std::isfinite(o.validation) && o.validation >= 0.0 && o.validation <= 0.5))
+    throw input_error("validation", "validation must lie between 0 and 0.5.");
+  if (o.patience < 1) throw input_error("patience", "patience must be at least 1.");
   if (H < 2) throw input_error("x", "windows need at least 2 frames.");
   if (o.fixed_Gamma.size() > 0 && (o.fixed_Gamma.rows() != H || o.fixed_Gamma.cols() != H))
     throw input_error("Gamma", "a fixed Gamma must be H x H with H the windows' length.");
@@ -172,27 +175,71 @@ void check_options(const GpFitOptions& o, int H) {
 
 namespace {
 
+// The window's missing entries (in increasing vec order) and observed count, from w.x.
+void index_missing(Window& w) {
+  const int d = static_cast<int>(w.x.cols());
+  w.miss.clear();
+  w.frame.clear();
+  w.var.clear();
+  w.n_obs = 0;
+  for (int k = 0; k < static_cast<int>(w.x.size()); ++k) {
+    if (std::isnan(w.x(k / d, k % d))) {
+      w.miss.push_back(k);
+      w.frame.push_back(k / d);
+      w.var.push_back(k % d);
+    } else {
+      ++w.n_obs;
+    }
+  }
+}
+
 std::vector<Window> windows_of(const Batch& x) {
   std::vector<Window> ws;
   for (int i = 0; i < x.n; ++i) {
-    Window w;
-    w.x = x.matrix(i);
     for (int k = 0; k < x.H * x.d; ++k) {
       const double v = x.seq(i)[k];
-      if (std::isnan(v)) {
-        w.miss.push_back(k);
-        w.frame.push_back(k / x.d);
-        w.var.push_back(k % x.d);
-      } else if (!std::isfinite(v)) {
+      if (!std::isnan(v) && !std::isfinite(v))
         throw input_error("x", "window " + std::to_string(i + 1) + " holds an infinite value.");
-      } else {
-        ++w.n_obs;
-      }
     }
+    Window w;
+    w.x = x.matrix(i);
+    index_missing(w);
     if (w.n_obs > 0) ws.push_back(std::move(w));  // an empty window carries no information
   }
   if (ws.empty()) throw input_error("x", "no window has an observed value.");
   return ws;
+}
+
+// An observed entry set aside for early stopping (GpFitOptions::validation).
+struct HeldOut {
+  int window, h, j;
+  double value;
+};
+
+// Sets aside about `share` of each window's observed entries (window i from
+// Rng(case_seed(case_seed(seed, kValidationStream), i)); each keeps at least
+// one observed entry) and marks them missing.
+std::vector<HeldOut> hold_out(std::vector<Window>& ws, double share, std::uint64_t seed) {
+  std::vector<HeldOut> held;
+  if (!(share > 0.0)) return held;
+  const std::uint64_t stream = case_seed(seed, kValidationStream);
+  for (std::size_t i = 0; i < ws.size(); ++i) {
+    Window& w = ws[i];
+    const int d = static_cast<int>(w.x.cols());
+    Rng rng(case_seed(stream, i));
+    std::vector<int> pick;
+    for (int k = 0; k < static_cast<int>(w.x.size()); ++k) {
+      const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;  // uniform on [0, 1)
+      if (!std::isnan(w.x(k / d, k % d)) && u < share) pick.push_back(k);
+    }
+    if (static_cast<long>(pick.size()) >= w.n_obs) pick.pop_back();
+    for (int k : pick) {
+      held.push_back({static_cast<int>(i), k / d, k % d, w.x(k / d, k % d)});
+      w.x(k / d, k % d) = std::numeric_limits<double>::quiet_NaN();
+    }
+    index_missing(w);
+  }
+  return held;
 }
 
 }  // namespace
@@ -464,10 +511,13 @@ bool extrapolate(const Candidate& c, const Vector& mu, const Matrix& Lambda, dou
 GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
   check_options(options, x.H);
   const int H = x.H, d = x.d;
-  const std::vector<Window> ws = windows_of(x);
+  std::vector<Window> ws = windows_of(x);
+  const std::vector<HeldOut> held = hold_out(ws, options.validation, options.seed);
+  const bool validating = !held.empty();
   GpFitResult res;
   res.kernel = options.kernel;
   res.kernel.variance = 1.0;
+  res.n_validation = static_cast<long>(held.size());
   for (const Window& w : ws) res.n_observed += w.n_obs;
   const bool search = options.fixed_Gamma.size() == 0 && (options.fit_lengthscale || options.fit_nugget);
   const bool exact = search && options.search == GpFitSearch::exact;
@@ -487,7 +537,9 @@ GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
           cnt(j) += 1.0;
         }
   for (int j = 0; j < d; ++j) {
-    if (cnt(j) < 2) throw input_error("x", "variable " + std::to_string(j + 1) + " has fewer than 2 observed values.");
+    if (cnt(j) < 2)
+      throw input_error("x", "variable " + std::to_string(j + 1) + " has fewer than 2 observed values" +
+                                 (validating ? " once the validation entries are held out." : "."));
     mu(j) /= cnt(j);
     sq(j) = sq(j) / cnt(j) - mu(j) * mu(j);
     if (!(sq(j) > 0.0)) throw input_error("x", "variable " + std::to_string(j + 1) + " has no spread.");
@@ -525,6 +577,25 @@ GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
   res.objective_trace.push_back(value);
   res.lengthscale_trace.push_back(ell);
   Matrix Lambda = Matrix(sq.asDiagonal());
+  // Early stopping: the held-out entries' score after each E-step, and the
+  // parameters where it was lowest.
+  auto validation_score = [&]() {
+    double s = 0.0;
+    for (const HeldOut& v : held) {
+      const double r = e.completed[v.window](v.h, v.j) - v.value;
+      s += r * r / sq(v.j);
+    }
+    return s / static_cast<double>(held.size());
+  };
+  struct Best {
+    double ell, nugget, loglik, value, score;
+    Vector mu;
+    Matrix Lambda;
+  } best{ell, nugget, loglik, value, 0.0, mu, Lambda};
+  if (validating) {
+    best.score = validation_score();
+    res.validation_trace.push_back(best.score);
+  }
   // Over-relaxation (Salakhutdinov & Roweis 2003): EM creeps at the rate of
   // the fraction of missing information (about 0.9 an iteration at 50% gaps),
   // so each step first tries theta + omega (theta_EM - theta); it is kept
@@ -581,10 +652,30 @@ GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
     value = next_value;
     res.objective_trace.push_back(value);
     res.lengthscale_trace.push_back(ell);
+    if (validating) {
+      const double score = validation_score();
+      res.validation_trace.push_back(score);
+      if (score < best.score) {
+        best = Best{ell, nugget, loglik, value, score, mu, Lambda};
+        res.best_iteration = res.iterations;
+      } else if (res.iterations - res.best_iteration >= options.patience) {
+        res.stopped_early = true;
+        res.converged = true;
+        break;
+      }
+    }
     if (gain < options.tol * static_cast<double>(res.n_observed)) {
       res.converged = true;
       break;
     }
+  }
+  if (validating) {  // the parameters with the lowest held-out score
+    ell = best.ell;
+    nugget = best.nugget;
+    mu = best.mu;
+    Lambda = best.Lambda;
+    loglik = best.loglik;
+    value = best.value;
   }
   res.kernel.lengthscale = ell;
   res.nugget = nugget;

@@ -344,6 +344,72 @@ TEST_CASE("gp_fit_em rejects bad input naming the argument", "[gp_fit]") {
   Batch inf = x;
   inf.at(2, 3, 0) = std::numeric_limits<double>::infinity();
   CHECK(arg_of(inf, opt) == "x");
+  for (double v : {-0.1, 0.6, std::numeric_limits<double>::quiet_NaN()}) {
+    bad = opt;
+    bad.validation = v;
+    CHECK(arg_of(x, bad) == "validation");
+  }
+  bad = opt;
+  bad.validation = 0.1;
+  bad.patience = 0;
+  CHECK(arg_of(x, bad) == "patience");
+}
+
+TEST_CASE("Early stopping returns the parameters where the held-out error was lowest", "[gp_fit][validation]") {
+  // Few windows for a 16 x 16 Lambda (136 free entries from about 480
+  // observed values at 50% missing): the likelihood's maximiser overfits,
+  // so the held-out error turns up before the fit converges.
+  const int H = 10, d = 16;
+  Rng lrng(7);
+  Matrix A(d, d);
+  fill_standard_normal(lrng, A.data(), static_cast<std::size_t>(A.size()));
+  Matrix Lam = A * A.transpose() / d;
+  Lam.diagonal().array() += 0.1;
+  Matrix G = kernel_matrix(matern(3.0), H);
+  G.diagonal().array() += 0.05;
+  const GaussianProcess gp(G, Lam, RowMatrix::Zero(H, d));
+  const Batch x = simulate_with_gaps(gp, 6, 0.5, 11);
+  long observed = 0;
+  for (double v : x.data) observed += std::isnan(v) ? 0 : 1;
+
+  GpFitOptions opt = nugget_options(3.0);
+  opt.ridge = 1e-3;
+  opt.validation = 0.2;
+  opt.seed = 5;
+  const GpFitResult f = gp_fit_em(x, opt);
+  INFO("iterations " << f.iterations << ", best " << f.best_iteration << ", held out " << f.n_validation);
+  // The held-out entries: about 20% of those observed (binomial, 4 sd), the rest fitted.
+  CHECK(f.n_observed + f.n_validation == observed);
+  CHECK(std::abs(f.n_validation - 0.2 * observed) < 4.0 * std::sqrt(observed * 0.2 * 0.8));
+  // One score at the start and after each iteration; the returned iteration is the lowest.
+  REQUIRE(f.validation_trace.size() == f.objective_trace.size());
+  REQUIRE(f.best_iteration >= 0);
+  REQUIRE(f.best_iteration <= f.iterations);
+  const double lowest = *std::min_element(f.validation_trace.begin(), f.validation_trace.end());
+  CHECK(f.validation_trace[f.best_iteration] == lowest);
+  // Here the error turns up, and the patience rule ends the fit 3 iterations on.
+  CHECK(f.stopped_early);
+  CHECK(f.converged);
+  CHECK(f.iterations - f.best_iteration == opt.patience);
+  CHECK(f.validation_trace.back() > lowest);
+  // What is returned is the fit stopped at best_iteration (same draws, same path).
+  GpFitOptions capped = opt;
+  capped.max_iter = std::max(1, f.best_iteration);
+  const GpFitResult c = gp_fit_em(x, capped);
+  if (f.best_iteration >= 1) {
+    CHECK(c.loglik == f.loglik);
+    CHECK(c.kernel.lengthscale == f.kernel.lengthscale);
+    CHECK(c.nugget == f.nugget);
+    CHECK((c.Lambda - f.Lambda).norm() == 0.0);
+    CHECK((c.mean - f.mean).norm() == 0.0);
+  }
+  // Without validation the same data fit by maximum likelihood, all entries used.
+  GpFitOptions ml = opt;
+  ml.validation = 0.0;
+  const GpFitResult m = gp_fit_em(x, ml);
+  CHECK(m.n_observed == observed);
+  CHECK(m.validation_trace.empty());
+  CHECK_FALSE(m.stopped_early);
 }
 
 TEST_CASE("gp_fit_em: E-step statistics over the memory limit are an input error naming the size", "[gp_fit][memory]") {

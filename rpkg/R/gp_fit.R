@@ -72,6 +72,27 @@
 #' `tol` (1e-4) stopped the sampled fit early. The cost is linear in the
 #' number of windows, so fewer (`n_windows`) go faster.
 #'
+#' Early stopping (`validation > 0`). With many free parameters and heavy
+#' gaps the likelihood's maximiser overfits `Lambda` (`d (d + 1) / 2` free
+#' entries), and the longer the fit climbs, the worse it imputes.
+#' `validation` sets aside that share of each window's observed entries
+#' (at random, from `seed`); the fit runs on the rest, and after every
+#' iteration the conditional means of the held-out entries, which the
+#' E-step computes anyway, are scored against their values (mean squared
+#' error, each variable over its observed variance). The fit returns the
+#' parameters with the lowest score, and stops once `patience` iterations in
+#' a row have not lowered it (or by `tol` and `max_iter` as without). It is
+#' then a regularised estimate, not the maximum-likelihood one, and
+#' `loglik` is taken on the entries fitted (`n_observed`, the held-out
+#' ones excluded). Measured on BeijingAir's 100 training windows with 50\%
+#' missing (`bench/gp_fit_iterations.R`, 2 cores, one run): maximum
+#' likelihood imputed the test windows worse the longer it climbed (MAE
+#' 0.108, 0.123, 0.142 and 0.148 after 5, 10, 20 and 40 iterations; 90\%
+#' coverage 91, 88, 83 and 82\%), while `validation = 0.05` stopped after 6
+#' iterations (the best was the 3rd) in 55 s with MAE 0.103 and coverage
+#' 94\%. In the package's small simulated case (2 variables) it lands next
+#' to the maximum-likelihood fit.
+#'
 #' With many windows, a random subset of `n_windows` of them is used: the
 #' likelihood of 100 windows of BeijingAir (30 x 132) already pins the
 #' `132 x 132` matrix `Lambda` with 3,000 frames, and the cost grows linearly
@@ -121,13 +142,21 @@
 #'   (sampled when some window used misses 1,000 or more entries).
 #' @param draws Draws a window for the sampled E-step (1 to 10,000); the
 #'   fit's Monte Carlo gap to the maximum shrinks like `1 / draws`.
+#' @param validation Share of each window's observed entries held out for
+#'   early stopping (0 to 0.5; 0, the default, fits by maximum likelihood).
+#'   See Details.
+#' @param patience With `validation > 0`, stop after this many iterations in a
+#'   row without a lower held-out error.
 #' @return A `ditimpute_gp` model (see [gp_spec()]) of class
 #'   `c("ditimpute_gp_fit", "ditimpute_gp")` with an extra element `fit`: a list
 #'   with `loglik` (the exact log-likelihood at the fit), `objective` (`loglik`
 #'   minus the ridge penalty), `objective_trace` and `lengthscale_trace` (at
 #'   the start and after each iteration; the objective never decreases), `iterations`, `converged`, `n_observed`,
 #'   `windows` (the windows used), `seconds`, `e_step` (`"exact"` or
-#'   `"sampled"`, as used), `draws` and `tol`.
+#'   `"sampled"`, as used), `draws` and `tol`; with early stopping also
+#'   `validation_trace` (the held-out error at the start and after each
+#'   iteration), `best_iteration` (whose parameters were returned, 0 = the
+#'   start), `stopped_early` and `n_validation` (entries held out).
 #' @seealso [gp_loglik()], [impute()], [load_real_data()]
 #' @examples
 #' truth <- gp_spec(24, d = 2, kernel = gp_kernel("matern32", lengthscale = 4),
@@ -145,7 +174,8 @@ gp_fit <- function(x, kernel = c("matern32", "matern52", "laplace", "rbf"), leng
                    fit_lengthscale = TRUE, lower = 0.1, upper = NULL, nugget = 0, fit_nugget = FALSE,
                    nugget_bounds = c(1e-6, 1), ridge = 0,
                    n_windows = 100, max_iter = 200, tol = 1e-7, seed = NULL,
-                   search = c("expected", "exact"), e_step = c("auto", "exact", "sampled"), draws = 32) {
+                   search = c("expected", "exact"), e_step = c("auto", "exact", "sampled"), draws = 32,
+                   validation = 0, patience = 3) {
   if (!is.numeric(x) && !(is.logical(x) && all(is.na(x)))) abort_input("x", "must be a numeric n x H x d array.")
   dm <- dim(x)
   if (length(dm) != 3) abort_input("x", "must be an n x H x d array of windows.")
@@ -171,6 +201,8 @@ gp_fit <- function(x, kernel = c("matern32", "matern52", "laplace", "rbf"), leng
   max_iter <- check_count(max_iter)
   tol <- check_number(tol, lower = 0, upper = Inf)
   draws <- check_count(draws, max = 10000)
+  validation <- check_number(validation, lower = 0, upper = 0.5, open = FALSE)
+  patience <- check_count(patience)
   use <- seq_len(dm[1])
   if (dm[1] > n_windows) use <- sort(with_local_seed(resolve_seed(seed), sample.int(dm[1], n_windows)))
   xs <- x[use, , , drop = FALSE]
@@ -185,12 +217,12 @@ gp_fit <- function(x, kernel = c("matern32", "matern52", "laplace", "rbf"), leng
   }
   most_missing <- max(apply(is.na(xs), 1, sum))
   sampled <- e_step == "sampled" || (e_step == "auto" && most_missing >= cpp_gp_fit_auto_missing())
-  draw_seed <- if (!sampled) 0 else if (is.null(seed)) resolve_seed(NULL) else resolve_seed(seed)
+  draw_seed <- if (!sampled && validation == 0) 0 else if (is.null(seed)) resolve_seed(NULL) else resolve_seed(seed)
   obs_var <- mean(apply(frames, 2, stats::var, na.rm = TRUE), na.rm = TRUE)
   start <- proc.time()[["elapsed"]]
   res <- core_call(cpp_gp_fit(xs, length(use), H, d, kernel, lengthscale, 1, fit_lengthscale, lower, upper, nugget,
                               fit_nugget, nugget_bounds[1], nugget_bounds[2], ridge * obs_var, max_iter, tol, search,
-                              if (sampled) "sampled" else "exact", draws, draw_seed))
+                              if (sampled) "sampled" else "exact", draws, draw_seed, validation, patience))
   seconds <- proc.time()[["elapsed"]] - start
   vars <- dimnames(x)[[3]]
   Lambda <- res$Lambda
@@ -202,9 +234,12 @@ gp_fit <- function(x, kernel = c("matern32", "matern52", "laplace", "rbf"), leng
                    iterations = res$iterations, converged = res$converged, n_observed = res$n_observed,
                    windows = use, seconds = seconds, fit_lengthscale = fit_lengthscale, fit_nugget = fit_nugget,
                    ridge = ridge, search = search, e_step = res$e_step, draws = if (sampled) draws else NA_integer_,
-                   tol = tol)
+                   tol = tol, validation = validation, patience = patience,
+                   validation_trace = res$validation_trace, best_iteration = res$best_iteration,
+                   stopped_early = res$stopped_early, n_validation = res$n_validation)
   if (!res$converged) {
-    cli::cli_warn("gp_fit() stopped after {max_iter} iterations before the log-likelihood settled; raise {.arg max_iter}.")
+    cli::cli_warn(c("gp_fit() stopped after {max_iter} iterations before the log-likelihood settled; raise {.arg max_iter}.",
+                    i = "With heavy gaps and many variables the maximum likelihood can overfit {.arg Lambda}: {.code validation = 0.05} stops on held-out entries instead."))
   }
   class(spec) <- c("ditimpute_gp_fit", class(spec))
   spec
@@ -221,6 +256,12 @@ print.ditimpute_gp_fit <- function(x, ...) {
               length(f$windows), as.integer(f$n_observed), f$loglik,
               if (f$ridge > 0) sprintf(" (ridge %g, penalised %.6g)", f$ridge, f$objective) else "", f$iterations,
               if (f$converged) "converged" else "NOT converged", f$seconds))
+  if (length(f$validation_trace) > 0) {
+    cat(sprintf("  early stopping on %d held-out entries (%.3g of those observed): parameters of iteration %d (held-out error %.4g of the variance, %.4g at the start)%s\n",
+                as.integer(f$n_validation), f$validation, as.integer(f$best_iteration),
+                f$validation_trace[f$best_iteration + 1], f$validation_trace[1],
+                if (isTRUE(f$stopped_early)) sprintf("; stopped after %d iterations without improvement", as.integer(f$patience)) else ""))
+  }
   invisible(x)
 }
 

@@ -9,7 +9,7 @@
 Rcpp::List cpp_gp_fit(Rcpp::NumericVector x, int n, int H, int d, std::string type, double lengthscale,
                       double scale, bool fit_lengthscale, double lower, double upper, double nugget, bool fit_nugget, double nugget_lower, double nugget_upper, double ridge, int max_iter,
                       double tol, std::string search = "expected", std::string estep = "exact", int draws = 32,
-                      double seed = 0) {
+                      double seed = 0, double validation = 0, int patience = 3) {
   DITIMPUTE_GLUE_BEGIN
   ditimpute::GpFitOptions opt;
   opt.kernel.type = ditimpute::kernel_type_from_string(type);
@@ -41,6 +41,8 @@ Rcpp::List cpp_gp_fit(Rcpp::NumericVector x, int n, int H, int d, std::string ty
   }
   opt.estep_draws = draws;
   opt.seed = glue::seed_from_double(seed);
+  opt.validation = validation;
+  opt.patience = patience;
   const ditimpute::GpFitResult fit = ditimpute::gp_fit_em(glue::batch_from_array(x, n, H, d), opt);
   return Rcpp::List::create(
       Rcpp::Named("lengthscale") = fit.kernel.lengthscale, Rcpp::Named("nugget") = fit.nugget, Rcpp::Named("Gamma") = Rcpp::wrap(fit.Gamma),
@@ -49,7 +51,9 @@ Rcpp::List cpp_gp_fit(Rcpp::NumericVector x, int n, int H, int d, std::string ty
       Rcpp::Named("objective_trace") = fit.objective_trace,
       Rcpp::Named("lengthscale_trace") = fit.lengthscale_trace, Rcpp::Named("iterations") = fit.iterations,
       Rcpp::Named("converged") = fit.converged, Rcpp::Named("n_observed") = static_cast<double>(fit.n_observed),
-      Rcpp::Named("e_step") = std::string(fit.estep_sampled ? "sampled" : "exact"));
+      Rcpp::Named("e_step") = std::string(fit.estep_sampled ? "sampled" : "exact"),
+      Rcpp::Named("validation_trace") = fit.validation_trace, Rcpp::Named("best_iteration") = fit.best_iteration,
+      Rcpp::Named("stopped_early") = fit.stopped_early, Rcpp::Named("n_validation") = static_cast<double>(fit.n_validation));
   DITIMPUTE_GLUE_END
 }
 

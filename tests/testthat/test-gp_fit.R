@@ -83,6 +83,37 @@ test_that("gp_fit's sampled E-step lands next to the exact fit, repeatably, and 
   expect_input_error(gp_fit(s$x, draws = 1e5), "draws")
 })
 
+test_that("gp_fit's early stopping holds out entries, returns the best iteration and says so", {
+  s <- sim_windows(n = 50, seed = 4, rate = 0.5)
+  observed <- sum(!is.na(s$x))
+  a <- gp_fit(s$x, fit_nugget = TRUE, seed = 1, validation = 0.1)
+  f <- a$fit
+  expect_true(f$converged)
+  # about 10% of the observed entries held out (binomial, 4 sd), the rest fitted
+  expect_equal(f$n_observed + f$n_validation, observed)
+  expect_lt(abs(f$n_validation - 0.1 * observed), 4 * sqrt(observed * 0.1 * 0.9))
+  expect_length(f$validation_trace, length(f$objective_trace))
+  expect_true(f$best_iteration >= 0 && f$best_iteration <= f$iterations)
+  expect_equal(f$validation_trace[f$best_iteration + 1], min(f$validation_trace))
+  if (f$stopped_early) expect_equal(f$iterations - f$best_iteration, 3)
+  expect_lt(f$validation_trace[f$best_iteration + 1], f$validation_trace[1])
+  expect_output(print(a), "early stopping on [0-9]+ held-out entries")
+  # seed fixes the held-out entries; validation = 0 is the maximum-likelihood fit
+  expect_identical(gp_fit(s$x, fit_nugget = TRUE, seed = 1, validation = 0.1)$Lambda, a$Lambda)
+  ml <- gp_fit(s$x, fit_nugget = TRUE, seed = 1)
+  expect_equal(ml$fit$n_observed, observed)
+  expect_length(ml$fit$validation_trace, 0)
+  # 7 parameters from 800 observed entries: the likelihood is well
+  # determined, nothing to overfit, and the early-stopped fit lands next to the
+  # maximum-likelihood one (within 10%, about a standard error here; the 10%
+  # held out alone moves them by about a third of one).
+  expect_equal(a$kernel$lengthscale, ml$kernel$lengthscale, tolerance = 0.1)
+  expect_equal(a$Lambda, ml$Lambda, tolerance = 0.1, ignore_attr = TRUE)
+  expect_input_error(gp_fit(s$x, validation = 0.6), "validation")
+  expect_input_error(gp_fit(s$x, validation = -0.1), "validation")
+  expect_input_error(gp_fit(s$x, validation = 0.1, patience = 0), "patience")
+})
+
 test_that("gp_fit uses a repeatable random subset of n_windows windows", {
   s <- sim_windows(n = 30)
   a <- gp_fit(s$x, n_windows = 10, seed = 5)
