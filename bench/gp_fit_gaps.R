@@ -13,7 +13,7 @@
 # Run from the repository root:
 #   Rscript bench/gp_fit_gaps.R [data_dir] [rate]
 # It writes bench/results/gp_fit_gaps.md.
-suppressPackageStartupMessages(library(ditimpute))
+source("bench/gp_fit_gaps_setup.R")
 
 args <- commandArgs(trailingOnly = TRUE)
 data_dir <- if (length(args) >= 1) args[1] else Sys.getenv("DITIMPUTE_DATA_DIR", "../shared/data")
@@ -24,35 +24,13 @@ exact_max_iter <- as.integer(Sys.getenv("DITIMPUTE_BENCH_EXACT_MAX_ITER", "200")
 # The sampled fit's tol (DITIMPUTE_BENCH_SAMPLED_TOL; gp_fit()'s default 1e-7).
 sampled_tol <- as.numeric(Sys.getenv("DITIMPUTE_BENCH_SAMPLED_TOL", "1e-7"))
 
-dat <- load_real_data("beijing_air", dir = data_dir)
-set.seed(1)
-use <- sort(sample.int(dim(dat$train)[1], 100))
-x <- dat$train[use, , , drop = FALSE]
-own <- mean(is.na(x))
-obs <- which(!is.na(x))
-extra <- round((rate - own) * length(x))
-if (extra > 0) x[obs[sample.int(length(obs), extra)]] <- NA
-most <- max(apply(is.na(x), 1, sum))
-cat(sprintf("BeijingAir: %d windows of %d x %d; missing %.1f%% (%.1f%% the data's own); at most %d missing entries a window\n",
-            dim(x)[1], dim(x)[2], dim(x)[3], 100 * mean(is.na(x)), 100 * own, most))
-
-fit_with <- function(e_step, max_iter = 200, tol = 1e-7) {
-  t0 <- proc.time()[["elapsed"]]
-  f <- suppressWarnings(gp_fit(x, kernel = "matern32", fit_nugget = TRUE, ridge = 1e-3, nugget_bounds = c(0.01, 1),
-                               seed = 1, e_step = e_step, max_iter = max_iter, tol = tol))
-  cat(sprintf("%s E-step: %.1f s, %d iterations, %s, log-likelihood %.1f\n", e_step, proc.time()[["elapsed"]] - t0,
-              f$fit$iterations, if (f$fit$converged) "converged" else "NOT converged", f$fit$loglik))
-  list(fit = f, seconds = proc.time()[["elapsed"]] - t0)
-}
+g <- gaps_data(data_dir, rate)
+x <- g$x; own <- g$own; most <- g$most; dat <- list(test = g$test)
+fit_with <- function(e_step, max_iter = 200, tol = 1e-7) gaps_fit(x, e_step, max_iter, tol)
 sampled <- fit_with("sampled", tol = sampled_tol)
 exact <- fit_with("exact", max_iter = exact_max_iter)
 
-held <- hide_mcar(dat$test, rate = 0.2, seed = 2)
-score <- function(f) {
-  imp <- impute(f, held$x, n_samples = 100, level = 0.9, seed = 3)
-  m <- imputation_metrics(imp, truth = dat$test, hidden = held$hidden, by = "all")
-  c(mae = m$mae, coverage = m$interval_coverage)
-}
+score <- function(f) gaps_score(f, g)
 rows <- lapply(list(exact = exact, sampled = sampled), function(r) {
   f <- r$fit
   s <- score(f)
