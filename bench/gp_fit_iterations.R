@@ -9,7 +9,9 @@
 # MAE and 90% coverage with 20% of their observed entries hidden. Last, in
 # the same run, the early-stopped fit (gp_fit(validation = 0.05), default
 # patience 3): 5% of the observed entries held out, the parameters where
-# their error was lowest.
+# their error was lowest; with DITIMPUTE_BENCH_EARLY_SEEDS (e.g. "1,2,3",
+# default "1") once per seed (the seed draws the held-out entries and the
+# sampled E-step's draws).
 # Run from the repository root:
 #   Rscript bench/gp_fit_iterations.R [data_dir] [rate] [caps, e.g. 5,10,20,40]
 # It writes bench/results/gp_fit_iterations.md.
@@ -23,15 +25,20 @@ caps <- if (length(args) >= 3) as.integer(strsplit(args[3], ",")[[1]]) else c(5L
 g <- gaps_data(data_dir, rate)
 fits <- lapply(caps, function(k) gaps_fit(g$x, "auto", max_iter = k))
 ref <- fits[[length(fits)]]$fit
-early <- gaps_fit(g$x, "auto", validation = 0.05)
-cat(sprintf("early stopping: parameters of iteration %d of %d; held-out error %s\n", early$fit$fit$best_iteration,
-            early$fit$fit$iterations, paste(round(early$fit$fit$validation_trace, 4), collapse = " ")))
+seeds <- as.integer(strsplit(Sys.getenv("DITIMPUTE_BENCH_EARLY_SEEDS", "1"), ",")[[1]])
+early <- lapply(seeds, function(s) {
+  r <- gaps_fit(g$x, "auto", validation = 0.05, seed = s)
+  cat(sprintf("early stopping, seed %d: parameters of iteration %d of %d; held-out error %s\n", s, r$fit$fit$best_iteration,
+              r$fit$fit$iterations, paste(round(r$fit$fit$validation_trace, 4), collapse = " ")))
+  r$seed <- s
+  r
+})
 n_obs <- ref$fit$n_observed
-rows <- lapply(c(fits, list(early)), function(r) {
+rows <- lapply(c(fits, early), function(r) {
   f <- r$fit
   s <- gaps_score(f, g)
   tr <- f$fit$objective_trace
-  data.frame(fit = if (isTRUE(f$fit$validation > 0)) sprintf("early-stopped (iteration %d)", f$fit$best_iteration) else "max_iter",
+  data.frame(fit = if (isTRUE(f$fit$validation > 0)) sprintf("early-stopped, seed %d (iteration %d)", r$seed, f$fit$best_iteration) else "max_iter",
              iterations = f$fit$iterations, seconds = round(r$seconds, 1), loglik = round(f$fit$loglik, 1),
              last_gain_per_entry = signif(diff(utils::tail(tr, 2)) / n_obs, 3),
              lengthscale = round(f$kernel$lengthscale, 3), nugget = round(f$nugget, 4),
