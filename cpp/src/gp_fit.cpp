@@ -159,6 +159,8 @@ void check_options(const GpFitOptions& o, int H) {
   if (o.fit_nugget && (o.nugget < o.nugget_lower || o.nugget > o.nugget_upper))
     throw input_error("nugget", "the starting nugget must lie between its bounds.");
   if (!(std::isfinite(o.ridge) && o.ridge >= 0.0)) throw input_error("ridge", "ridge must be finite and >= 0.");
+  if (!(std::isfinite(o.shrinkage) && o.shrinkage >= 0.0 && o.shrinkage < 1.0))
+    throw input_error("shrinkage", "shrinkage must lie in [0, 1).");
   if (o.max_iter < 1) throw input_error("max_iter", "max_iter must be at least 1.");
   if (!positive(o.tol)) throw input_error("tol", "tol must be > 0.");
   if (o.estep != GpFitEStep::exact && (o.estep_draws < 1 || o.estep_draws > kMaxEStepDraws))
@@ -355,14 +357,33 @@ void e_step(const std::vector<Window>& ws, const Vector& mu, const Factored& G, 
   }
 }
 
+// The penalty on Lambda (GpFitOptions::ridge and ::shrinkage): the objective
+// is the log-likelihood minus
+//   (ridge n H / 2) tr(Lambda^{-1}) + (nu / 2) [log|Lambda| + tr(D Lambda^{-1})],
+// the second term an inverse-Wishart prior (nu = s n H / (1 - s) for
+// shrinkage s, D the diagonal target), so each CM-step's Lambda is
+// (S + ridge n H I + nu D) / (n H + nu).
+struct LambdaPrior {
+  double ridge_total = 0.0;  // ridge n H
+  double nu = 0.0;
+  Vector D;                  // d, the target's diagonal (used when nu > 0)
+};
+
+double prior_penalty(const LambdaPrior& p, const Factored& L) {
+  double v = 0.5 * p.ridge_total * L.inv.trace();
+  if (p.nu > 0.0) v += 0.5 * p.nu * (L.logdet + p.D.dot(L.inv.diagonal()));
+  return v;
+}
+
 // Closed-form maximisers of the (penalised) expected complete-data
 // log-likelihood for a given Gi = Gamma^{-1}: mu by generalised least squares
 // (it does not involve Lambda), then
-// Lambda = (S + ridge n H I) / (n H),  S = sum_i E[(X_i - 1 mu')' Gi (X_i - 1 mu')].
+// Lambda = (S + ridge n H I + nu D) / (n H + nu),
+// S = sum_i E[(X_i - 1 mu')' Gi (X_i - 1 mu')].
 // With a = Gi 1 and w = 1' a, mu = (sum_i X_i)' a / (n w) and
 // S = sum_{h,h'} Gi(h, h') M_(h,h') - n w mu mu' (from M), or
 // S = SV + sum_i (X_i - 1 mu')' Gi (X_i - 1 mu') (Gamma fixed).
-void closed_form(const EStep& e, const Matrix& Gi, double ridge, Vector& mu, Matrix& Lambda) {
+void closed_form(const EStep& e, const Matrix& Gi, const LambdaPrior& prior, Vector& mu, Matrix& Lambda) {
   const int H = static_cast<int>(Gi.rows());
   const int d = static_cast<int>(e.total.cols());
   const double n = static_cast<double>(e.completed.size());
@@ -397,13 +418,10 @@ void closed_form(const EStep& e, const Matrix& Gi, double ridge, Vector& mu, Mat
       S.noalias() += R.transpose() * Gi * R;
     }
   }
-  Lambda = S / (n * H);
-  Lambda.diagonal().array() += ridge;
+  S.diagonal().array() += prior.ridge_total;
+  if (prior.nu > 0.0) S.diagonal() += prior.nu * prior.D;
+  Lambda = S / (n * H + prior.nu);
   Lambda = 0.5 * (Lambda + Lambda.transpose());
-}
-
-double ridge_penalty(double ridge, std::size_t n, int H, const Factored& L) {
-  return 0.5 * ridge * static_cast<double>(n) * H * L.inv.trace();
 }
 
 struct Candidate {
@@ -418,11 +436,12 @@ struct Candidate {
 // Lambda is singular):
 //  * exact = false (ECM): the penalised expected complete-data
 //    log-likelihood, which at the closed-form Lambda is
-//    -1/2 [n H d log 2 pi + n d log|Gamma| + n H log|Lambda| + n H d]
-//    (the trace term tr(Lambda^{-1} (S + ridge n H I)) is n H d there);
+//    -1/2 [n H d log 2 pi + n d log|Gamma| + (n H + nu) (log|Lambda| + d)]
+//    (the trace term tr(Lambda^{-1} (S + ridge n H I + nu D)) is
+//    (n H + nu) d there);
 //  * exact = true (ECME): the exact penalised marginal log-likelihood.
 Candidate candidate_at(const std::vector<Window>& ws, const EStep& e, Kernel k, double ell, double nugget,
-                       const GpFitOptions& o, bool exact) {
+                       const GpFitOptions& o, const LambdaPrior& prior, bool exact) {
   Candidate c;
   c.ell = ell;
   c.nugget = nugget;
@@ -430,11 +449,11 @@ Candidate candidate_at(const std::vector<Window>& ws, const EStep& e, Kernel k, 
   const int H = static_cast<int>(ws[0].x.rows());
   const int d = static_cast<int>(ws[0].x.cols());
   if (!factor(gamma_of(k, H, nugget, o), c.G)) return c;
-  closed_form(e, c.G.inv, o.ridge, c.mu, c.Lambda);
+  closed_form(e, c.G.inv, prior, c.mu, c.Lambda);
   if (!factor(c.Lambda, c.L)) return c;
   const double n = static_cast<double>(ws.size());
-  c.value = exact ? total_loglik(ws, c.mu, c.G, c.L) - ridge_penalty(o.ridge, ws.size(), H, c.L)
-                  : -0.5 * n * (H * d * (detail::kLog2Pi + 1.0) + d * c.G.logdet + H * c.L.logdet);
+  c.value = exact ? total_loglik(ws, c.mu, c.G, c.L) - prior_penalty(prior, c.L)
+                  : -0.5 * (n * H * d * detail::kLog2Pi + n * d * c.G.logdet + (n * H + prior.nu) * (c.L.logdet + d));
   if (!std::isfinite(c.value)) c.value = -std::numeric_limits<double>::infinity();
   return c;
 }
@@ -473,16 +492,16 @@ void golden_search(double lo, double hi, At at, Candidate& best) {
 // log-likelihood (an ECM step: the marginal likelihood cannot fall either),
 // with exact = true the marginal likelihood itself (ECME).
 Candidate cm_step(const std::vector<Window>& ws, const EStep& e, const Kernel& k, double ell, double nugget,
-                  const GpFitOptions& o, bool exact) {
-  Candidate best = candidate_at(ws, e, k, ell, nugget, o, exact);
+                  const GpFitOptions& o, const LambdaPrior& prior, bool exact) {
+  Candidate best = candidate_at(ws, e, k, ell, nugget, o, prior, exact);
   if (o.fixed_Gamma.size() > 0) return best;
   if (o.fit_lengthscale) {
     golden_search(o.lengthscale_lower, o.lengthscale_upper,
-                  [&](double p) { return candidate_at(ws, e, k, p, best.nugget, o, exact); }, best);
+                  [&](double p) { return candidate_at(ws, e, k, p, best.nugget, o, prior, exact); }, best);
   }
   if (o.fit_nugget) {
     golden_search(o.nugget_lower, o.nugget_upper,
-                  [&](double p) { return candidate_at(ws, e, k, best.ell, p, o, exact); }, best);
+                  [&](double p) { return candidate_at(ws, e, k, best.ell, p, o, prior, exact); }, best);
   }
   return best;
 }
@@ -551,8 +570,16 @@ GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
   Kernel k = res.kernel;
   k.lengthscale = ell;
   Factored G;
-  if (!factor(gamma_of(k, H, nugget, options), G))
+  const Matrix Gamma0 = gamma_of(k, H, nugget, options);
+  if (!factor(Gamma0, G))
     throw input_error("lengthscale", "the starting lengthscale gives a numerically singular Gamma; add a nugget.");
+  // The penalty's target D: the observed variances over Gamma's mean diagonal
+  // at the start (an entry's variance is Gamma_hh Lambda_jj).
+  LambdaPrior prior;
+  const double nH = static_cast<double>(ws.size()) * H;
+  prior.ridge_total = options.ridge * nH;
+  prior.nu = options.shrinkage * nH / (1.0 - options.shrinkage);
+  prior.D = sq / (Gamma0.trace() / H);
 
   std::size_t most_missing = 0;
   for (const Window& w : ws) most_missing = std::max(most_missing, w.miss.size());
@@ -573,7 +600,7 @@ GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
   EStep e;
   e_step(ws, mu, G, L, search, draws, options.seed, e);
   double loglik = e.loglik;
-  double value = loglik - ridge_penalty(options.ridge, ws.size(), H, L);
+  double value = loglik - prior_penalty(prior, L);
   res.objective_trace.push_back(value);
   res.lengthscale_trace.push_back(ell);
   Matrix Lambda = Matrix(sq.asDiagonal());
@@ -582,8 +609,7 @@ GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
   auto validation_score = [&]() {
     double s = 0.0;
     for (const HeldOut& v : held) {
-      const double r = e.completed[v.window](v.h, v.j) - v.value;
-      s += r * r / sq(v.j);
+      s += std::abs(e.completed[v.window](v.h, v.j) - v.value) / std::sqrt(sq(v.j));
     }
     return s / static_cast<double>(held.size());
   };
@@ -606,7 +632,7 @@ GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
   double omega = 1.0;
   for (int it = 0; it < options.max_iter; ++it) {
     check_cancelled();
-    Candidate c = cm_step(ws, e, res.kernel, ell, nugget, options, exact);
+    Candidate c = cm_step(ws, e, res.kernel, ell, nugget, options, prior, exact);
     if (!std::isfinite(c.value)) throw numeric_error("the updated Lambda is not positive definite; raise ridge.");
     EStep next;
     double next_value = -std::numeric_limits<double>::infinity();
@@ -616,7 +642,7 @@ GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
       if (extrapolate(c, mu, Lambda, ell, nugget, omega, res.kernel, H, options, p)) {
         try {
           e_step(ws, p.mu, p.G, p.L, search, draws, options.seed, next);
-          next_value = next.loglik - ridge_penalty(options.ridge, ws.size(), H, p.L);
+          next_value = next.loglik - prior_penalty(prior, p.L);
         } catch (const numeric_error&) {
           next_value = -std::numeric_limits<double>::infinity();
         }
@@ -632,7 +658,7 @@ GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
       // The E-step at the new parameters gives their exact log-likelihood (the
       // monitor) and the next CM-step's statistics.
       e_step(ws, c.mu, c.G, c.L, search, draws, options.seed, next);
-      next_value = next.loglik - ridge_penalty(options.ridge, ws.size(), H, c.L);
+      next_value = next.loglik - prior_penalty(prior, c.L);
       if (options.accelerate) omega = tried ? 1.0 : kOmegaGrowth;  // after a failed try, one plain step
     }
     res.iterations = it + 1;

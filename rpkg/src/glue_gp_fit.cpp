@@ -7,7 +7,7 @@
 // (e_i = i * scale); its variance is fixed at 1 by the core.
 // [[Rcpp::export]]
 Rcpp::List cpp_gp_fit(Rcpp::NumericVector x, int n, int H, int d, std::string type, double lengthscale,
-                      double scale, bool fit_lengthscale, double lower, double upper, double nugget, bool fit_nugget, double nugget_lower, double nugget_upper, double ridge, int max_iter,
+                      double scale, bool fit_lengthscale, double lower, double upper, double nugget, bool fit_nugget, double nugget_lower, double nugget_upper, double ridge, double shrinkage, int max_iter,
                       double tol, std::string search = "expected", std::string estep = "exact", int draws = 32,
                       double seed = 0, double validation = 0, int patience = 3) {
   DITIMPUTE_GLUE_BEGIN
@@ -20,6 +20,7 @@ Rcpp::List cpp_gp_fit(Rcpp::NumericVector x, int n, int H, int d, std::string ty
   opt.lengthscale_upper = upper;
   opt.nugget = nugget;
   opt.ridge = ridge;
+  opt.shrinkage = shrinkage;
   opt.fit_nugget = fit_nugget;
   opt.nugget_lower = nugget_lower;
   opt.nugget_upper = nugget_upper;

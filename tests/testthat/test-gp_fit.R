@@ -142,6 +142,25 @@ test_that("gp_fit with a fixed lengthscale, a fitted nugget and a ridge", {
   expect_gt(cov2cor(r$Lambda)[1, 3], 0.99)
 })
 
+test_that("gp_fit's shrinkage pulls Lambda's correlations towards zero and says so", {
+  s <- sim_windows(n = 40, rate = 0)
+  ml <- gp_fit(s$x, lengthscale = 3, fit_lengthscale = FALSE)
+  sh <- gp_fit(s$x, lengthscale = 3, fit_lengthscale = FALSE, shrinkage = 0.5)
+  # Complete windows, Gamma fixed: Lambda is half the likelihood's plus half
+  # the observed variances (kernel variance 1, no nugget), so the covariance
+  # halves exactly and the variances move only by the gap between the two.
+  expect_equal(sh$Lambda[1, 2], 0.5 * ml$Lambda[1, 2], tolerance = 1e-10)
+  obs_var <- apply(s$x, 3, function(v) mean((v - mean(v))^2))
+  expect_equal(diag(sh$Lambda), 0.5 * diag(ml$Lambda) + 0.5 * obs_var, tolerance = 1e-10, ignore_attr = TRUE)
+  expect_equal(sh$fit$shrinkage, 0.5)
+  expect_lt(sh$fit$objective, sh$fit$loglik)
+  expect_lt(sh$fit$loglik, ml$fit$loglik)
+  expect_output(print(sh), "shrinkage 0.5")
+  expect_input_error(gp_fit(s$x, shrinkage = 1), "shrinkage")
+  expect_input_error(gp_fit(s$x, shrinkage = -0.1), "shrinkage")
+  expect_input_error(gp_fit(s$x, shrinkage = NA), "shrinkage")
+})
+
 test_that("gp_fit rejects bad input naming the argument", {
   s <- sim_windows(n = 10)
   expect_input_error(gp_fit(s$x[1, , ]), "x")
