@@ -22,10 +22,11 @@ gaps_data <- function(data_dir, rate) {
   list(x = x, test = dat$test, own = own, most = most, held = hide_mcar(dat$test, rate = 0.2, seed = 2))
 }
 
-gaps_fit <- function(x, e_step, max_iter = 200, tol = 1e-7, validation = 0, seed = 1) {
+gaps_fit <- function(x, e_step, max_iter = 200, tol = 1e-7, validation = 0, seed = 1, shrinkage = 0) {
   t0 <- proc.time()[["elapsed"]]
   f <- suppressWarnings(gp_fit(x, kernel = "matern32", fit_nugget = TRUE, ridge = 1e-3, nugget_bounds = c(0.01, 1),
-                               seed = seed, e_step = e_step, max_iter = max_iter, tol = tol, validation = validation))
+                               seed = seed, e_step = e_step, max_iter = max_iter, tol = tol, validation = validation,
+                               shrinkage = shrinkage))
   seconds <- proc.time()[["elapsed"]] - t0
   cat(sprintf("%s E-step: %.1f s, %d iterations, %s, log-likelihood %.1f\n", e_step, seconds,
               f$fit$iterations, if (f$fit$converged) "converged" else "NOT converged", f$fit$loglik))

@@ -10,8 +10,10 @@
 # the same run, the early-stopped fit (gp_fit(validation = 0.05), default
 # patience 3): 5% of the observed entries held out, the parameters where
 # their error was lowest; with DITIMPUTE_BENCH_EARLY_SEEDS (e.g. "1,2,3",
-# default "1") once per seed (the seed draws the held-out entries and the
-# sampled E-step's draws).
+# default "1,2,3,4,5") once per seed (the seed draws the held-out entries and
+# the sampled E-step's draws); and the shrunk fit (gp_fit(shrinkage = s),
+# s from DITIMPUTE_BENCH_SHRINKAGE, default "0.3", "" for none) with the
+# longest fit's iteration cap.
 # Run from the repository root:
 #   Rscript bench/gp_fit_iterations.R [data_dir] [rate] [caps, e.g. 5,10,20,40]
 # It writes bench/results/gp_fit_iterations.md.
@@ -25,7 +27,7 @@ caps <- if (length(args) >= 3) as.integer(strsplit(args[3], ",")[[1]]) else c(5L
 g <- gaps_data(data_dir, rate)
 fits <- lapply(caps, function(k) gaps_fit(g$x, "auto", max_iter = k))
 ref <- fits[[length(fits)]]$fit
-seeds <- as.integer(strsplit(Sys.getenv("DITIMPUTE_BENCH_EARLY_SEEDS", "1"), ",")[[1]])
+seeds <- as.integer(strsplit(Sys.getenv("DITIMPUTE_BENCH_EARLY_SEEDS", "1,2,3,4,5"), ",")[[1]])
 early <- lapply(seeds, function(s) {
   r <- gaps_fit(g$x, "auto", validation = 0.05, seed = s)
   cat(sprintf("early stopping, seed %d: parameters of iteration %d of %d; held-out error %s\n", s, r$fit$fit$best_iteration,
@@ -33,12 +35,19 @@ early <- lapply(seeds, function(s) {
   r$seed <- s
   r
 })
+shrink <- as.numeric(strsplit(Sys.getenv("DITIMPUTE_BENCH_SHRINKAGE", "0.3"), ",")[[1]])
+shrunk <- lapply(shrink, function(s) gaps_fit(g$x, "auto", max_iter = max(caps), shrinkage = s))
 n_obs <- ref$fit$n_observed
-rows <- lapply(c(fits, early), function(r) {
+label <- function(f, seed) {
+  if (isTRUE(f$fit$validation > 0)) return(sprintf("early-stopped, seed %d (iteration %d)", seed, f$fit$best_iteration))
+  if (isTRUE(f$fit$shrinkage > 0)) return(sprintf("shrinkage %g, max_iter", f$fit$shrinkage))
+  "max_iter"
+}
+rows <- lapply(c(fits, early, shrunk), function(r) {
   f <- r$fit
   s <- gaps_score(f, g)
   tr <- f$fit$objective_trace
-  data.frame(fit = if (isTRUE(f$fit$validation > 0)) sprintf("early-stopped, seed %d (iteration %d)", r$seed, f$fit$best_iteration) else "max_iter",
+  data.frame(fit = label(f, r$seed),
              iterations = f$fit$iterations, seconds = round(r$seconds, 1), loglik = round(f$fit$loglik, 1),
              last_gain_per_entry = signif(diff(utils::tail(tr, 2)) / n_obs, 3),
              lengthscale = round(f$kernel$lengthscale, 3), nugget = round(f$nugget, 4),
