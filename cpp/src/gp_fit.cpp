@@ -606,11 +606,10 @@ GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
   Matrix Lambda = Matrix(sq.asDiagonal());
   // Early stopping: the held-out entries' score after each E-step, and the
   // parameters where it was lowest.
+  const Vector sd = sq.cwiseSqrt();
   auto validation_score = [&]() {
     double s = 0.0;
-    for (const HeldOut& v : held) {
-      s += std::abs(e.completed[v.window](v.h, v.j) - v.value) / std::sqrt(sq(v.j));
-    }
+    for (const HeldOut& v : held) s += std::abs(e.completed[v.window](v.h, v.j) - v.value) / sd(v.j);
     return s / static_cast<double>(held.size());
   };
   struct Best {

@@ -178,7 +178,8 @@
 #'   the start and after each iteration; the objective never decreases), `iterations`, `converged`, `n_observed`,
 #'   `windows` (the windows used), `seconds`, `e_step` (`"exact"` or
 #'   `"sampled"`, as used), `draws` and `tol`; with early stopping also
-#'   `validation_trace` (the held-out error at the start and after each
+#'   `validation_trace` (the held-out mean absolute error, in standard
+#'   deviations, at the start and after each
 #'   iteration), `best_iteration` (whose parameters were returned, 0 = the
 #'   start), `stopped_early` and `n_validation` (entries held out).
 #' @seealso [gp_loglik()], [impute()], [load_real_data()]
@@ -283,7 +284,7 @@ print.ditimpute_gp_fit <- function(x, ...) {
               penalty_note(f), f$iterations,
               if (f$converged) "converged" else "NOT converged", f$seconds))
   if (length(f$validation_trace) > 0) {
-    cat(sprintf("  early stopping on %d held-out entries (%.3g of those observed): parameters of iteration %d (held-out error %.4g of the variance, %.4g at the start)%s\n",
+    cat(sprintf("  early stopping on %d held-out entries (%.3g of those observed): parameters of iteration %d (held-out mean absolute error %.4g standard deviations, %.4g at the start)%s\n",
                 as.integer(f$n_validation), f$validation, as.integer(f$best_iteration),
                 f$validation_trace[f$best_iteration + 1], f$validation_trace[1],
                 if (isTRUE(f$stopped_early)) sprintf("; stopped after %d iterations without improvement", as.integer(f$patience)) else ""))
