@@ -14,6 +14,7 @@
 
 #include <Eigen/Cholesky>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -46,12 +47,6 @@ Matrix psd_sqrt(const Matrix& S) {
 
 Matrix symmetric(const Matrix& S) { return 0.5 * (S + S.transpose()); }
 
-// The transition of the whole state over one gap, cached for regular grids.
-struct Transition {
-  double delta = -1.0;
-  Matrix A, Q;  // n x n
-};
-
 // What one frame's entries look like given the values f of the state (d
 // components): x_miss = c + M f + eps, eps ~ N(0, R R^T) independent of
 // everything observed (R empty without a nugget).
@@ -69,8 +64,165 @@ bool state_space_supported(const Kernel& kernel) {
           kernel.type == KernelType::matern52);
 }
 
-StateSpaceGP::StateSpaceGP(const Kernel& kernel, double nugget, Matrix Lambda, RowMatrix mean, Vector times)
-    : kernel_(kernel), nugget_(nugget) {
+namespace {
+
+// Matern nu = p - 1/2: lambda = sqrt(2 nu) / lengthscale; the SDE's companion
+// matrix F has the p-fold eigenvalue -lambda, and exp(F delta) = exp(-lambda
+// delta) exp(N delta) with N = F + lambda I nilpotent (N^p = 0): a finite sum.
+// F's last row is -binom(p, k) lambda^(p-k).
+Matrix matern_transition(int p, double lengthscale, double delta) {
+  const double lambda = std::sqrt(2.0 * p - 1.0) / lengthscale;
+  Matrix N = Matrix::Identity(p, p) * lambda;
+  for (int k = 0; k + 1 < p; ++k) N(k, k + 1) = 1.0;
+  const double binom[3][3] = {{1, 0, 0}, {1, 2, 0}, {1, 3, 3}};  // binom(p, k), k < p
+  for (int k = 0; k < p; ++k) N(p - 1, k) -= binom[p - 1][k] * std::pow(lambda, p - k);
+  Matrix A = Matrix::Identity(p, p), term = Matrix::Identity(p, p);
+  for (int k = 1; k < p; ++k) {
+    term = term * N * (delta / k);
+    A += term;
+  }
+  return std::exp(-lambda * delta) * A;
+}
+
+// Pinf = Cov of (f, f', f'') = [k(0), 0, k''(0); 0, -k''(0), 0; k''(0), 0, k''''(0)].
+Matrix matern_stationary(int p, double lengthscale, double s2) {
+  const double lambda = std::sqrt(2.0 * p - 1.0) / lengthscale, l2 = lambda * lambda;
+  Matrix P = Matrix::Zero(p, p);
+  P(0, 0) = s2;
+  if (p == 2) P(1, 1) = l2 * s2;
+  if (p == 3) {
+    P(1, 1) = l2 * s2 / 3.0;
+    P(0, 2) = P(2, 0) = -l2 * s2 / 3.0;
+    P(2, 2) = l2 * l2 * s2;
+  }
+  return P;
+}
+
+bool positive_finite(double v) { return std::isfinite(v) && v > 0.0; }
+
+}  // namespace
+
+int LatentBlock::dimension() const {
+  switch (kind) {
+    case Kind::matern: return order;
+    case Kind::level: return 1;
+    case Kind::trend: return 2;
+    case Kind::harmonic: return 2;
+  }
+  return 0;
+}
+
+LatentProcess::LatentProcess(std::vector<LatentBlock> blocks, double diffuse)
+    : blocks_(std::move(blocks)), diffuse_(diffuse) {
+  if (blocks_.empty()) throw input_error("kernel", "a latent process needs at least one block.");
+  if (!positive_finite(diffuse_)) throw input_error("kernel", "the diffuse prior variance must be finite and > 0.");
+  for (const LatentBlock& b : blocks_) {
+    switch (b.kind) {
+      case LatentBlock::Kind::matern:
+        if (b.order < 1 || b.order > 3) throw input_error("kernel", "a Matern block has order 1, 2 or 3.");
+        if (!positive_finite(b.variance) || !positive_finite(b.lengthscale))
+          throw input_error("kernel", "a Matern block needs a finite variance and lengthscale > 0.");
+        break;
+      case LatentBlock::Kind::level:
+      case LatentBlock::Kind::trend:
+        if (!(std::isfinite(b.rate) && b.rate >= 0.0) || !(std::isfinite(b.slope_rate) && b.slope_rate >= 0.0))
+          throw input_error("kernel", "level and trend noise rates must be finite and >= 0.");
+        n_diffuse_ += b.dimension();
+        break;
+      case LatentBlock::Kind::harmonic:
+        if (!positive_finite(b.variance) || !positive_finite(b.decay) || !std::isfinite(b.omega))
+          throw input_error("kernel", "a harmonic block needs a finite variance and decay > 0 and a finite frequency.");
+        break;
+    }
+    n_ += b.dimension();
+  }
+}
+
+LatentProcess LatentProcess::matern(const Kernel& kernel) {
+  LatentBlock b;
+  b.kind = LatentBlock::Kind::matern;
+  b.order = kernel.type == KernelType::laplace ? 1 : kernel.type == KernelType::matern32 ? 2 : 3;
+  b.variance = kernel.variance;
+  b.lengthscale = kernel.lengthscale;
+  return LatentProcess({b});
+}
+
+void LatentProcess::transition(double delta, Matrix& A, Matrix& Q) const {
+  A = Matrix::Zero(n_, n_);
+  Q = Matrix::Zero(n_, n_);
+  int o = 0;
+  for (const LatentBlock& b : blocks_) {
+    const int p = b.dimension();
+    switch (b.kind) {
+      case LatentBlock::Kind::matern: {
+        const Matrix A1 = matern_transition(p, b.lengthscale, delta);
+        const Matrix P = matern_stationary(p, b.lengthscale, b.variance);
+        A.block(o, o, p, p) = A1;
+        Q.block(o, o, p, p) = P - A1 * P * A1.transpose();
+        break;
+      }
+      case LatentBlock::Kind::level:
+        A(o, o) = 1.0;
+        Q(o, o) = b.rate * delta;
+        break;
+      case LatentBlock::Kind::trend:
+        // (level, slope): the level integrates the slope; continuous-time
+        // noise: a Wiener level (rate) plus an integrated Wiener slope.
+        A(o, o) = A(o + 1, o + 1) = 1.0;
+        A(o, o + 1) = delta;
+        Q(o, o) = b.rate * delta + b.slope_rate * delta * delta * delta / 3.0;
+        Q(o, o + 1) = Q(o + 1, o) = b.slope_rate * delta * delta / 2.0;
+        Q(o + 1, o + 1) = b.slope_rate * delta;
+        break;
+      case LatentBlock::Kind::harmonic: {
+        const double e = std::exp(-delta / b.decay), c = std::cos(b.omega * delta), s = std::sin(b.omega * delta);
+        A(o, o) = A(o + 1, o + 1) = e * c;
+        A(o, o + 1) = -e * s;
+        A(o + 1, o) = e * s;
+        Q(o, o) = Q(o + 1, o + 1) = b.variance * (1.0 - e * e);
+        break;
+      }
+    }
+    o += p;
+  }
+  Q = 0.5 * (Q + Q.transpose());
+}
+
+Matrix LatentProcess::initial_covariance() const {
+  Matrix P = Matrix::Zero(n_, n_);
+  int o = 0;
+  for (const LatentBlock& b : blocks_) {
+    const int p = b.dimension();
+    switch (b.kind) {
+      case LatentBlock::Kind::matern: P.block(o, o, p, p) = matern_stationary(p, b.lengthscale, b.variance); break;
+      case LatentBlock::Kind::level:
+      case LatentBlock::Kind::trend: P.block(o, o, p, p) = diffuse_ * Matrix::Identity(p, p); break;
+      case LatentBlock::Kind::harmonic: P.block(o, o, p, p) = b.variance * Matrix::Identity(p, p); break;
+    }
+    o += p;
+  }
+  return P;
+}
+
+Vector LatentProcess::readout() const {
+  Vector h = Vector::Zero(n_);
+  int o = 0;
+  for (const LatentBlock& b : blocks_) {
+    h(o) = 1.0;  // the value of each block is its first coordinate
+    o += b.dimension();
+  }
+  return h;
+}
+
+double LatentProcess::covariance(double tau) const {
+  if (n_diffuse_ > 0) throw input_error("kernel", "a process with a level or trend has no stationary covariance.");
+  Matrix A, Q;
+  transition(std::abs(tau), A, Q);
+  const Vector h = readout();
+  return h.dot(A * initial_covariance() * h);
+}
+
+StateSpaceGP::StateSpaceGP(const Kernel& kernel, double nugget, Matrix Lambda, RowMatrix mean, Vector times) {
   if (!state_space_supported(kernel)) {
     const bool emb = kernel.embedding.kind != Embedding::Kind::index;
     throw input_error("kernel", "the state-space (Kalman) path supports the laplace (Matern 1/2), matern32 and "
@@ -80,7 +232,24 @@ StateSpaceGP::StateSpaceGP(const Kernel& kernel, double nugget, Matrix Lambda, R
                                     "; use the dense conditional (gp_spec() with impute()) for it.");
   }
   kernel_matrix(kernel, 1);  // validates lengthscale, variance and scale (input_error naming each)
+  process_ = LatentProcess::matern(kernel);
+  if (times.size() == 0) {
+    const int H = static_cast<int>(mean.rows());
+    times.resize(std::max(H, 0));
+    for (int i = 0; i < H; ++i) times(i) = (i + 1.0) * kernel.embedding.scale;
+  }
+  validate(nugget, std::move(Lambda), std::move(mean), std::move(times));
+}
+
+StateSpaceGP::StateSpaceGP(LatentProcess process, double nugget, Matrix Lambda, RowMatrix mean, Vector times)
+    : process_(std::move(process)) {
+  if (process_.dimension() == 0) throw input_error("kernel", "the latent process has no block.");
+  validate(nugget, std::move(Lambda), std::move(mean), std::move(times));
+}
+
+void StateSpaceGP::validate(double nugget, Matrix Lambda, RowMatrix mean, Vector times) {
   if (!(std::isfinite(nugget) && nugget >= 0.0)) throw input_error("nugget", "nugget must be a finite number >= 0.");
+  nugget_ = nugget;
   L_ = detail::checked_cholesky(Lambda, "Lambda");
   Lambda_ = symmetric(Lambda);
   if (mean.cols() != Lambda_.rows() || mean.rows() < 1)
@@ -91,7 +260,7 @@ StateSpaceGP::StateSpaceGP(const Kernel& kernel, double nugget, Matrix Lambda, R
   const int H = static_cast<int>(mean_.rows());
   if (times.size() == 0) {
     times_.resize(H);
-    for (int i = 0; i < H; ++i) times_(i) = (i + 1.0) * kernel.embedding.scale;
+    for (int i = 0; i < H; ++i) times_(i) = i + 1.0;
   } else {
     if (times.size() != H) throw input_error("times", "times must have H = " + std::to_string(H) + " values.");
     for (int i = 0; i < H; ++i)
@@ -99,39 +268,156 @@ StateSpaceGP::StateSpaceGP(const Kernel& kernel, double nugget, Matrix Lambda, R
         throw input_error("times", "times must be finite and strictly increasing.");
     times_ = std::move(times);
   }
-  // Matern nu = p - 1/2: lambda = sqrt(2 nu) / lengthscale; the SDE's
-  // companion matrix F has the p-fold eigenvalue -lambda.
-  p_ = kernel.type == KernelType::laplace ? 1 : kernel.type == KernelType::matern32 ? 2 : 3;
-  lambda_ = std::sqrt(2.0 * p_ - 1.0) / kernel.lengthscale;
-  const double s2 = kernel.variance, l2 = lambda_ * lambda_;
-  // Pinf = Cov of (f, f', f'') = [k(0), 0, k''(0); 0, -k''(0), 0; k''(0), 0, k''''(0)].
-  Pinf_ = Matrix::Zero(p_, p_);
-  Pinf_(0, 0) = s2;
-  if (p_ == 2) Pinf_(1, 1) = l2 * s2;
-  if (p_ == 3) {
-    Pinf_(1, 1) = l2 * s2 / 3.0;
-    Pinf_(0, 2) = Pinf_(2, 0) = -l2 * s2 / 3.0;
-    Pinf_(2, 2) = l2 * l2 * s2;
-  }
 }
 
 Matrix StateSpaceGP::transition(double delta) const {
-  // exp(F delta) = exp(-lambda delta) exp(N delta) with N = F + lambda I
-  // nilpotent (N^p = 0): a finite sum. F's last row is -binom(p, k) lambda^(p-k).
-  Matrix N = Matrix::Identity(p_, p_) * lambda_;
-  for (int k = 0; k + 1 < p_; ++k) N(k, k + 1) = 1.0;
-  const double binom[3][3] = {{1, 0, 0}, {1, 2, 0}, {1, 3, 3}};  // binom(p, k), k < p
-  for (int k = 0; k < p_; ++k) N(p_ - 1, k) -= binom[p_ - 1][k] * std::pow(lambda_, p_ - k);
-  Matrix A = Matrix::Identity(p_, p_), term = Matrix::Identity(p_, p_);
-  for (int k = 1; k < p_; ++k) {
-    term = term * N * (delta / k);
-    A += term;
+  Matrix A, Q;
+  process_.transition(delta, A, Q);
+  return A;
+}
+
+namespace {
+
+// What the filter and the smoother share: the frame layout of the mask, the
+// residuals of observed entries, the transition of the whole state (cached
+// per gap length), and the readout of the d process values from the state
+// (component j's value is h^T of its block of p coordinates).
+struct Frames {
+  const Mask& mask;
+  const double* x;
+  const RowMatrix& mean;
+  int d, p;
+  Vector h;
+
+  void vars(int t, std::vector<int>& obs, std::vector<int>& miss) const {
+    obs.clear();
+    miss.clear();
+    for (int j = 0; j < d; ++j) (mask.is_observed(t, j) ? obs : miss).push_back(j);
   }
-  return std::exp(-lambda_ * delta) * A;
+  Vector residual(int t, const std::vector<int>& obs) const {
+    Vector y(obs.size());
+    for (std::size_t i = 0; i < obs.size(); ++i) {
+      const double v = x[static_cast<std::size_t>(t) * d + obs[i]];
+      if (!std::isfinite(v))
+        throw input_error("x", "observed entries must be finite (frame " + std::to_string(t + 1) + ", variable " +
+                                   std::to_string(obs[i] + 1) + ").");
+      y(i) = v - mean(t, obs[i]);
+    }
+    return y;
+  }
+  // d values of a state vector.
+  Vector values(const Vector& s) const {
+    Vector out(d);
+    for (int j = 0; j < d; ++j) out(j) = s.segment(j * p, p).dot(h);
+    return out;
+  }
+  // P H^T (n x d): the covariance of the state with the d values.
+  Matrix value_cols(const Matrix& P) const {
+    Matrix out(P.rows(), d);
+    for (int j = 0; j < d; ++j) out.col(j) = P.middleCols(j * p, p) * h;
+    return out;
+  }
+  // H P H^T (d x d) from value_cols(P).
+  Matrix value_cov(const Matrix& PH) const {
+    Matrix out(d, d);
+    for (int j = 0; j < d; ++j) out.row(j) = h.transpose() * PH.middleRows(j * p, p);
+    return out;
+  }
+  // Rows of the state draws F (n x Z) read out as values (d x Z).
+  Matrix value_rows(const Matrix& F) const {
+    Matrix out(d, F.cols());
+    for (int j = 0; j < d; ++j) out.row(j) = h.transpose() * F.middleRows(j * p, p);
+    return out;
+  }
+};
+
+Eigen::LLT<Matrix> llt_or_throw(const Matrix& S, const char* what) {
+  Eigen::LLT<Matrix> llt(S);
+  if (llt.info() != Eigen::Success)
+    throw numeric_error(std::string("the state-space smoother's ") + what +
+                        " is not positive definite (a lengthscale far longer than the frame spacing with no "
+                        "nugget: add a small nugget)");
+  return llt;
+}
+
+}  // namespace
+
+double StateSpaceGP::filter(const Mask& mask, const double* x, std::vector<double>* store, long* used,
+                            RowMatrix* innovations) const {
+  const int H = this->H(), d = this->d(), p = process_.dimension(), n = d * p;
+  const Frames fr{mask, x, mean_, d, p, process_.readout()};
+  const std::size_t stride = static_cast<std::size_t>(n * (n + 1) / 2 + n);
+  if (store) store->assign(static_cast<std::size_t>(H) * stride, 0.0);
+  if (innovations) innovations->setConstant(H, d, std::numeric_limits<double>::quiet_NaN());
+  // Frames still under the diffuse prior are conditioned on, not scored.
+  const double diffuse_limit =
+      process_.diffuse_count() > 0 ? 1e-3 * process_.diffuse() * Lambda_.diagonal().maxCoeff()
+                                   : std::numeric_limits<double>::infinity();
+  Matrix A1, Q1, A, Q;
+  double cached = -1.0;
+  Vector mt = Vector::Zero(n);
+  Matrix P = block_diagonal(process_.initial_covariance(), d);
+  std::vector<int> obs, miss;
+  double loglik = 0.0;
+  long counted = 0;
+  const double log_2pi = std::log(2.0 * 3.14159265358979323846);
+  for (int t = 0; t < H; ++t) {
+    if (t > 0) {
+      const double delta = times_(t) - times_(t - 1);
+      if (delta != cached) {
+        process_.transition(delta, A1, Q1);
+        A = block_diagonal(A1, d);
+        Q = block_diagonal(Q1, d);
+        cached = delta;
+      }
+      mt = A * mt;
+      P = symmetric(A * P * A.transpose() + Q);
+    }
+    fr.vars(t, obs, miss);
+    if (!obs.empty()) {
+      // y = L_o f + noise, noise ~ N(0, nugget Lambda_oo); f = the values.
+      const Vector y = fr.residual(t, obs);
+      Matrix Lobs(obs.size(), d);
+      for (std::size_t i = 0; i < obs.size(); ++i) Lobs.row(i) = L_.row(obs[i]);
+      const Matrix Pcols = fr.value_cols(P);  // n x d
+      const Matrix PH = Pcols * Lobs.transpose();  // n x o
+      Matrix S = Lobs * fr.value_cov(Pcols) * Lobs.transpose();
+      if (nugget_ > 0.0) S += nugget_ * gather(Lambda_, obs, obs);
+      S = symmetric(S);
+      const auto llt = llt_or_throw(S, "innovation covariance");
+      const Vector v = y - Lobs * fr.values(mt);
+      if (S.diagonal().maxCoeff() < diffuse_limit) {
+        const Vector w = llt.matrixL().solve(v);
+        const double logdet = 2.0 * Matrix(llt.matrixL()).diagonal().array().log().sum();
+        loglik -= 0.5 * (static_cast<double>(obs.size()) * log_2pi + logdet + w.squaredNorm());
+        counted += static_cast<long>(obs.size());
+        if (innovations)
+          for (std::size_t i = 0; i < obs.size(); ++i) (*innovations)(t, obs[i]) = v(i) / std::sqrt(S(i, i));
+      }
+      const Matrix KT = llt.solve(PH.transpose());  // o x n, K = PH S^{-1}
+      mt += KT.transpose() * v;
+      P = symmetric(P - PH * KT);
+    }
+    if (store) {
+      double* s = store->data() + t * stride;
+      for (int i = 0; i < n; ++i) *s++ = mt(i);
+      for (int j = 0; j < n; ++j)
+        for (int i = j; i < n; ++i) *s++ = P(i, j);
+    }
+    if ((t & 1023) == 0) check_cancelled();
+  }
+  if (used) *used = counted;
+  return loglik;
+}
+
+double StateSpaceGP::log_likelihood(const Mask& mask, const double* x, long* used, RowMatrix* innovations) const {
+  if (mask.H != H() || mask.d != d())
+    throw input_error("x", "the mask is " + dims(mask.H, mask.d) + ", the process " + dims(H(), d()) + ".");
+  return filter(mask, x, nullptr, used, innovations);
 }
 
 SmoothedConditional StateSpaceGP::conditional(const Mask& mask, const double* x, int Z, Rng& rng) const {
-  const int H = this->H(), d = this->d(), p = p_, n = d * p;
+  const int H = this->H(), d = this->d(), p = process_.dimension(), n = d * p;
   if (mask.H != H || mask.d != d)
     throw input_error("x", "the mask is " + dims(mask.H, mask.d) + ", the process " + dims(H, d) + ".");
   if (Z < 0) throw input_error("n_samples", "the number of draws must be >= 0.");
@@ -149,57 +435,18 @@ SmoothedConditional StateSpaceGP::conditional(const Mask& mask, const double* x,
   out.samples.resize(Z, m);
   if (m == 0) return out;
 
-  // Frame t's observed and missing variables, and where its missing entries start.
-  auto frame_vars = [&](int t, std::vector<int>& obs, std::vector<int>& miss) {
-    obs.clear();
-    miss.clear();
-    for (int j = 0; j < d; ++j) (mask.is_observed(t, j) ? obs : miss).push_back(j);
-  };
+  const Frames fr{mask, x, mean_, d, p, process_.readout()};
   std::vector<int> first_missing(H + 1, 0);
   for (int t = 0; t < H; ++t) {
     int c = 0;
     for (int j = 0; j < d; ++j) c += mask.is_observed(t, j) ? 0 : 1;
     first_missing[t + 1] = first_missing[t] + c;
   }
-  auto residual = [&](int t, const std::vector<int>& obs) {
-    Vector y(obs.size());
-    for (std::size_t i = 0; i < obs.size(); ++i) {
-      const double v = x[static_cast<std::size_t>(t) * d + obs[i]];
-      if (!std::isfinite(v))
-        throw input_error("x", "observed entries must be finite (frame " + std::to_string(t + 1) + ", variable " +
-                                   std::to_string(obs[i] + 1) + ").");
-      y(i) = v - mean_(t, obs[i]);
-    }
-    return y;
-  };
-  std::vector<int> value_rows(d);
-  for (int j = 0; j < d; ++j) value_rows[j] = j * p;
-  const Matrix Pinf = block_diagonal(Pinf_, d);
-  auto step = [&](Transition& tr, double delta) {
-    if (delta == tr.delta) return;
-    const Matrix A1 = transition(delta);
-    tr.delta = delta;
-    tr.A = block_diagonal(A1, d);
-    tr.Q = block_diagonal(symmetric(Pinf_ - A1 * Pinf_ * A1.transpose()), d);
-  };
-  auto llt_or_throw = [](const Matrix& S, const char* what) {
-    Eigen::LLT<Matrix> llt(S);
-    if (llt.info() != Eigen::Success)
-      throw numeric_error(std::string("the state-space smoother's ") + what +
-                          " is not positive definite (a lengthscale far longer than the frame spacing with no "
-                          "nugget: add a small nugget)");
-    return llt;
-  };
 
   // ---- forward: Kalman filter, keeping the filtered moments of every frame.
-  std::vector<double> store(static_cast<std::size_t>(H) * static_cast<std::size_t>(tri + n));
+  std::vector<double> store;
+  filter(mask, x, &store, nullptr, nullptr);
   const std::size_t stride = static_cast<std::size_t>(tri + n);
-  auto save = [&](int t, const Vector& mt, const Matrix& P) {
-    double* s = store.data() + t * stride;
-    for (int i = 0; i < n; ++i) *s++ = mt(i);
-    for (int j = 0; j < n; ++j)
-      for (int i = j; i < n; ++i) *s++ = P(i, j);
-  };
   auto load = [&](int t, Vector& mt, Matrix& P) {
     const double* s = store.data() + t * stride;
     mt.resize(n);
@@ -208,45 +455,12 @@ SmoothedConditional StateSpaceGP::conditional(const Mask& mask, const double* x,
     for (int j = 0; j < n; ++j)
       for (int i = j; i < n; ++i) P(i, j) = P(j, i) = *s++;
   };
-  Transition tr;
-  Vector mt = Vector::Zero(n);
-  Matrix P = Pinf;
-  std::vector<int> obs, miss;
-  for (int t = 0; t < H; ++t) {
-    if (t > 0) {
-      step(tr, times_(t) - times_(t - 1));
-      mt = tr.A * mt;
-      P = symmetric(tr.A * P * tr.A.transpose() + tr.Q);
-    }
-    frame_vars(t, obs, miss);
-    if (!obs.empty()) {
-      // y = L_o f + noise, noise ~ N(0, nugget Lambda_oo); f = the value rows.
-      const Vector y = residual(t, obs);
-      Matrix Lobs(obs.size(), d);
-      for (std::size_t i = 0; i < obs.size(); ++i) Lobs.row(i) = L_.row(obs[i]);
-      Matrix Pcols(n, d);  // P(:, value rows)
-      for (int j = 0; j < d; ++j) Pcols.col(j) = P.col(value_rows[j]);
-      const Matrix PH = Pcols * Lobs.transpose();  // n x o
-      Matrix Pvv(d, d);
-      for (int j = 0; j < d; ++j) Pvv.row(j) = Pcols.row(value_rows[j]);
-      Matrix S = Lobs * Pvv * Lobs.transpose();
-      if (nugget_ > 0.0) S += nugget_ * gather(Lambda_, obs, obs);
-      const auto llt = llt_or_throw(symmetric(S), "innovation covariance");
-      Vector fv(d);
-      for (int j = 0; j < d; ++j) fv(j) = mt(value_rows[j]);
-      const Matrix KT = llt.solve(PH.transpose());  // o x n, K = PH S^{-1}
-      mt += KT.transpose() * (y - Lobs * fv);
-      P = symmetric(P - PH * KT);
-    }
-    save(t, mt, P);
-    if ((t & 1023) == 0) check_cancelled();
-  }
 
   // ---- backward: RTS smoother (means, sds) and backward sampling (draws).
   // Each frame's readout of its missing entries from the state's values.
   auto readout = [&](int t) {
     FrameReadout r;
-    frame_vars(t, r.obs, r.miss);
+    fr.vars(t, r.obs, r.miss);
     const int mm = static_cast<int>(r.miss.size());
     r.c.resize(mm);
     for (int i = 0; i < mm; ++i) r.c(i) = mean_(t, r.miss[i]);
@@ -263,7 +477,7 @@ SmoothedConditional StateSpaceGP::conditional(const Mask& mask, const double* x,
         const Matrix G = llt.solve(Lmo.transpose()).transpose();  // mm x o
         Matrix Lobs(r.obs.size(), d);
         for (std::size_t i = 0; i < r.obs.size(); ++i) Lobs.row(i) = L_.row(r.obs[i]);
-        r.c += G * residual(t, r.obs);
+        r.c += G * fr.residual(t, r.obs);
         r.M -= G * Lobs;
         Smm -= G * Lmo.transpose();
       }
@@ -271,16 +485,12 @@ SmoothedConditional StateSpaceGP::conditional(const Mask& mask, const double* x,
     }
     return r;
   };
-  auto values = [&](const Vector& v) {
-    Vector out(d);
-    for (int j = 0; j < d; ++j) out(j) = v(value_rows[j]);
-    return out;
-  };
   Vector ms, mf;     // smoothed mean of frame t + 1, filtered mean of frame t
   Matrix Ps, Pf;     // the same covariances
   Matrix F;          // n x Z: the draws of the state at frame t + 1, then t
   Matrix noise;
-  tr = Transition();
+  Matrix A1, Q1, A, Q;
+  double cached = -1.0;
   for (int t = H - 1; t >= 0; --t) {
     load(t, mf, Pf);
     Matrix Bc;  // square root of the backward conditional covariance of the state
@@ -290,10 +500,16 @@ SmoothedConditional StateSpaceGP::conditional(const Mask& mask, const double* x,
       if (Z > 0) Bc = psd_sqrt(Pf);
       if (Z > 0) F = mf.replicate(1, Z);
     } else {
-      step(tr, times_(t + 1) - times_(t));
-      const Matrix W = tr.A * Pf;  // Cov(s_{t+1}, s_t | y_1:t)
-      const Vector mp = tr.A * mf;
-      const auto llt = llt_or_throw(symmetric(W * tr.A.transpose() + tr.Q), "predicted covariance");
+      const double delta = times_(t + 1) - times_(t);
+      if (delta != cached) {
+        process_.transition(delta, A1, Q1);
+        A = block_diagonal(A1, d);
+        Q = block_diagonal(Q1, d);
+        cached = delta;
+      }
+      const Matrix W = A * Pf;  // Cov(s_{t+1}, s_t | y_1:t)
+      const Vector mp = A * mf;
+      const auto llt = llt_or_throw(symmetric(W * A.transpose() + Q), "predicted covariance");
       const Matrix V = llt.matrixL().solve(W);
       const Matrix J = llt.matrixU().solve(V).transpose();  // Pf A^T Ppred^{-1}
       const Matrix C = symmetric(Pf - V.transpose() * V);  // Cov(s_t | s_{t+1}, y_1:t)
@@ -312,17 +528,13 @@ SmoothedConditional StateSpaceGP::conditional(const Mask& mask, const double* x,
     const int k0 = first_missing[t], mm = first_missing[t + 1] - k0;
     if (mm > 0) {
       const FrameReadout r = readout(t);
-      Matrix Pvv(d, d);
-      for (int i = 0; i < d; ++i)
-        for (int j = 0; j < d; ++j) Pvv(i, j) = Ps(value_rows[i], value_rows[j]);
-      out.mean.segment(k0, mm) = r.c + r.M * values(ms);
+      const Matrix Pvv = fr.value_cov(fr.value_cols(Ps));
+      out.mean.segment(k0, mm) = r.c + r.M * fr.values(ms);
       Matrix cov = r.M * Pvv * r.M.transpose();
       if (r.R.size() > 0) cov += r.R * r.R.transpose();
       out.sd.segment(k0, mm) = cov.diagonal().cwiseMax(0.0).cwiseSqrt();
       if (Z > 0) {
-        Matrix Fv(d, Z);
-        for (int j = 0; j < d; ++j) Fv.row(j) = F.row(value_rows[j]);
-        Matrix draws = (r.M * Fv).colwise() + r.c;  // mm x Z
+        Matrix draws = (r.M * fr.value_rows(F)).colwise() + r.c;  // mm x Z
         if (r.R.size() > 0) {
           Matrix e(mm, Z);
           fill_standard_normal(rng, e.data(), static_cast<std::size_t>(e.size()));

@@ -27,6 +27,64 @@
 
 namespace ditimpute {
 
+// One variable's latent process, a sum of independent Markov blocks: the
+// state s(t) stacks the blocks' states, s(t + delta) = A(delta) s(t) +
+// N(0, Q(delta)), s(t_1) ~ N(0, P0), and the process value is h^T s(t).
+// Blocks:
+//  * matern: Matern of order p - 1/2 (p = 1, 2, 3: laplace, matern32,
+//    matern52) with variance and lengthscale, state (f, f', ...), stationary;
+//  * level: a random walk (Wiener process) with variance `rate` per unit of
+//    time, state the level, diffuse start (variance `diffuse`);
+//  * trend: a local linear trend, the level integrating a random-walk slope:
+//    state (level, slope), level noise `rate`, slope noise `slope_rate` per
+//    unit of time, diffuse start;
+//  * harmonic: a quasi-periodic term of angular frequency omega, decaying
+//    towards a new shape with time constant `decay`, stationary variance
+//    `variance` in each of its two coordinates (cos, sin).
+// Diffuse coordinates make the process non-stationary: the likelihood and the
+// conditionals then treat their starting values as unknown constants
+// (approximately: a prior variance `diffuse`, and the first innovations that
+// still carry it are left out of the likelihood, see log_likelihood()).
+struct LatentBlock {
+  enum class Kind { matern, level, trend, harmonic } kind = Kind::matern;
+  int order = 1;             // matern: p
+  double variance = 1.0;     // matern, harmonic
+  double lengthscale = 1.0;  // matern
+  double rate = 0.0;         // level, trend: level noise per unit of time
+  double slope_rate = 0.0;   // trend: slope noise per unit of time
+  double omega = 0.0;        // harmonic: angular frequency (radians per unit of time)
+  double decay = 1.0;        // harmonic: time constant of the envelope
+  int dimension() const;
+};
+
+class LatentProcess {
+ public:
+  LatentProcess() = default;
+  // Validates each block (input_error "kernel" naming the bad value).
+  explicit LatentProcess(std::vector<LatentBlock> blocks, double diffuse = 1e6);
+  // A single Matern block of the kernel's type (laplace, matern32, matern52).
+  static LatentProcess matern(const Kernel& kernel);
+
+  int dimension() const { return n_; }
+  // Coordinates with a diffuse start.
+  int diffuse_count() const { return n_diffuse_; }
+  double diffuse() const { return diffuse_; }
+  const std::vector<LatentBlock>& blocks() const { return blocks_; }
+  // A(delta) and Q(delta), n x n (delta >= 0).
+  void transition(double delta, Matrix& A, Matrix& Q) const;
+  Matrix initial_covariance() const;  // P0
+  Vector readout() const;             // h
+  // Covariance of the process values at lag tau for a stationary process
+  // (no diffuse block): h^T A(tau) P0 h.
+  double covariance(double tau) const;
+
+ private:
+  std::vector<LatentBlock> blocks_;
+  double diffuse_ = 1e6;
+  int n_ = 0, n_diffuse_ = 0;
+};
+
+
 // True for the kernels with an exact finite state (laplace, matern32,
 // matern52 over the index embedding).
 bool state_space_supported(const Kernel& kernel);
@@ -47,11 +105,14 @@ class StateSpaceGP {
   // "mean" (H x d, finite), "times" (empty, or H strictly increasing finite
   // values; empty means t_i = i * scale). H is mean.rows().
   StateSpaceGP(const Kernel& kernel, double nugget, Matrix Lambda, RowMatrix mean, Vector times = Vector());
+  // Any latent process (the structural series models of structural.hpp).
+  StateSpaceGP(LatentProcess process, double nugget, Matrix Lambda, RowMatrix mean, Vector times = Vector());
 
   int H() const { return static_cast<int>(mean_.rows()); }
   int d() const { return static_cast<int>(Lambda_.rows()); }
-  // Coordinates of one component's state (1, 2 or 3).
-  int order() const { return p_; }
+  // Coordinates of one component's state (1, 2 or 3 for a Matern kernel).
+  int order() const { return process_.dimension(); }
+  const LatentProcess& process() const { return process_; }
 
   // The conditional of the missing entries of `x` (H * d values in vec order;
   // only observed entries are read and must be finite, else input_error "x")
@@ -62,21 +123,37 @@ class StateSpaceGP {
   // Z m doubles, name "n_samples".
   SmoothedConditional conditional(const Mask& mask, const double* x, int Z, Rng& rng) const;
 
-  // Transition A(delta) = exp(F delta) of one component's state (p x p; its
-  // noise is Q = Pinf - A Pinf A^T) and the stationary covariance Pinf, so
-  // that Cov(f(t + delta), f(t)) = (A Pinf)(0, 0) = k(delta).
+  // The exact log-likelihood of the observed entries of `x` under `mask`
+  // (Kalman prediction-error decomposition; nothing observed gives 0). With
+  // diffuse coordinates, the frames whose innovation variance still carries
+  // the diffuse prior (a diagonal entry over 1e-3 `diffuse`) are conditioned
+  // on and left out: the likelihood of the rest given them. `used` (optional)
+  // receives the number of observed entries that count; `innovations`
+  // (optional, H x d, NaN elsewhere) each counted entry's one-step innovation
+  // over its predictive sd (for d = 1 the standardised innovations, white
+  // under the model).
+  double log_likelihood(const Mask& mask, const double* x, long* used = nullptr,
+                        RowMatrix* innovations = nullptr) const;
+
+  // Transition A(delta) of one component's state (p x p; its noise is
+  // Q(delta)) and the covariance of its starting state (for a Matern kernel
+  // the stationary Pinf, so that Cov(f(t + delta), f(t)) = (A Pinf)(0, 0) =
+  // k(delta)).
   Matrix transition(double delta) const;
-  Matrix stationary_covariance() const { return Pinf_; }
+  Matrix stationary_covariance() const { return process_.initial_covariance(); }
 
  private:
-  Kernel kernel_;
-  double nugget_;
+  void validate(double nugget, Matrix Lambda, RowMatrix mean, Vector times);
+  // The forward Kalman filter over the frames: stores the filtered moments
+  // when `store` is given, adds the log-likelihood of the innovations.
+  double filter(const Mask& mask, const double* x, std::vector<double>* store, long* used,
+                RowMatrix* innovations) const;
+
+  LatentProcess process_;
+  double nugget_ = 0.0;
   Matrix Lambda_, L_;
   RowMatrix mean_;
   Vector times_;
-  int p_ = 1;
-  double lambda_ = 1.0;  // sqrt(2 nu) / lengthscale
-  Matrix Pinf_;
 };
 
 // The exact imputer of impute() (impute.hpp) on this path: case i draws from

@@ -1,0 +1,110 @@
+// Structural models of a whole series (impute_series() in R): a local level
+// or local linear trend, a smooth term, a quasi-periodic season and a nugget,
+// shared by the variables through Lambda, fitted by maximum likelihood and
+// conditioned on exactly by Kalman filtering and smoothing (state_space.hpp),
+// in time and memory linear in the length of the series.
+//
+// Each variable j of the standardised series y (T x d, NaN = missing) is
+//   y_tj = mean_tj + (L (z_t + e_t))_j,   Lambda = L L^T,
+// with the d components of z independent copies of one latent process
+//   z = level/trend + smooth + season,
+//  * level: a random walk whose increments have variance `level_rate` per
+//    frame (Trend::level), or a local linear trend whose slope is a random
+//    walk too (`slope_rate`, Trend::trend); their starting values are unknown
+//    constants (diffuse), so a gap is bridged from both of its ends and the
+//    series has no global mean to revert to;
+//  * smooth: Matern 5/2 with variance `smooth_var` and `smooth_lengthscale`;
+//  * season: `harmonics` quasi-periodic terms of the period with the Fourier
+//    weights of the periodic kernel exp(-2 sin^2(pi tau / period) / lp^2)
+//    (weight of harmonic k proportional to I_k(1 / lp^2), the modified Bessel
+//    function), total variance `season_var`, each forgetting its shape with
+//    time constant `season_decay` frames;
+// and e_t white with variance `nugget`. Trend::none is the stationary model:
+// the mean is then a linear trend in time per variable (least squares).
+#pragma once
+
+#include "ditimpute/common.hpp"
+#include "ditimpute/state_space.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ditimpute {
+
+struct StructuralSpec {
+  enum class Trend { none, level, trend } trend = Trend::level;
+  bool seasonal = false;
+  double period = 0.0;  // frames (seasonal only)
+  int harmonics = 0;    // seasonal only; 0 = min(3, floor(period / 2))
+  double level_rate = 1e-2, slope_rate = 1e-6;
+  double smooth_var = 0.5, smooth_lengthscale = 10.0;
+  double season_var = 0.0, periodic_lengthscale = 1.0, season_decay = 100.0;
+  double nugget = 0.1;
+};
+
+std::string to_string(StructuralSpec::Trend trend);
+
+// The latent process of a spec (validates: input_error "model" naming the
+// bad value; the season needs a period of at least 2 frames).
+LatentProcess structural_process(const StructuralSpec& spec);
+
+// Parameters of the spec's form that the fit estimates (the shared scale
+// and Lambda not included).
+int structural_parameter_count(const StructuralSpec& spec);
+
+struct StructuralFitOptions {
+  // The forms to fit (their parameters are starting values); the one with
+  // the smallest BIC is chosen.
+  std::vector<StructuralSpec> candidates;
+  int max_frames = 6000;   // fit on the best-observed stretch of at most this many frames
+  int max_evaluations = 600;
+  double tol = 1e-7;       // relative change of the log-likelihood over the simplex
+  double ridge = 0.0;      // added to the diagonal of the correlation behind Lambda
+  int threads = 0;
+};
+
+struct StructuralCandidate {
+  StructuralSpec spec;
+  double loglik = 0.0;  // of the fitting stretch, all variables jointly with the fitted Lambda
+  double df = 0.0;      // parameters: the form's, d scales, d (d - 1) / 2 correlations, the mean's or
+                        // the diffuse starts' d per coordinate
+  long nobs = 0;        // observed entries that count in the likelihood
+  double aic = 0.0, bic = 0.0;
+  int evaluations = 0;
+  bool converged = false;
+  Matrix Lambda;   // d x d
+  Matrix trend;    // 2 x d: intercept and slope per frame of the linear mean (Trend::none), else zero
+};
+
+struct StructuralFit {
+  std::vector<StructuralCandidate> candidates;
+  int chosen = 0;
+  int fit_start = 0, fit_frames = 0;  // the fitting stretch
+  const StructuralCandidate& best() const { return candidates[static_cast<std::size_t>(chosen)]; }
+};
+
+// Fits every candidate form to y (T x d, standardised, NaN = missing) by
+// maximum likelihood: the form's parameters by Nelder-Mead on log scales over
+// the sum of the variables' univariate log-likelihoods (each variable's scale
+// profiled out in closed form); then Lambda = D R D from those scales (D) and
+// the correlation R of the variables' standardised one-step innovations
+// (pairwise over frames where both count; positive definite after clipping
+// its eigenvalues at 1e-3 and adding `ridge`). input_error "x" when a
+// variable has fewer than 3 observed values in the fitting stretch, or when a
+// candidate has more parameters than the stretch has observed values per
+// variable.
+StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& options);
+
+// The mean path (T x d) of a fitted candidate: its linear trend, or zero.
+RowMatrix structural_mean(const StructuralCandidate& candidate, int T);
+
+// The exact conditional of y's missing entries under a fitted candidate, with
+// Z joint draws from Rng(seed). The joint smoother runs when the state has at
+// most `max_joint_state` coordinates (d times the process's); beyond, each
+// variable is smoothed on its own (Lambda's off-diagonal ignored) in
+// parallel. Missing entries in frame-major order (t * d + j).
+SmoothedConditional structural_conditional(const RowMatrix& y, const StructuralCandidate& candidate, int Z,
+                                           std::uint64_t seed, int threads, int max_joint_state = 120);
+
+}  // namespace ditimpute

@@ -1,0 +1,489 @@
+// Structural series models: fit by maximum likelihood through the Kalman
+// filter, exact conditionals through the smoother (structural.hpp).
+#include "ditimpute/structural.hpp"
+
+#include "ditimpute/common.hpp"
+
+#include <Eigen/Eigenvalues>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace ditimpute {
+
+namespace {
+
+constexpr double kLog2Pi = 1.8378770664093454836;
+
+bool has_level(const StructuralSpec& s) { return s.trend != StructuralSpec::Trend::none; }
+
+int harmonics_of(const StructuralSpec& s) {
+  if (!s.seasonal) return 0;
+  return s.harmonics > 0 ? s.harmonics : std::max(1, std::min(3, static_cast<int>(std::floor(s.period / 2.0))));
+}
+
+// Log scales of the parameters the fit moves, with the bounds that keep the
+// filter well conditioned; the smooth term's variance is the unit (the scale
+// of each variable is profiled out).
+struct Param {
+  double StructuralSpec::*field;
+  double lo, hi;
+  bool relative_to_period = false;
+};
+
+std::vector<Param> params_of(const StructuralSpec& s) {
+  std::vector<Param> p = {{&StructuralSpec::nugget, 1e-8, 1e4},
+                          {&StructuralSpec::smooth_lengthscale, 0.3, 1e5}};
+  if (has_level(s)) p.push_back({&StructuralSpec::level_rate, 1e-10, 1e4});
+  if (s.trend == StructuralSpec::Trend::trend) p.push_back({&StructuralSpec::slope_rate, 1e-14, 1e2});
+  if (s.seasonal) {
+    p.push_back({&StructuralSpec::season_var, 1e-6, 1e4});
+    p.push_back({&StructuralSpec::periodic_lengthscale, 0.1, 10.0});
+    p.push_back({&StructuralSpec::season_decay, 0.5, 1e4, true});
+  }
+  return p;
+}
+
+Vector theta_of(const StructuralSpec& s, const std::vector<Param>& ps) {
+  Vector th(static_cast<Eigen::Index>(ps.size()));
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    double v = s.*(ps[i].field);
+    if (ps[i].relative_to_period) v /= s.period;
+    th(static_cast<Eigen::Index>(i)) = std::log(std::min(std::max(v, ps[i].lo), ps[i].hi));
+  }
+  return th;
+}
+
+StructuralSpec spec_of(StructuralSpec s, const std::vector<Param>& ps, const Vector& th) {
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    double v = std::exp(std::min(std::max(th(static_cast<Eigen::Index>(i)), std::log(ps[i].lo)), std::log(ps[i].hi)));
+    if (ps[i].relative_to_period) v *= s.period;
+    s.*(ps[i].field) = v;
+  }
+  s.smooth_var = 1.0;
+  return s;
+}
+
+// Minimises f by Nelder-Mead from x0 (initial steps `step`), restarting once
+// from the best point; stops when the simplex's values agree to `tol`
+// (relative) or after `max_eval` evaluations.
+struct Minimum {
+  Vector x;
+  double f = 0.0;
+  int evaluations = 0;
+  bool converged = false;
+};
+
+Minimum nelder_mead(const std::function<double(const Vector&)>& f, const Vector& x0, double step, double tol,
+                    int max_eval) {
+  const int n = static_cast<int>(x0.size());
+  Minimum best;
+  best.x = x0;
+  best.f = f(x0);
+  best.evaluations = 1;
+  for (int round = 0; round < 2 && best.evaluations < max_eval; ++round) {
+    std::vector<Vector> X(n + 1, best.x);
+    std::vector<double> F(n + 1, best.f);
+    for (int i = 0; i < n; ++i) {
+      X[i + 1](i) += step;
+      F[i + 1] = f(X[i + 1]);
+      ++best.evaluations;
+    }
+    std::vector<int> order(n + 1);
+    bool converged = false;
+    while (best.evaluations < max_eval) {
+      std::iota(order.begin(), order.end(), 0);
+      std::sort(order.begin(), order.end(), [&](int a, int b) { return F[a] < F[b]; });
+      const int lo = order[0], hi = order[n], nh = order[n - 1];
+      if (std::abs(F[hi] - F[lo]) <= tol * (std::abs(F[lo]) + 1e-10)) {
+        converged = true;
+        break;
+      }
+      Vector c = Vector::Zero(n);
+      for (int i = 0; i <= n; ++i)
+        if (i != hi) c += X[i];
+      c /= n;
+      const Vector xr = c + (c - X[hi]);
+      const double fr = f(xr);
+      ++best.evaluations;
+      if (fr < F[lo]) {
+        const Vector xe = c + 2.0 * (c - X[hi]);
+        const double fe = f(xe);
+        ++best.evaluations;
+        if (fe < fr) {
+          X[hi] = xe;
+          F[hi] = fe;
+        } else {
+          X[hi] = xr;
+          F[hi] = fr;
+        }
+      } else if (fr < F[nh]) {
+        X[hi] = xr;
+        F[hi] = fr;
+      } else {
+        const bool outside = fr < F[hi];
+        const Vector xc = outside ? Vector(c + 0.5 * (xr - c)) : Vector(c + 0.5 * (X[hi] - c));
+        const double fc = f(xc);
+        ++best.evaluations;
+        if (fc < (outside ? fr : F[hi])) {
+          X[hi] = xc;
+          F[hi] = fc;
+        } else {
+          for (int i = 0; i <= n; ++i) {
+            if (i == lo) continue;
+            X[i] = X[lo] + 0.5 * (X[i] - X[lo]);
+            F[i] = f(X[i]);
+            ++best.evaluations;
+          }
+        }
+      }
+    }
+    const int arg = static_cast<int>(std::min_element(F.begin(), F.end()) - F.begin());
+    if (F[arg] < best.f) {
+      best.f = F[arg];
+      best.x = X[arg];
+    }
+    // A converged simplex may have collapsed early: restart once, smaller,
+    // from its best point; the fit has converged when the restart does too.
+    best.converged = converged;
+    if (!converged) break;
+    step *= 0.5;
+  }
+  return best;
+}
+
+// One variable of the fitting stretch: its values and mask.
+struct Column {
+  RowMatrix values;  // T x 1
+  Mask mask;
+  int n_obs = 0;
+};
+
+// The OLS line (intercept, slope per frame) through a variable's observed values.
+Eigen::Vector2d line_fit(const RowMatrix& y, int j, int start, int frames) {
+  double n = 0, st = 0, sy = 0, stt = 0, sty = 0;
+  for (int t = 0; t < frames; ++t) {
+    const double v = y(start + t, j);
+    if (std::isnan(v)) continue;
+    const double tt = start + t;
+    n += 1;
+    st += tt;
+    sy += v;
+    stt += tt * tt;
+    sty += tt * v;
+  }
+  Eigen::Vector2d out(0.0, 0.0);
+  if (n < 1) return out;
+  const double var = stt - st * st / n;
+  out(1) = var > 0 ? (sty - st * sy / n) / var : 0.0;
+  out(0) = (sy - out(1) * st) / n;
+  return out;
+}
+
+struct Univariate {
+  double loglik = 0.0;  // concentrated over the scale
+  double scale2 = 1.0;  // its ML value
+  long used = 0;
+  RowMatrix innovations;
+};
+
+// The concentrated log-likelihood of one variable under the process (scale 1).
+Univariate univariate(const LatentProcess& process, double nugget, const Column& col, const RowMatrix& mean,
+                      bool keep_innovations) {
+  Univariate u;
+  const StateSpaceGP ss(process, nugget, Matrix::Identity(1, 1), mean);
+  RowMatrix w;
+  long used = 0;
+  const double ll1 = ss.log_likelihood(col.mask, col.values.data(), &used, &w);
+  double quad = 0.0;
+  for (Eigen::Index t = 0; t < w.rows(); ++t)
+    if (!std::isnan(w(t, 0))) quad += w(t, 0) * w(t, 0);
+  u.used = used;
+  if (used == 0) return u;
+  const double n = static_cast<double>(used);
+  const double sum_logF = -2.0 * ll1 - n * kLog2Pi - quad;
+  u.scale2 = std::max(quad / n, 1e-300);
+  u.loglik = -0.5 * (n * kLog2Pi + sum_logF + n * std::log(u.scale2) + n);
+  if (keep_innovations) u.innovations = std::move(w);
+  return u;
+}
+
+}  // namespace
+
+std::string to_string(StructuralSpec::Trend trend) {
+  switch (trend) {
+    case StructuralSpec::Trend::none: return "stationary";
+    case StructuralSpec::Trend::level: return "level";
+    case StructuralSpec::Trend::trend: return "trend";
+  }
+  return "?";
+}
+
+LatentProcess structural_process(const StructuralSpec& s) {
+  auto positive = [](double v) { return std::isfinite(v) && v > 0.0; };
+  if (!positive(s.smooth_var) || !positive(s.smooth_lengthscale))
+    throw input_error("model", "the smooth term needs a finite variance and lengthscale > 0.");
+  if (!(std::isfinite(s.nugget) && s.nugget >= 0.0)) throw input_error("model", "the nugget must be finite and >= 0.");
+  std::vector<LatentBlock> blocks;
+  if (has_level(s)) {
+    LatentBlock b;
+    b.kind = s.trend == StructuralSpec::Trend::trend ? LatentBlock::Kind::trend : LatentBlock::Kind::level;
+    b.rate = s.level_rate;
+    b.slope_rate = s.trend == StructuralSpec::Trend::trend ? s.slope_rate : 0.0;
+    blocks.push_back(b);
+  }
+  LatentBlock smooth;
+  smooth.kind = LatentBlock::Kind::matern;
+  smooth.order = 3;
+  smooth.variance = s.smooth_var;
+  smooth.lengthscale = s.smooth_lengthscale;
+  blocks.push_back(smooth);
+  if (s.seasonal) {
+    if (!(std::isfinite(s.period) && s.period >= 2.0))
+      throw input_error("model", "a season needs a period of at least 2 frames.");
+    if (!positive(s.season_var) || !positive(s.periodic_lengthscale) || !positive(s.season_decay))
+      throw input_error("model", "the season needs a finite variance, periodic lengthscale and decay > 0.");
+    const int K = harmonics_of(s);
+    // exp(-2 sin^2(pi tau / P) / lp^2) = exp(-z) (I_0(z) + 2 sum_k I_k(z) cos(k w tau)), z = 1 / lp^2:
+    // harmonic k has weight 2 exp(-z) I_k(z); the constant I_0 term is left to the level and the mean.
+    const double z = 1.0 / (s.periodic_lengthscale * s.periodic_lengthscale);
+    std::vector<double> q(static_cast<std::size_t>(K));
+    double total = 0.0;
+    for (int k = 1; k <= K; ++k) {
+      q[static_cast<std::size_t>(k - 1)] = std::max(2.0 * std::exp(-z) * std::cyl_bessel_i(static_cast<double>(k), z), 1e-12);
+      total += q[static_cast<std::size_t>(k - 1)];
+    }
+    for (int k = 1; k <= K; ++k) {
+      LatentBlock b;
+      b.kind = LatentBlock::Kind::harmonic;
+      b.variance = s.season_var * q[static_cast<std::size_t>(k - 1)] / total;
+      b.omega = 2.0 * 3.14159265358979323846 * k / s.period;
+      b.decay = s.season_decay;
+      blocks.push_back(b);
+    }
+  }
+  return LatentProcess(std::move(blocks));
+}
+
+int structural_parameter_count(const StructuralSpec& spec) { return static_cast<int>(params_of(spec).size()); }
+
+RowMatrix structural_mean(const StructuralCandidate& c, int T) {
+  const int d = static_cast<int>(c.trend.cols());
+  RowMatrix mean(T, d);
+  for (int t = 0; t < T; ++t)
+    for (int j = 0; j < d; ++j) mean(t, j) = c.trend(0, j) + c.trend(1, j) * t;
+  return mean;
+}
+
+StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& o) {
+  const int T = static_cast<int>(y.rows()), d = static_cast<int>(y.cols());
+  if (T < 2 || d < 1) throw input_error("x", "a series needs at least 2 frames and 1 variable.");
+  if (o.candidates.empty()) throw input_error("model", "no candidate model to fit.");
+  if (o.max_frames < 2) throw input_error("max_frames", "must be at least 2.");
+  for (Eigen::Index i = 0; i < y.size(); ++i)
+    if (std::isinf(y.data()[i])) throw input_error("x", "holds infinite values; use NaN (NA) for missing ones.");
+  StructuralFit fit;
+  // The stretch of at most max_frames frames with the most observed entries.
+  const int frames = std::min(T, o.max_frames);
+  std::vector<long> cum(static_cast<std::size_t>(T) + 1, 0);
+  for (int t = 0; t < T; ++t) {
+    long c = 0;
+    for (int j = 0; j < d; ++j) c += std::isnan(y(t, j)) ? 0 : 1;
+    cum[static_cast<std::size_t>(t) + 1] = cum[static_cast<std::size_t>(t)] + c;
+  }
+  int start = 0;
+  long most = -1;
+  for (int s = 0; s + frames <= T; ++s) {
+    const long c = cum[static_cast<std::size_t>(s + frames)] - cum[static_cast<std::size_t>(s)];
+    if (c > most) {
+      most = c;
+      start = s;
+    }
+  }
+  fit.fit_start = start;
+  fit.fit_frames = frames;
+  std::vector<Column> cols(static_cast<std::size_t>(d));
+  for (int j = 0; j < d; ++j) {
+    Column& c = cols[static_cast<std::size_t>(j)];
+    c.values = y.block(start, j, frames, 1);
+    c.mask = Mask(frames, 1, true);
+    for (int t = 0; t < frames; ++t) {
+      const bool obs = !std::isnan(c.values(t, 0));
+      c.mask.observed[static_cast<std::size_t>(t)] = obs ? 1 : 0;
+      if (!obs) c.values(t, 0) = 0.0;
+      c.n_obs += obs ? 1 : 0;
+    }
+    if (c.n_obs < 3)
+      throw input_error("x", "variable " + std::to_string(j + 1) + " has " + std::to_string(c.n_obs) +
+                                 " observed values in the fitting stretch; each variable needs at least 3.");
+  }
+  // Each variable's OLS line over the stretch (the stationary model's mean).
+  Matrix lines(2, d);
+  for (int j = 0; j < d; ++j) lines.col(j) = line_fit(y, j, start, frames);
+
+  for (const StructuralSpec& form : o.candidates) {
+    const std::vector<Param> ps = params_of(form);
+    const bool stationary = form.trend == StructuralSpec::Trend::none;
+    const LatentProcess probe = structural_process(form);
+    const double mean_df = stationary ? 2.0 : static_cast<double>(probe.diffuse_count());
+    for (const Column& c : cols)
+      if (c.n_obs <= static_cast<int>(ps.size()) + mean_df + 1)
+        throw input_error("x", "a variable has " + std::to_string(c.n_obs) + " observed values, too few for the " +
+                                   to_string(form.trend) + " model's " + std::to_string(ps.size() + 1 + mean_df) +
+                                   " parameters per variable.");
+    std::vector<RowMatrix> means(static_cast<std::size_t>(d));
+    for (int j = 0; j < d; ++j) {
+      means[static_cast<std::size_t>(j)] = RowMatrix::Zero(frames, 1);
+      if (stationary)
+        for (int t = 0; t < frames; ++t) means[static_cast<std::size_t>(j)](t, 0) = lines(0, j) + lines(1, j) * (start + t);
+    }
+    auto evaluate = [&](const StructuralSpec& s, bool keep, std::vector<Univariate>& out) {
+      const LatentProcess proc = structural_process(s);
+      out.assign(static_cast<std::size_t>(d), Univariate());
+      parallel_for(d, o.threads, [&](int j) {
+        out[static_cast<std::size_t>(j)] =
+            univariate(proc, s.nugget, cols[static_cast<std::size_t>(j)], means[static_cast<std::size_t>(j)], keep);
+      });
+    };
+    auto objective = [&](const Vector& th) {
+      std::vector<Univariate> u;
+      try {
+        evaluate(spec_of(form, ps, th), false, u);
+      } catch (const numeric_error&) {
+        return 1e300;
+      }
+      double ll = 0.0;
+      for (const Univariate& v : u) ll += v.loglik;
+      return std::isfinite(ll) ? -ll : 1e300;
+    };
+    StructuralSpec start_spec = form;
+    start_spec.smooth_var = 1.0;
+    const Minimum m = nelder_mead(objective, theta_of(start_spec, ps), 1.0, o.tol, o.max_evaluations);
+    StructuralCandidate cand;
+    cand.spec = spec_of(form, ps, m.x);
+    cand.evaluations = m.evaluations;
+    cand.converged = m.converged;
+    std::vector<Univariate> u;
+    evaluate(cand.spec, true, u);
+    // Lambda = D R D: scales from the profiles, correlations of the innovations.
+    Vector sd(d);
+    for (int j = 0; j < d; ++j) sd(j) = std::sqrt(u[static_cast<std::size_t>(j)].scale2);
+    Matrix R = Matrix::Identity(d, d);
+    for (int a = 0; a < d; ++a)
+      for (int b = a + 1; b < d; ++b) {
+        double sab = 0, saa = 0, sbb = 0;
+        long n = 0;
+        for (int t = 0; t < frames; ++t) {
+          const double wa = u[static_cast<std::size_t>(a)].innovations(t, 0), wb = u[static_cast<std::size_t>(b)].innovations(t, 0);
+          if (std::isnan(wa) || std::isnan(wb)) continue;
+          sab += wa * wb;
+          saa += wa * wa;
+          sbb += wb * wb;
+          ++n;
+        }
+        R(a, b) = R(b, a) = (n >= 3 && saa > 0 && sbb > 0) ? sab / std::sqrt(saa * sbb) : 0.0;
+      }
+    if (d > 1) {
+      Eigen::SelfAdjointEigenSolver<Matrix> es(R);
+      const Vector ev = es.eigenvalues().cwiseMax(1e-3);
+      R = es.eigenvectors() * ev.asDiagonal() * es.eigenvectors().transpose();
+      const Vector s = R.diagonal().cwiseSqrt().cwiseInverse();
+      R = s.asDiagonal() * R * s.asDiagonal();
+    }
+    R.diagonal().array() += o.ridge;
+    cand.Lambda = sd.asDiagonal() * R * sd.asDiagonal();
+    cand.trend = stationary ? lines : Matrix::Zero(2, d);
+    // The joint log-likelihood with the fitted Lambda (the univariate sum for
+    // one variable or a state too large to filter jointly).
+    const LatentProcess proc = structural_process(cand.spec);
+    double ll = 0.0;
+    long used = 0;
+    if (d == 1 || d * proc.dimension() > 120) {
+      for (const Univariate& v : u) {
+        ll += v.loglik;
+        used += v.used;
+      }
+    } else {
+      RowMatrix ys = y.block(start, 0, frames, d);
+      Mask mask(frames, d, true);
+      for (int t = 0; t < frames; ++t)
+        for (int j = 0; j < d; ++j) {
+          const bool obs = !std::isnan(ys(t, j));
+          mask.observed[static_cast<std::size_t>(t) * d + j] = obs ? 1 : 0;
+          if (!obs) ys(t, j) = 0.0;
+        }
+      RowMatrix mean = structural_mean(cand, T).middleRows(start, frames);
+      const StateSpaceGP ss(proc, cand.spec.nugget, cand.Lambda, mean);
+      ll = ss.log_likelihood(mask, ys.data(), &used);
+    }
+    cand.loglik = ll;
+    cand.nobs = used;
+    cand.df = static_cast<double>(ps.size()) + d + d * (d - 1) / 2.0 + mean_df * d;
+    cand.aic = -2.0 * ll + 2.0 * cand.df;
+    cand.bic = -2.0 * ll + std::log(static_cast<double>(std::max<long>(used, 1))) * cand.df;
+    fit.candidates.push_back(std::move(cand));
+  }
+  fit.chosen = 0;
+  for (std::size_t i = 1; i < fit.candidates.size(); ++i)
+    if (fit.candidates[i].bic < fit.candidates[static_cast<std::size_t>(fit.chosen)].bic) fit.chosen = static_cast<int>(i);
+  return fit;
+}
+
+SmoothedConditional structural_conditional(const RowMatrix& y, const StructuralCandidate& c, int Z, std::uint64_t seed,
+                                           int threads, int max_joint_state) {
+  const int T = static_cast<int>(y.rows()), d = static_cast<int>(y.cols());
+  if (c.Lambda.rows() != d || c.trend.cols() != d)
+    throw input_error("x", "the series has " + std::to_string(d) + " variables, the model " +
+                               std::to_string(c.Lambda.rows()) + ".");
+  const LatentProcess proc = structural_process(c.spec);
+  const RowMatrix mean = structural_mean(c, T);
+  RowMatrix ys = y;
+  Mask mask(T, d, true);
+  for (int t = 0; t < T; ++t)
+    for (int j = 0; j < d; ++j) {
+      const bool obs = !std::isnan(ys(t, j));
+      mask.observed[static_cast<std::size_t>(t) * d + j] = obs ? 1 : 0;
+      if (!obs) ys(t, j) = 0.0;
+    }
+  if (d == 1 || d * proc.dimension() <= max_joint_state) {
+    const StateSpaceGP ss(proc, c.spec.nugget, c.Lambda, mean);
+    Rng rng(case_seed(seed, 0));
+    return ss.conditional(mask, ys.data(), Z, rng);
+  }
+  // Each variable on its own, then the entries merged back in frame-major order.
+  std::vector<SmoothedConditional> parts(static_cast<std::size_t>(d));
+  parallel_for(d, threads, [&](int j) {
+    Mask mj(T, 1, true);
+    RowMatrix yj(T, 1);
+    for (int t = 0; t < T; ++t) {
+      mj.observed[static_cast<std::size_t>(t)] = mask.observed[static_cast<std::size_t>(t) * d + j];
+      yj(t, 0) = ys(t, j);
+    }
+    const StateSpaceGP ss(proc, c.spec.nugget, c.Lambda.block(j, j, 1, 1), mean.col(j));
+    Rng rng(case_seed(seed, static_cast<std::uint64_t>(j)));
+    parts[static_cast<std::size_t>(j)] = ss.conditional(mj, yj.data(), Z, rng);
+  });
+  SmoothedConditional out;
+  out.missing = mask.missing_entries();
+  const int m = static_cast<int>(out.missing.size());
+  out.mean.resize(m);
+  out.sd.resize(m);
+  out.samples.resize(Z, m);
+  std::vector<std::size_t> next(static_cast<std::size_t>(d), 0);
+  for (int k = 0; k < m; ++k) {
+    const int j = out.missing[static_cast<std::size_t>(k)] % d;
+    const SmoothedConditional& p = parts[static_cast<std::size_t>(j)];
+    const std::size_t i = next[static_cast<std::size_t>(j)]++;
+    out.mean(k) = p.mean(static_cast<Eigen::Index>(i));
+    out.sd(k) = p.sd(static_cast<Eigen::Index>(i));
+    if (Z > 0) out.samples.col(k) = p.samples.col(static_cast<Eigen::Index>(i));
+  }
+  return out;
+}
+
+}  // namespace ditimpute
