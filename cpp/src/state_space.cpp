@@ -349,10 +349,9 @@ double StateSpaceGP::filter(const Mask& mask, const double* x, std::vector<doubl
   const std::size_t stride = static_cast<std::size_t>(n * (n + 1) / 2 + n);
   if (store) store->assign(static_cast<std::size_t>(H) * stride, 0.0);
   if (innovations) innovations->setConstant(H, d, std::numeric_limits<double>::quiet_NaN());
-  // Frames still under the diffuse prior are conditioned on, not scored.
-  const double diffuse_limit =
-      process_.diffuse_count() > 0 ? 1e-3 * process_.diffuse() * Lambda_.diagonal().maxCoeff()
-                                   : std::numeric_limits<double>::infinity();
+  // The first observed entries, as many as there are diffuse coordinates,
+  // are conditioned on, not scored: they only start the level (and slope).
+  long diffuse_left = static_cast<long>(process_.diffuse_count()) * d;
   Matrix A1, Q1, A, Q;
   double cached = -1.0;
   Vector mt = Vector::Zero(n);
@@ -386,7 +385,9 @@ double StateSpaceGP::filter(const Mask& mask, const double* x, std::vector<doubl
       S = symmetric(S);
       const auto llt = llt_or_throw(S, "innovation covariance");
       const Vector v = y - Lobs * fr.values(mt);
-      if (S.diagonal().maxCoeff() < diffuse_limit) {
+      if (diffuse_left > 0) {
+        diffuse_left -= static_cast<long>(obs.size());
+      } else {
         const Vector w = llt.matrixL().solve(v);
         const double logdet = 2.0 * Matrix(llt.matrixL()).diagonal().array().log().sum();
         loglik -= 0.5 * (static_cast<double>(obs.size()) * log_2pi + logdet + w.squaredNorm());

@@ -267,7 +267,10 @@ LatentProcess structural_process(const StructuralSpec& s) {
       blocks.push_back(b);
     }
   }
-  return LatentProcess(std::move(blocks));
+  // Diffuse starts: a prior variance far above everything else in the model.
+  const double total = s.smooth_var + s.nugget + (s.seasonal ? s.season_var : 0.0) +
+                       (has_level(s) ? s.level_rate + s.slope_rate : 0.0);
+  return LatentProcess(std::move(blocks), 1e6 * std::max(total, 1.0));
 }
 
 int structural_parameter_count(const StructuralSpec& spec) { return static_cast<int>(params_of(spec).size()); }
@@ -322,9 +325,10 @@ StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& o) 
       throw input_error("x", "variable " + std::to_string(j + 1) + " has " + std::to_string(c.n_obs) +
                                  " observed values in the fitting stretch; each variable needs at least 3.");
   }
-  // Each variable's OLS line over the stretch (the stationary model's mean).
+  // Each variable's OLS line over the whole series (the stationary model's mean: fitted on the
+  // stretch alone, it would be extrapolated over the rest).
   Matrix lines(2, d);
-  for (int j = 0; j < d; ++j) lines.col(j) = line_fit(y, j, start, frames);
+  for (int j = 0; j < d; ++j) lines.col(j) = line_fit(y, j, 0, T);
 
   for (const StructuralSpec& form : o.candidates) {
     const std::vector<Param> ps = params_of(form);

@@ -69,20 +69,19 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
   if (is.null(share)) share <- min(0.1, max(mean(miss), 0.02))
   share <- check_number(share, lower = 0, upper = 0.5, open = FALSE, arg = "share", call = call)
   n_samples <- object$n_samples
-  win <- object$window
   z <- stats::qnorm(1 - (1 - level) / 2)
   rounds <- lapply(seq_len(n_rounds), function(r) {
     mask <- with_local_seed(sub_seed(seed, 2 * r), series_calibration_mask(miss, lens, share))
     xr <- v
     xr[mask] <- NA
-    res <- core_call(cpp_impute_series_gp(scale_cols(xr, model), model$mean_path, model$Gamma, model$Lambda,
-                                          win[["past"]], win[["block"]], win[["future"]], n_samples,
-                                          sub_seed(seed, 2 * r + 1), threads), call = call)
-    iv <- series_intervals(res, model, xr, level, n_samples)
+    iv <- series_model_intervals(model, xr, level, n_samples, sub_seed(seed, 2 * r + 1), threads, call = call)
     idx <- which(mask)
-    half <- (iv$upper[idx] - iv$lower[idx]) / 2
-    y <- v[idx]
-    list(score = pmax(iv$lower[idx] - y, y - iv$upper[idx]) / pmax(half, .Machine$double.eps),
+    # Scores on the model's scale (log for logged variables, where intervals are symmetric).
+    lg <- model$logged[col(v)[idx]]
+    lo <- on_model_scale(iv$lower[idx], lg); hi <- on_model_scale(iv$upper[idx], lg)
+    y <- on_model_scale(v[idx], lg)
+    half <- (hi - lo) / 2
+    list(score = pmax(lo - y, y - hi) / pmax(half, .Machine$double.eps),
          gap = run_lengths(is.na(xr))[idx], round = rep(r, length(idx)), hidden = length(idx) / sum(!miss))
   })
   scores <- list(entry = unlist(lapply(rounds, `[[`, "score")), region = NA_real_)
@@ -124,6 +123,10 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
 }
 
 # Widens each imputed entry's interval by its gap-length group's factor.
+# Interval ends and values of logged variables go to the log scale and back.
+on_model_scale <- function(a, logged) ifelse(logged, log(a), a)
+from_model_scale_vec <- function(a, logged) ifelse(logged, exp(a), a)
+
 apply_series_calibration <- function(imputation, calibration, call = rlang::caller_env()) {
   if (!inherits(imputation, "ditimpute_series_imputation")) {
     abort_input("imputation", "must be a result of impute_series() for a series calibration.", call = call)
@@ -132,9 +135,11 @@ apply_series_calibration <- function(imputation, calibration, call = rlang::call
   gap <- run_lengths(miss)
   g <- assign_groups(calibration$grouping, list(gap = gap[miss], n = sum(miss)))
   q <- calibration$factors$interval[g]
-  half <- (imputation$upper[miss] - imputation$lower[miss]) / 2
-  imputation$lower[miss] <- imputation$lower[miss] - q * half
-  imputation$upper[miss] <- imputation$upper[miss] + q * half
+  lg <- if (is.null(imputation$model$logged)) rep(FALSE, sum(miss)) else imputation$model$logged[col(miss)[miss]]
+  lo <- on_model_scale(imputation$lower[miss], lg); hi <- on_model_scale(imputation$upper[miss], lg)
+  half <- (hi - lo) / 2
+  imputation$lower[miss] <- from_model_scale_vec(lo - q * half, lg)
+  imputation$upper[miss] <- from_model_scale_vec(hi + q * half, lg)
   if (nrow(imputation$record)) {
     ij <- cbind(imputation$record$frame, match(imputation$record$variable, colnames(imputation$x)))
     imputation$record$lower <- imputation$lower[ij]

@@ -123,3 +123,24 @@ print.ditimpute_series_dit_model <- function(x, ...) {
   print(x$strategy)
   invisible(x)
 }
+
+# The DiT paths' result in the data's units: the completed values (observed
+# entries exactly as given), the draws of the missing entries (n_samples x m,
+# frame-major as missing_index()) and per-entry intervals point +/- z sd.
+series_intervals <- function(res, model, v, level, n_samples) {
+  miss <- is.na(v)
+  ij <- missing_index(miss)
+  sc <- model$scale[ij[, 2]]; ce <- model$center[ij[, 2]]
+  samples <- sweep(sweep(res$samples, 2, sc, "*"), 2, ce, "+")
+  point <- sweep(sweep(res$point, 2, model$scale, "*"), 2, model$center, "+")
+  point[!miss] <- v[!miss]  # exactly the observed values, not a rounding of them
+  dimnames(point) <- dimnames(v)
+  lower <- upper <- matrix(NA_real_, nrow(v), ncol(v), dimnames = dimnames(v))
+  if (nrow(ij)) {
+    sds <- sqrt(pmax(0, colMeans(samples^2) - colMeans(samples)^2) * n_samples / (n_samples - 1))
+    z <- stats::qnorm(1 - (1 - level) / 2)
+    lower[ij] <- point[ij] - z * sds
+    upper[ij] <- point[ij] + z * sds
+  }
+  list(point = point, lower = lower, upper = upper, samples = samples, ij = ij)
+}

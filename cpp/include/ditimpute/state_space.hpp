@@ -44,7 +44,7 @@ namespace ditimpute {
 // Diffuse coordinates make the process non-stationary: the likelihood and the
 // conditionals then treat their starting values as unknown constants
 // (approximately: a prior variance `diffuse`, and the first innovations that
-// still carry it are left out of the likelihood, see log_likelihood()).
+// carry it are left out of the likelihood, see log_likelihood()).
 struct LatentBlock {
   enum class Kind { matern, level, trend, harmonic } kind = Kind::matern;
   int order = 1;             // matern: p
@@ -125,9 +125,10 @@ class StateSpaceGP {
 
   // The exact log-likelihood of the observed entries of `x` under `mask`
   // (Kalman prediction-error decomposition; nothing observed gives 0). With
-  // diffuse coordinates, the frames whose innovation variance still carries
-  // the diffuse prior (a diagonal entry over 1e-3 `diffuse`) are conditioned
-  // on and left out: the likelihood of the rest given them. `used` (optional)
+  // diffuse coordinates (k per component, so k d in all), the first frames
+  // with observed entries, until k d entries are reached, are conditioned on
+  // and left out: the likelihood of the rest given them (the diffuse
+  // likelihood, approximately, for a large prior variance `diffuse`). `used` (optional)
   // receives the number of observed entries that count; `innovations`
   // (optional, H x d, NaN elsewhere) each counted entry's one-step innovation
   // over its predictive sd (for d = 1 the standardised innovations, white

@@ -1,0 +1,201 @@
+# impute_series() on long real series, by gap length, against what users
+# would pick instead (imputeTS's na_interpolation, na_seadec, na_kalman where
+# it finishes in time, na_ma; and plain linear interpolation), all in one run.
+#
+# Series (none of them used to choose impute_series()'s defaults):
+#   ETTh1 and ETTh2 oil temperature (OT, hourly, 17,420 frames),
+#   BeijingAir PM2.5 and O3 at Dongsi (hourly, 35,064 frames, positive and
+#   skewed, with their own missing values, which stay missing and unscored),
+#   treering (R's datasets, yearly, 7,980 frames), sunspot.month (monthly,
+#   3,177 frames: shorter, kept as a check).
+# Gaps: on top of the series' own, gaps are hidden until `share` of the
+# observed values are hidden; their lengths follow a discrete power law,
+# P(L) proportional to L^-1.5 on 1..400 (many single values, some gaps of
+# hundreds of frames), placed at random where every hidden value was observed.
+# Scores: MAE and RMSE of the hidden values, and the share inside 90%
+# intervals, per gap-length group (1, 2-5, 6-20, 21-60, over 60) and overall,
+# pooled over `reps` repetitions (different gaps).
+#
+# Usage: Rscript bench/series_long.R [reps] [series,...] [methods,...]
+# Writes bench/results/series_long.md (or series_long_<series>.md when a
+# subset is named).
+suppressMessages(library(ditimpute))
+args <- commandArgs(trailingOnly = TRUE)
+reps <- if (length(args) >= 1) as.integer(args[1]) else 3L
+pick <- if (length(args) >= 2 && nzchar(args[2])) strsplit(args[2], ",")[[1]] else NULL
+only <- if (length(args) >= 3) strsplit(args[3], ",")[[1]] else NULL
+share <- 0.15
+kalman_limit <- 300  # seconds; na_kalman is skipped on a series where it took longer
+has_imputets <- requireNamespace("imputeTS", quietly = TRUE)
+if (!has_imputets) message("imputeTS is not installed: its methods are skipped")
+
+data_dir <- Sys.getenv("DITIMPUTE_DATA", file.path("..", "shared", "data"))
+ett <- function(name) {
+  d <- utils::read.csv(gzfile(file.path(data_dir, "ett", paste0(name, ".csv.gz"))))
+  stats::ts(d$OT, frequency = 24)
+}
+beijing <- function(col, station = "Dongsi") {
+  f <- list.files(file.path(data_dir, "beijing_air"), pattern = station, full.names = TRUE)
+  d <- utils::read.csv(gzfile(f))
+  stats::ts(d[[col]], frequency = 24)
+}
+series <- list(ETTh1_OT = function() ett("ETTh1"), ETTh2_OT = function() ett("ETTh2"),
+               BeijingAir_PM2.5 = function() beijing("PM2.5"), BeijingAir_O3 = function() beijing("O3"),
+               treering = function() datasets::treering, sunspot.month = function() datasets::sunspot.month)
+if (!is.null(pick)) series <- series[pick]
+
+# Gap lengths from P(L) ~ L^-1.5 on 1..400, placed where all is observed.
+hide_gaps <- function(y, share, seed) {
+  set.seed(seed)
+  obs <- !is.na(y)
+  n <- length(y)
+  target <- round(share * sum(obs))
+  L <- 1:400
+  p <- L^-1.5
+  hidden <- rep(FALSE, n)
+  tries <- 0
+  while (sum(hidden) < target && tries < 100000) {
+    tries <- tries + 1
+    len <- sample(L, 1, prob = p)
+    s <- sample.int(n - len - 1, 1) + 1  # interior
+    idx <- s:(s + len - 1)
+    # a gap needs observed values on both sides, and none hidden next to it
+    if (!all(obs[idx]) || any(hidden[max(1, s - 1):min(n, s + len)])) next
+    hidden[idx] <- TRUE
+  }
+  hidden
+}
+
+# Length of the hidden run each hidden value sits in.
+run_len <- function(h) {
+  r <- rle(h)
+  rep(ifelse(r$values, r$lengths, 0L), r$lengths)
+}
+group_of <- function(len) cut(len, c(0, 1, 5, 20, 60, Inf), labels = c("1", "2-5", "6-20", "21-60", ">60"))
+
+linear <- function(y) {
+  v <- as.numeric(y)
+  ok <- which(!is.na(v))
+  out <- stats::approx(ok, v[ok], xout = seq_along(v), rule = 2)$y
+  list(point = out)
+}
+with_timeout <- function(expr_fn, limit) {
+  job <- parallel::mcparallel(expr_fn())
+  res <- parallel::mccollect(job, wait = FALSE, timeout = limit)
+  if (is.null(res)) {
+    tools::pskill(job$pid)
+    parallel::mccollect(job, wait = FALSE)
+    return(NULL)
+  }
+  res[[1]]
+}
+kalman_ok <- list()
+methods <- list(
+  gp = function(y, name) {
+    imp <- impute_series(y, level = 0.9, n_samples = 50, seed = 1)
+    list(point = as.numeric(imp$point), lower = as.numeric(imp$lower), upper = as.numeric(imp$upper),
+         model = paste(imp$model$model_name, imp$model$kernel_name,
+                       if (any(imp$model$logged)) "log" else ""))
+  },
+  gp_calibrated = function(y, name) {
+    imp <- impute_series(y, level = 0.9, n_samples = 50, seed = 1, calibrate = TRUE)
+    list(point = as.numeric(imp$point), lower = as.numeric(imp$lower), upper = as.numeric(imp$upper))
+  },
+  linear = function(y, name) linear(y),
+  na_interpolation = function(y, name) if (has_imputets) list(point = as.numeric(imputeTS::na_interpolation(y))),
+  na_seadec = function(y, name) if (has_imputets) list(point = as.numeric(suppressWarnings(imputeTS::na_seadec(y)))),
+  na_ma = function(y, name) if (has_imputets) list(point = as.numeric(imputeTS::na_ma(y))),
+  na_kalman = function(y, name) {
+    if (!has_imputets || isFALSE(kalman_ok[[name]])) return(NULL)
+    t0 <- proc.time()[["elapsed"]]
+    out <- with_timeout(function() as.numeric(suppressWarnings(imputeTS::na_kalman(y))), kalman_limit)
+    if (is.null(out) || inherits(out, "try-error")) {
+      kalman_ok[[name]] <<- FALSE
+      message(sprintf("na_kalman on %s: no result within %d s, skipped from here on", name, kalman_limit))
+      return(NULL)
+    }
+    list(point = out)
+  }
+)
+if (!is.null(only)) methods <- methods[union(only, "linear")]
+
+rows <- list()
+for (name in names(series)) {
+  y0 <- series[[name]]()
+  for (r in seq_len(reps)) {
+    h <- hide_gaps(as.numeric(y0), share, seed = 1000 * r + nchar(name))
+    y <- y0
+    y[h] <- NA
+    truth <- as.numeric(y0)[h]
+    grp <- group_of(run_len(h)[h])
+    for (m in names(methods)) {
+      t0 <- proc.time()[["elapsed"]]
+      out <- tryCatch(methods[[m]](y, name), error = function(e) { message(m, " on ", name, ": ", conditionMessage(e)); NULL })
+      secs <- proc.time()[["elapsed"]] - t0
+      if (is.null(out)) next
+      est <- out$point[h]
+      err <- est - truth
+      cover <- if (!is.null(out$lower)) out$lower[h] <= truth & truth <= out$upper[h] else rep(NA, length(truth))
+      neg <- if (all(as.numeric(y0) > 0, na.rm = TRUE)) sum(est <= 0 | (if (!is.null(out$lower)) out$lower[h] <= 0 else FALSE)) else NA
+      rows[[length(rows) + 1]] <- data.frame(series = name, rep = r, method = m, group = grp, abs = abs(err),
+                                             sq = err^2, cover = cover, seconds = secs / length(truth),
+                                             nonpositive = neg / length(truth),
+                                             model = if (is.null(out$model)) NA_character_ else out$model)
+      cat(sprintf("%-18s rep %d %-16s MAE %.4g  %.1f s%s\n", name, r, m, mean(abs(err)), secs,
+                  if (!is.null(out$lower)) sprintf("  cover90 %.3f", mean(cover)) else ""))
+    }
+  }
+}
+res <- do.call(rbind, rows)
+
+summarise <- function(d) {
+  data.frame(entries = nrow(d), mae = mean(d$abs), rmse = sqrt(mean(d$sq)),
+             coverage90 = if (all(is.na(d$cover))) NA else mean(d$cover), seconds = sum(d$seconds) / length(unique(d$rep)),
+             nonpositive = sum(d$nonpositive) / length(unique(d$rep)))
+}
+by_all <- do.call(rbind, lapply(split(res, list(res$series, res$method), drop = TRUE), function(d) {
+  cbind(data.frame(series = d$series[1], method = d$method[1], group = "all"), summarise(d))
+}))
+by_group <- do.call(rbind, lapply(split(res, list(res$series, res$method, res$group), drop = TRUE), function(d) {
+  cbind(data.frame(series = d$series[1], method = d$method[1], group = as.character(d$group[1])), summarise(d))
+}))
+tab <- rbind(by_all, by_group)
+tab$group <- factor(tab$group, c("all", "1", "2-5", "6-20", "21-60", ">60"))
+tab <- tab[order(tab$series, tab$group, tab$mae), ]
+# Ratios of the GP to the best imputeTS method and to linear interpolation, per series and group.
+its <- c("na_interpolation", "na_seadec", "na_kalman", "na_ma")
+ratio_rows <- lapply(split(tab, list(tab$series, tab$group), drop = TRUE), function(d) {
+  gp <- d[d$method == "gp", ]
+  if (!nrow(gp)) return(NULL)
+  b <- d[d$method %in% its, ]
+  lin <- d[d$method == "linear", ]
+  cal <- d[d$method == "gp_calibrated", ]
+  data.frame(series = gp$series, group = gp$group, entries = gp$entries, mae_gp = gp$mae,
+             best_imputeTS = if (nrow(b)) b$method[which.min(b$mae)] else NA,
+             ratio_best_imputeTS = if (nrow(b)) gp$mae / min(b$mae) else NA,
+             ratio_linear = if (nrow(lin)) gp$mae / lin$mae else NA,
+             rmse_ratio_best_imputeTS = if (nrow(b)) gp$rmse / min(b$rmse) else NA,
+             coverage90 = gp$coverage90, coverage90_calibrated = if (nrow(cal)) cal$coverage90 else NA)
+})
+ratios <- do.call(rbind, ratio_rows)
+ratios <- ratios[order(ratios$series, ratios$group), ]
+models <- unique(res[res$method == "gp", c("series", "rep", "model")])
+
+md_table <- function(d, digits = 4) {
+  d[] <- lapply(d, function(col) if (is.numeric(col)) signif(col, digits) else as.character(col))
+  c(paste("|", paste(names(d), collapse = " | "), "|"), paste0("|", paste(rep("---", ncol(d)), collapse = "|"), "|"),
+    apply(d, 1, function(r) paste("|", paste(r, collapse = " | "), "|")))
+}
+load <- tryCatch(readLines("/proc/loadavg"), error = function(e) "unknown")
+out <- c("# impute_series() on long real series, by gap length",
+         "",
+         sprintf("`Rscript bench/series_long.R %s` on %s; %d repetitions per series; %.0f%% of the observed values hidden in gaps with P(L) ~ L^-1.5 on 1..400 frames; 90%% intervals. Load average at the end: %s (2 cores).",
+                 paste(args, collapse = " "), format(Sys.Date()), reps, 100 * share, load),
+         "", "## The GP against the best imputeTS method and linear interpolation (MAE ratios; < 1 is better)", "",
+         md_table(ratios), "", "## Models chosen (BIC)", "", md_table(models), "",
+         "## Every method (seconds: per repetition; nonpositive: imputations or lower bounds <= 0 on positive series, per repetition)", "",
+         md_table(tab))
+dest <- if (is.null(pick) && is.null(only)) "bench/results/series_long.md" else
+  sprintf("bench/results/series_long_%s.md", paste(c(pick, only), collapse = "-"))
+writeLines(out, dest)
+cat("wrote", dest, "\n")

@@ -1,0 +1,201 @@
+# The model of impute_series(method = "gp"): a structural time-series model
+# (local level or local linear trend, smooth term, quasi-periodic season,
+# nugget; or the stationary model around a linear trend), fitted by maximum
+# likelihood and conditioned on exactly by the Kalman filter and smoother of
+# the core (cpp/include/ditimpute/structural.hpp). R prepares the data
+# (transform, centre, scale), calls the core once to fit every candidate and
+# once per imputation, and maps the results back.
+
+# ------------------------------------------------------------- transform --
+
+# The log-scale options to fit, each a logical vector over the variables
+# (TRUE: modelled on the log scale). "auto" fits the data as they are and,
+# when some variables are all positive and right-skewed (sample skewness
+# above 1, or a largest-to-smallest ratio above 100), also with those on the
+# log scale; the likelihoods are compared on the data's scale.
+series_log_options <- function(v, transform, call = rlang::caller_env()) {
+  pos <- apply(v, 2, function(col) all(col[!is.na(col)] > 0))
+  none <- rep(FALSE, ncol(v))
+  if (transform == "none") return(list(none))
+  if (transform == "log") {
+    if (!all(pos)) {
+      j <- which(!pos)[1]
+      abort_input("transform", sprintf("\"log\" needs positive values; variable \"%s\" has values <= 0 (use transform = \"none\", or \"auto\" to consider the log only for positive, skewed variables).",
+                                       colnames(v)[j]), call = call)
+    }
+    return(list(rep(TRUE, ncol(v))))
+  }
+  skewed <- apply(v, 2, function(col) {
+    col <- col[!is.na(col)]
+    s <- stats::sd(col)
+    skew <- if (s > 0) mean((col - mean(col))^3) / s^3 else 0
+    skew > 1 || max(col) / min(col) > 100
+  })
+  if (any(pos & skewed)) list(none, pos & skewed) else list(none)
+}
+
+to_model_scale <- function(v, logged) {
+  if (any(logged)) v[, logged] <- log(v[, logged])
+  v
+}
+
+from_model_scale <- function(v, cols, logged) {
+  lg <- logged[cols]
+  if (any(lg)) v[, lg] <- exp(v[, lg])
+  v
+}
+
+# ------------------------------------------------------------------ model --
+
+# Standardised values on the model's scale are what the core models.
+scale_cols <- function(v, model) {
+  sweep(sweep(to_model_scale(v, model$logged), 2, model$center), 2, model$scale, "/")
+}
+
+# The parameters of a candidate form (as the core counts them), plus the
+# mean's per variable: the stationary model's line (2), the level's start (1)
+# or the trend's level and slope (2).
+series_form_df <- function(model, seasonal) {
+  c(stationary = 2, level = 3, trend = 4)[[model]] + (if (seasonal) 3 else 0) +
+    c(stationary = 2, level = 1, trend = 2)[[model]]
+}
+
+series_candidate_forms <- function(model, kernel, period, n_time, n_obs_min, call) {
+  models <- if (model == "auto") c("stationary", "level", "trend") else model
+  can_season <- period >= 2 && n_time >= 2 * period
+  kernels <- switch(kernel, auto = if (can_season) c("smooth", "seasonal") else "smooth",
+                    seasonal = {
+                      if (!can_season) abort_input("kernel", sprintf("\"seasonal\" needs a period of at least 2 frames and two periods of data (period %g, %d frames).", period, n_time), call = call)
+                      "seasonal"
+                    }, smooth = "smooth")
+  forms <- expand.grid(model = models, kernel = kernels, stringsAsFactors = FALSE)
+  # At least twice as many observed values per variable as parameters per
+  # variable: fewer leave the likelihood flat in some direction.
+  forms$df <- mapply(function(m, k) series_form_df(m, k == "seasonal"), forms$model, forms$kernel)
+  ok <- n_obs_min >= 2 * forms$df
+  if (!any(ok)) {
+    abort_input("x", sprintf("has a variable with %d observed values; impute_series() fits at least %d parameters per variable and needs at least %d observed values (impute so short a series with impute_baseline(), or give more data).",
+                             n_obs_min, min(forms$df), 2 * min(forms$df)), call = call)
+  }
+  if (model != "auto" && !all(ok)) {
+    abort_input("model", sprintf("\"%s\" needs at least %d observed values per variable; the series has %d.", model,
+                                 2 * min(forms$df), n_obs_min), call = call)
+  }
+  forms[ok, c("model", "kernel"), drop = FALSE]
+}
+
+# Starting values of a form's parameters (variances relative to the smooth
+# term's; the core moves them on log scales).
+series_start_spec <- function(model, kernel, period) {
+  list(model = model, seasonal = kernel == "seasonal", period = if (kernel == "seasonal") period else 0,
+       level_rate = 0.01, slope_rate = 1e-5, smooth_var = 1,
+       smooth_lengthscale = if (period >= 2) max(2, min(period, 20)) else 10,
+       season_var = 1, periodic_lengthscale = 1, season_decay = 4 * max(period, 2), nugget = 0.1)
+}
+
+# Fits every candidate form (one core call per log-scale option) and keeps
+# the one with the smallest BIC on the data's scale: the log-likelihood of the
+# standardised (and logged) values plus the log-Jacobian of the map from the
+# data, -log(scale_j) per observed value and -log(y) per logged one (over the
+# observed values that count, estimated from the fitting stretch's means).
+fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_frames, threads,
+                             call = rlang::caller_env()) {
+  n_time <- nrow(v); d <- ncol(v)
+  n_obs_min <- min(colSums(!is.na(v)))
+  forms <- series_candidate_forms(model, kernel, period, n_time, n_obs_min, call)
+  specs <- lapply(seq_len(nrow(forms)), function(i) series_start_spec(forms$model[i], forms$kernel[i], period))
+  fits <- lapply(series_log_options(v, transform, call = call), function(logged) {
+    u <- to_model_scale(v, logged)
+    center <- colMeans(u, na.rm = TRUE)
+    scale <- apply(u, 2, stats::sd, na.rm = TRUE)
+    y <- sweep(sweep(u, 2, center), 2, scale, "/")
+    fit <- core_call(cpp_structural_fit(y, specs, list(max_frames = fit_frames, ridge = ridge, threads = threads)),
+                     call = call)
+    rows <- fit$fit_start + seq_len(fit$fit_frames) - 1L
+    obs <- colSums(!is.na(v[rows, , drop = FALSE]))
+    per_obs <- sum(obs * log(scale)) / sum(obs)  # mean log-Jacobian of the scaling per observed value
+    if (any(logged)) {
+      per_obs <- per_obs + sum(vapply(which(logged), function(j) sum(log(v[rows, j]), na.rm = TRUE), 0)) / sum(obs)
+    }
+    tab <- data.frame(model = forms$model, kernel = forms$kernel,
+                      transform = if (any(logged)) "log" else "none",
+                      logLik = vapply(fit$candidates, function(c) c$loglik - c$nobs * per_obs, 0),
+                      df = vapply(fit$candidates, `[[`, 0, "df"), nobs = vapply(fit$candidates, `[[`, 0, "nobs"),
+                      evaluations = vapply(fit$candidates, `[[`, 0L, "evaluations"),
+                      converged = vapply(fit$candidates, `[[`, TRUE, "converged"), stringsAsFactors = FALSE)
+    list(fit = fit, tab = tab, logged = logged, center = center, scale = scale)
+  })
+  tab <- do.call(rbind, lapply(fits, `[[`, "tab"))
+  tab$AIC <- -2 * tab$logLik + 2 * tab$df
+  tab$BIC <- -2 * tab$logLik + log(tab$nobs) * tab$df
+  best <- which.min(tab$BIC)
+  tab$chosen <- seq_len(nrow(tab)) == best
+  which_fit <- (best - 1L) %/% nrow(forms) + 1L
+  f <- fits[[which_fit]]
+  b <- f$fit$candidates[[(best - 1L) %% nrow(forms) + 1L]]
+  rownames(tab) <- NULL
+  structure(list(model_name = tab$model[best], kernel_name = tab$kernel[best], spec = b$spec, candidate = b,
+                 Lambda = b$Lambda, period = period, logged = stats::setNames(f$logged, colnames(v)),
+                 center = f$center, scale = f$scale, loglik = tab$logLik[best], df = b$df, nobs = b$nobs,
+                 fit_start = f$fit$fit_start, fit_frames = f$fit$fit_frames,
+                 candidates = tab[, c("model", "kernel", "transform", "logLik", "df", "AIC", "BIC", "evaluations",
+                                      "converged", "chosen")],
+                 variables = colnames(v)),
+            class = "ditimpute_series_model")
+}
+
+# The exact conditional of v's missing entries under the model, in the data's
+# units: point (the conditional mean; its exp, the median, on a log scale),
+# per-entry intervals (exact Gaussian quantiles on the model's scale, mapped
+# back), the draws (n_samples x m, frame-major) and their indices.
+series_model_intervals <- function(model, v, level, n_samples, seed, threads, call = rlang::caller_env()) {
+  miss <- is.na(v)
+  ij <- missing_index(miss)
+  res <- core_call(cpp_structural_impute(scale_cols(v, model), model$candidate, n_samples, seed, threads), call = call)
+  sc <- model$scale[ij[, 2]]; ce <- model$center[ij[, 2]]
+  lg <- model$logged[ij[, 2]]
+  back <- function(z) {  # standardised model scale -> data (vectors over the m missing entries)
+    u <- ce + sc * z
+    ifelse(lg, exp(u), u)
+  }
+  z <- stats::qnorm(1 - (1 - level) / 2)
+  point <- v
+  lower <- upper <- matrix(NA_real_, nrow(v), ncol(v), dimnames = dimnames(v))
+  samples <- matrix(0, n_samples, nrow(ij))
+  if (nrow(ij)) {
+    point[ij] <- back(res$mean)
+    lower[ij] <- back(res$mean - z * res$sd)
+    upper[ij] <- back(res$mean + z * res$sd)
+    samples <- sweep(sweep(res$samples, 2, sc, "*"), 2, ce, "+")
+    if (any(lg)) samples[, lg] <- exp(samples[, lg])
+  }
+  dimnames(point) <- dimnames(v)
+  list(point = point, lower = lower, upper = upper, samples = samples, ij = ij, sd = res$sd)
+}
+
+#' @export
+print.ditimpute_series_model <- function(x, ...) {
+  s <- x$spec
+  trend <- switch(x$model_name, stationary = "linear trend + stationary GP", level = "local level",
+                  trend = "local linear trend")
+  cat(sprintf("<ditimpute_series_model> %s, %s kernel%s%s\n", trend, x$kernel_name,
+              if (x$kernel_name == "seasonal") sprintf(" (period %g)", x$period) else "",
+              if (any(x$logged)) sprintf("; log scale for %s", paste(names(x$logged)[x$logged], collapse = ", ")) else ""))
+  tot <- s$smooth_var + s$nugget + (if (isTRUE(s$seasonal)) s$season_var else 0)
+  cat(sprintf("  variance shares of the stationary part: smooth %.3f (lengthscale %.3g)%s, nugget %.3f\n",
+              s$smooth_var / tot, s$smooth_lengthscale,
+              if (isTRUE(s$seasonal)) sprintf(", season %.3f (periodic lengthscale %.3g, decay %.3g)", s$season_var / tot,
+                                               s$periodic_lengthscale, s$season_decay) else "", s$nugget / tot))
+  if (x$model_name != "stationary") {
+    cat(sprintf("  level noise per frame: %.3g of the stationary variance%s\n", s$level_rate / tot,
+                if (x$model_name == "trend") sprintf("; slope noise %.3g", s$slope_rate / tot) else ""))
+  }
+  cat(sprintf("  fitted on frames %d-%d: log-likelihood %.2f, %d parameters, BIC %.2f\n", x$fit_start,
+              x$fit_start + x$fit_frames - 1L, x$loglik, as.integer(x$df), x$candidates$BIC[x$candidates$chosen]))
+  invisible(x)
+}
+
+#' @export
+logLik.ditimpute_series_model <- function(object, ...) {
+  structure(object$loglik, df = object$df, nobs = object$nobs, class = "logLik")
+}
