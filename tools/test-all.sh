@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# Sets up (tools/setup.sh), then runs every test: the Catch2 tests through
-# ctest, the same tests under AddressSanitizer + UBSan (tools/sanitize.sh), the
-# R package's testthat tests, the vignettes, then R CMD check of the tarball
-# (which must end without ERROR or WARNING).
+# Sets up (tools/setup.sh), then runs every test: the claims checker (every
+# figure of README.md and the vignettes found in its result file,
+# tools/check-claims.R, and a test that it fails when one disagrees), the
+# Catch2 tests through ctest, the same tests under AddressSanitizer + UBSan
+# (tools/sanitize.sh), the R package's testthat tests, the mutation check of
+# the coverage tests (tools/mutation-check.sh), the vignettes, then R CMD check
+# of the tarball (which must end without ERROR or WARNING).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 export R_MAKEVARS_USER="$top/tools/R-Makevars"
 bash "$top/tools/setup.sh"
+
+echo "== claims (tools/check-claims.R) =="
+bash "$top/tools/test-check-claims.sh"
 
 echo "== ctest (Catch2) =="
 (cd "$top/build/cmake" && ctest --output-on-failure -j1) | tee "$top/build/ctest.log"
@@ -25,6 +31,9 @@ Rscript -e '
   writeLines(as.character(sum(res$passed)), "build/testthat.count")
   quit(status = if (failed > 0) 1 else 0)
 '
+
+echo "== mutation check (coverage tests against regions built at the wrong level) =="
+bash "$top/tools/mutation-check.sh"
 
 echo "== vignettes =="
 # Rendered against the installed package: the tarball is built without them
