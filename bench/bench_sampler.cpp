@@ -31,6 +31,9 @@
 // Usage: bench_sampler [Z] [reps] [s]    MC table (Z = 2000; reps = 1 sampler
 //                                        seeds averaged per cell; only the
 //                                        candidates whose label contains s)
+//        bench_sampler heldout           the default's grid on settings it was
+//                                        not tuned on (kernels, lengthscales,
+//                                        Lambda draws, nuggets, H; see below)
 //        bench_sampler law [n,n,..] [s]  law-only study over step counts, also
 //                                        on P1/P4 with the test's random Lambda
 //                                        (configs whose label contains s)
@@ -506,6 +509,124 @@ int law_study(const std::vector<int>& steps_list, const std::string& filter) {
   return 0;
 }
 
+// ------------------------------------------------ held-out settings --
+// The default's grid (unipc2 "tuned", 8 calls) was chosen by minimising the
+// worst variance error over conditional variances in [2e-4, 3.6], the range of
+// P1-P4 in the paper's setting (laplace l = 128, H = 96, d = 8, Lambda = I or
+// the tests' random Lambda), i.e. on the spectrum of the very setting the
+// acceptance test (cpp/tests/test_sampler.cpp) checks. `heldout` meets it with
+// settings it was not tuned on: other kernels, lengthscales, Lambda draws (other
+// seeds), a nugget, H = 24 .. 192 and patterns scaled to H. Per setting and
+// pattern, from the sampler's exact output law N(b, L L^T) (noise free): the
+// large-Z coverage of its 95% region under the exact conditional (cover_inf,
+// 0.95 for an exact sampler; 20,000 normals, MC sd 0.0015), the relative error
+// of the total variance, and the share of the conditional variances outside
+// [2e-4, 3.6]; beside the former 12-call default and a 40-step run of the
+// same solver as references.
+struct HeldOut {
+  std::string name;
+  KernelType type;
+  double lengthscale;  // in frames
+  int H;
+  int lambda_seed;     // 0: Lambda = I; else a random SPD Lambda from this seed
+  double nugget;
+};
+
+int heldout_study() {
+  using G = GridKind;
+  const Variant lib{};
+  const std::vector<Candidate> cands = {
+      {"unipc2 8 tuned (default)", Method::unipc2, G::tuned, 8, lib},
+      {"unipc 12 geometric (former)", Method::unipc, G::geometric, 12, lib},
+      {"unipc 40 geometric (fine)", Method::unipc, G::geometric, 40, lib},
+  };
+  const int d = 8;
+  const std::vector<HeldOut> settings = {
+      {"laplace l=128 H=96 I (tuned on)", KernelType::laplace, 128, 96, 0, 0.0},
+      {"laplace l=16 H=96 I", KernelType::laplace, 16, 96, 0, 0.0},
+      {"laplace l=512 H=96 I", KernelType::laplace, 512, 96, 0, 0.0},
+      {"matern32 l=12 H=96 I", KernelType::matern32, 12, 96, 0, 0.0},
+      {"matern52 l=24 H=96 L(11)", KernelType::matern52, 24, 96, 11, 0.0},
+      {"matern32 l=12 H=96 L(12) +0.05", KernelType::matern32, 12, 96, 12, 0.05},
+      {"rbf l=8 H=96 I +1e-3", KernelType::rbf, 8, 96, 0, 1e-3},
+      {"laplace l=32 H=24 L(13)", KernelType::laplace, 32, 24, 13, 0.0},
+      {"laplace l=64 H=48 L(14)", KernelType::laplace, 64, 48, 14, 0.0},
+      {"laplace l=256 H=192 I", KernelType::laplace, 256, 192, 0, 0.0},
+      {"matern52 l=10 H=48 L(15) +0.01", KernelType::matern52, 10, 48, 15, 0.01},
+  };
+  std::printf("held-out settings, d = %d; per pattern: cover_inf / 100 (tr C / tr Sigma - 1)\n", d);
+  std::printf("patterns: tail (last H/6 frames), pairs (H/12 pairs spread), blocks (4 blocks of H/24), "
+              "middle (H/6 frames in the middle)\n\n");
+  for (const HeldOut& st : settings) {
+    Kernel k;
+    k.type = st.type;
+    k.lengthscale = st.lengthscale;
+    const int H = st.H;
+    Matrix Gamma = kernel_matrix(k, H);
+    Gamma.diagonal().array() += st.nugget;
+    Matrix Lambda = Matrix::Identity(d, d);
+    if (st.lambda_seed > 0) {
+      Rng rng(static_cast<std::uint64_t>(st.lambda_seed));
+      Matrix B(d, d);
+      fill_standard_normal(rng, B.data(), static_cast<std::size_t>(B.size()));
+      Lambda = B * B.transpose() / d + 0.05 * Matrix::Identity(d, d);
+    }
+    const GaussianProcess gp(Gamma, Lambda, RowMatrix::Zero(H, d));
+    const int m6 = std::max(1, H / 6), np = std::max(1, H / 12), bl = std::max(1, H / 24);
+    std::vector<std::pair<std::string, std::vector<int>>> pats;
+    std::vector<int> tail, pairs, blocks, middle;
+    for (int i = H - m6; i < H; ++i) tail.push_back(i);
+    for (int q = 0; q < np; ++q) {
+      const int s0 = q * H / np + H / (2 * np) - 1;
+      pairs.push_back(s0);
+      pairs.push_back(s0 + 1);
+    }
+    for (int q = 0; q < 4; ++q)
+      for (int i = 0; i < bl; ++i) blocks.push_back(q * H / 4 + H / 8 - bl / 2 + i);
+    for (int i = 0; i < m6; ++i) middle.push_back(H / 2 - m6 / 2 + i);
+    pats = {{"tail", tail}, {"pairs", pairs}, {"blocks", blocks}, {"middle", middle}};
+    std::printf("%-34s", st.name.c_str());
+    for (const auto& pr : pats) std::printf(" | %-31s", pr.first.c_str());
+    std::printf("\n");
+    std::vector<std::string> lines(cands.size());
+    std::string spec_line = "  conditional variances";
+    for (const auto& pr : pats) {
+      Pattern P;
+      Rng rng(2000 + static_cast<std::uint64_t>(H));
+      P.x = gp.simulate(1, rng);
+      P.cond = make_conditional(gp, Mask::from_missing_frames(H, d, pr.second));
+      P.mu = P.cond->mean(P.x.seq(0));
+      P.Sigma = P.cond->covariance();
+      P.chol.compute(P.Sigma);
+      P.zc.resize(20000, P.cond->n_missing());
+      fill_standard_normal(rng, P.zc.data(), static_cast<std::size_t>(P.zc.size()));
+      Eigen::SelfAdjointEigenSolver<Matrix> es(P.Sigma);
+      P.s_eval = es.eigenvalues().cwiseMax(0.0);
+      P.s_evec = es.eigenvectors();
+      const double vmin = P.s_eval.minCoeff(), vmax = P.s_eval.maxCoeff();
+      const double out = ((P.s_eval.array() < 2e-4) || (P.s_eval.array() > 3.6)).cast<double>().mean();
+      char buf[64];
+      std::snprintf(buf, sizeof buf, " | %.1e..%.1e, %3.0f%% out", vmin, vmax, 100 * out);
+      char pad[64];
+      std::snprintf(pad, sizeof pad, "%-33s", buf);
+      spec_line += pad;
+      for (std::size_t c = 0; c < cands.size(); ++c) {
+        const Law law = law_of(P, cands[c]);
+        Result r;
+        law_metrics(P, law, 2000, r);
+        std::snprintf(buf, sizeof buf, " | %6.4f / %+6.2f", r.cov_inf,
+                      100 * ((law.L * law.L.transpose()).trace() / P.Sigma.trace() - 1));
+        std::snprintf(pad, sizeof pad, "%-33s", buf);
+        lines[c] += pad;
+      }
+    }
+    std::printf("%s\n", spec_line.c_str());
+    for (std::size_t c = 0; c < cands.size(); ++c) std::printf("  %-32s%s\n", cands[c].label.c_str(), lines[c].c_str());
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
 // ------------------------------------------------ spectrum (noise free) --
 // In oracle mode the score is linear, s(x, t) = -(alpha^2 Sigma + sigma^2 I)^-1
 // (x - alpha mu), so in each eigen-direction of Sigma (variance v) an ODE
@@ -747,6 +868,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "spectrum")
     return spectrum_scan(argc > 2 ? parse_list(argv[2]) : std::vector<int>{8, 9, 10, 12}, argc > 3 ? argv[3] : "",
                          argc > 4 ? std::atoi(argv[4]) : 25);
+  if (argc > 1 && std::string(argv[1]) == "heldout") return heldout_study();
   if (argc > 1 && std::string(argv[1]) == "law")
     return law_study(argc > 2 ? parse_list(argv[2]) : std::vector<int>{10, 15, 20, 40}, argc > 3 ? argv[3] : "");
   const int Z = argc > 1 ? std::atoi(argv[1]) : 2000;

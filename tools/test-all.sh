@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
-# Sets up (tools/setup.sh), then runs every test: the Catch2 tests through
-# ctest, the same tests under AddressSanitizer + UBSan (tools/sanitize.sh), the
-# R package's testthat tests, the vignettes, then R CMD check of the tarball
-# (which must end without ERROR or WARNING).
+# Sets up (tools/setup.sh), then runs every test: the claims checker (every
+# figure of README.md and the vignettes found in its result file,
+# tools/check-claims.R, and a test that it fails when one disagrees), the
+# Catch2 tests through ctest, the same tests under AddressSanitizer + UBSan
+# (tools/sanitize.sh), the R package's testthat tests, the mutation check of
+# the coverage tests (tools/mutation-check.sh), the vignettes, then R CMD check
+# of the tarball (which must end without ERROR or WARNING).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 export R_MAKEVARS_USER="$top/tools/R-Makevars"
 bash "$top/tools/setup.sh"
 
+echo "== claims (tools/check-claims.R) =="
+bash "$top/tools/test-check-claims.sh"
+
 echo "== ctest (Catch2) =="
 (cd "$top/build/cmake" && ctest --output-on-failure -j1) | tee "$top/build/ctest.log"
 ctest_total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$top/build/ctest.log" | tail -n 1)
+# Skipped tests (the CUDA test without CUDA) are in ctest's total; count them apart.
+ctest_skipped=$(grep -c "(Skipped)" "$top/build/ctest.log" || true)
+ctest_total=$(( ${ctest_total:-0} - ${ctest_skipped:-0} ))
 
 echo "== sanitizers (ASan + UBSan, build/asan) =="
 bash "$top/tools/sanitize.sh"
@@ -25,6 +34,9 @@ Rscript -e '
   writeLines(as.character(sum(res$passed)), "build/testthat.count")
   quit(status = if (failed > 0) 1 else 0)
 '
+
+echo "== mutation check (coverage tests against regions built at the wrong level) =="
+bash "$top/tools/mutation-check.sh"
 
 echo "== vignettes =="
 # Rendered against the installed package: the tarball is built without them
@@ -46,5 +58,5 @@ if ! grep -q "^Status:" "$top/build/rpkg/check.log" || grep -qE "^Status:.*(ERRO
   echo "R CMD check failed (see build/rpkg/check.log)"; tail -n 40 "$top/build/rpkg/check.log"; exit 1
 fi
 echo "R CMD check: no ERROR, no WARNING"
-echo "ctest: ${ctest_total:-0} tests; testthat: $(cat "$top/build/testthat.count") expectations"
+echo "ctest: ${ctest_total:-0} tests passed, ${ctest_skipped:-0} skipped (see above); testthat: $(cat "$top/build/testthat.count") expectations"
 echo "tests: $(( ${ctest_total:-0} + $(cat "$top/build/testthat.count") )) passed, 0 failed"

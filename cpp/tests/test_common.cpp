@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -57,7 +58,14 @@ TEST_CASE("fill_standard_normal draws N(0, 1): moments, cdf and tails", "[common
 TEST_CASE("case_seed gives distinct streams and parallel_for covers every index once", "[common]") {
   CHECK(case_seed(1, 0) != case_seed(1, 1));
   CHECK(case_seed(1, 0) != case_seed(2, 0));
-  CHECK(case_seed(7, 3) == case_seed(7, 3));
+  // No two (seed, case) pairs of a 200 x 200 grid share a stream: 40,000
+  // 64-bit values collide by chance with probability 40000^2 / 2^65 = 4e-11,
+  // so a repeat means the mixing is broken (e.g. seed + i, or seed ^ i, which
+  // maps (1, 0) and (0, 1) together).
+  std::set<std::uint64_t> seen;
+  for (std::uint64_t s = 0; s < 200; ++s)
+    for (std::uint64_t i = 0; i < 200; ++i) seen.insert(case_seed(s, i));
+  CHECK(seen.size() == 40000u);
   std::vector<std::atomic<int>> hits(1000);
   parallel_for(1000, 3, [&](int i) { hits[i]++; });
   CHECK(std::all_of(hits.begin(), hits.end(), [](const std::atomic<int>& h) { return h.load() == 1; }));

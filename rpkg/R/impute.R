@@ -38,7 +38,12 @@
 #' @param x An `H x d` matrix with `NA` where values are missing (frame- or
 #'   entry-level), or an `n x H x d` array of such sequences; each may have its
 #'   own pattern.
-#' @param n_samples Samples per sequence (at least 2).
+#' @param n_samples Samples per sequence. The exact GP imputer accepts 2 or more
+#'   (its regions and intervals do not use them); a sampled imputer's default
+#'   finite-sample region needs 37 at level 0.95 (39 for its intervals; in
+#'   general the smallest `Z` whose split leaves `m = Z - floor(Z / 2)` samples
+#'   with `ceiling((m + 1) level) <= m`), the in-sample `region = "quantile"` 2.
+#'   Too few is an input error naming `n_samples`.
 #' @param level Confidence level in (0, 1).
 #' @param ... Passed to the methods.
 #' @param point `"mean"` or `"median"`: the point estimate and centre of the region.

@@ -137,21 +137,30 @@ test_that("torch_backend reports the linked LibTorch", {
   expect_type(b$cuda_available, "logical")
 })
 
-test_that("device = 'cuda' runs on CUDA when the linked LibTorch has it, else names what it offers", {
+cuda_case <- function() {
   spec <- gp_spec(16, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
   fit <- dit_fit(gp_simulate(spec, 40, seed = 1), dit_config(16, 2, width = 32, depth = 1, heads = 2),
                  strategy = mask_strategy("4x1"), steps = 2, batch_size = 8, seed = 1, threads = 1, progress = FALSE)
   x <- gp_simulate(spec, 2, seed = 2)
   x[, 5:8, ] <- NA
-  if (isTRUE(torch_backend()$cuda_available)) {
-    gpu <- impute(fit, x, n_samples = 40, steps = 5, seed = 3, device = "cuda")
-    cpu <- impute(fit, x, n_samples = 40, steps = 5, seed = 3, device = "cpu")
-    # Same noise (drawn on the CPU per case), float32 on both devices.
-    expect_equal(gpu$point, cpu$point, tolerance = 1e-3)
-  } else {
-    err <- expect_input_error(impute(fit, x, device = "cuda"), "device")
-    expect_match(conditionMessage(err), "offers only \"cpu\"")
-    expect_input_error(dit_sample(fit, x[1, , ], device = "cuda"), "device")
-  }
-  expect_input_error(impute(fit, x, device = "tpu"), "device")
+  list(fit = fit, x = x)
+}
+
+test_that("device = 'cuda' runs on CUDA with the CPU's noise", {
+  b <- torch_backend()
+  skip_if_not(isTRUE(b$cuda_available), paste("no CUDA in the linked LibTorch", b$torch_version))
+  cs <- cuda_case()
+  gpu <- impute(cs$fit, cs$x, n_samples = 40, steps = 5, seed = 3, device = "cuda")
+  cpu <- impute(cs$fit, cs$x, n_samples = 40, steps = 5, seed = 3, device = "cpu")
+  # Same noise (drawn on the CPU per case), float32 on both devices.
+  expect_equal(gpu$point, cpu$point, tolerance = 1e-3)
+})
+
+test_that("device = 'cuda' without CUDA names what the LibTorch offers; an unknown device is an input error", {
+  cs <- cuda_case()
+  expect_input_error(impute(cs$fit, cs$x, device = "tpu"), "device")
+  skip_if(isTRUE(torch_backend()$cuda_available), "CUDA is available: no error to check")
+  err <- expect_input_error(impute(cs$fit, cs$x, device = "cuda"), "device")
+  expect_match(conditionMessage(err), "offers only \"cpu\"")
+  expect_input_error(dit_sample(cs$fit, cs$x[1, , ], device = "cuda"), "device")
 })

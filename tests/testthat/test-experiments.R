@@ -28,16 +28,19 @@ test_that("an oracle grid gives one tidy row per grid row with every score", {
   expect_output(print(res), "oracle")
 })
 
-test_that("the exact imputer's 95% regions cover about 95% of conditional draws", {
+test_that("the exact imputer's 95% regions cover 95% of conditional draws, no more, no less", {
   set.seed(2)
   res <- run_small(oracle_grid())
-  # 40 sequences x 400 draws, regions from 200 samples each: the radius
-  # quantile from 200 samples moves the coverage by about +-2%, and the
-  # sequence average has a standard error near 1%; 0.9-0.99 is a wide margin.
-  expect_true(all(res$coverage > 0.90 & res$coverage < 0.99))
-  # The MSE of the sample mean to the exact conditional mean is the
-  # conditional variance over n_samples: tiny next to the prior variance 1.
-  expect_true(all(res$mse < 0.02))
+  # The exact imputer's regions are exact (closed-form radius, no sampling),
+  # so each of the 40 x 400 = 16,000 exact conditional draws of a row lies
+  # inside independently with probability 0.95: the row's coverage has
+  # SE sqrt(0.95 * 0.05 / 16000) = 0.0017. A band of 4 SE either side,
+  # 0.95 +/- 0.007, is missed by a correct build with probability 1.3e-4 (both
+  # rows; the fixed seed passes: 0.9517, 0.9521), and a region built at 0.92
+  # (0.920 and 0.923 in tools/mutation-check.sh, 16-17 SE low) or 0.98 fails it. (The
+  # MSE is not checked again here: the first test asserts it is exactly 0.)
+  se <- sqrt(0.95 * 0.05 / (40 * 400))
+  expect_true(all(abs(res$coverage - 0.95) < 4 * se), info = paste(res$coverage, collapse = " "))
 })
 
 test_that("set.seed() makes a grid repeatable, and a row seed fixes its row", {
@@ -67,7 +70,6 @@ test_that("the latent-GP oracle is the best linear imputer with the exact moment
   set.seed(6)
   res <- run_small(oracle_grid(), latent = TRUE)
   expect_true(all(res$latent & res$target == "truth"))
-  expect_equal(res$coverage, res$coverage_truth)
 })
 
 test_that("a tiny DiT row runs and reports its training", {

@@ -35,8 +35,12 @@ test_that("co2 with 10% holes and a 30-month gap comes back complete, observed v
   expect_equal(imp$model$kernel_name, "seasonal")
   met <- imputation_metrics(imp, by = "all")
   expect_lt(met$mae, 1)
-  # Coverage of 90% intervals over 76 correlated entries: a wide band (60-100%).
-  expect_gt(met$interval_coverage, 0.6)
+  # No coverage check here: the 76 imputed entries of one series (30 of them
+  # one gap) are too few and too correlated for a band that a miscalibrated
+  # interval would fail (even counting the 47 scattered holes as independent,
+  # 4 SE of a 90% coverage is +/- 0.18, and over-coverage could never fail).
+  # bench/series.R measures it over 7 data sets x 10 repetitions
+  # (bench/results/series.md).
   expect_s3_class(coverage(imp), "ditimpute_coverage")
   sets <- completions(imp, 1:2)
   expect_length(sets, 2)

@@ -116,9 +116,14 @@ test_that("distribution_shift is reproducible, centred at 1 on the training law,
   self <- distribution_shift(fit, ref, spec, reference = ref, K = 4, seed = 7, threads = 1)
   s <- self$summary[self$summary$type == "loss", ]
   expect_true(s$lower < 1 && s$upper > 1)
-  # A model against itself: every ratio is 1.
-  r <- shift_ratio(a, a, seed = 1)
-  expect_equal(r$estimate, c(1, 1))
+  # The ratio of means is DS(a) / DS(b): swapping a and b inverts it exactly
+  # (a and b2 are the same model's coefficient with other draws, so neither
+  # ratio is 1 by construction; a numerator and denominator mixed up fails).
+  b2 <- distribution_shift(fit, x, spec, n_reference = 40, K = 4, seed = 4, threads = 1)
+  r <- shift_ratio(a, b2, seed = 1)
+  r_back <- shift_ratio(b2, a, seed = 1)
+  expect_false(isTRUE(all.equal(r$estimate[2], 1)))
+  expect_equal(r$estimate[2] * r_back$estimate[2], 1, tolerance = 1e-12)
   expect_output(print(r), "mean of ratios")
   expect_output(print(a), "DS \\(loss\\)")
   expect_input_error(shift_ratio(a, self), "b")
