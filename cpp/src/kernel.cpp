@@ -84,41 +84,4 @@ Matrix kernel_matrix(const Kernel& kernel, int H) {
   return G;
 }
 
-Vector seasonal_kernel_lags(const SeasonalKernel& k, int H) {
-  if (H < 1) throw input_error("H", "H must be at least 1, not " + std::to_string(H) + ".");
-  for (double w : {k.w_smooth, k.w_season, k.w_nugget})
-    if (!(std::isfinite(w) && w >= 0.0)) throw input_error("kernel", "kernel weights must be finite and >= 0.");
-  if (!(k.w_smooth + k.w_season + k.w_nugget > 0.0)) throw input_error("kernel", "some kernel weight must be > 0.");
-  if (k.w_smooth > 0.0) require_positive(k.smooth_lengthscale, "lengthscale");
-  if (k.w_season > 0.0) {
-    require_positive(k.period, "period");
-    require_positive(k.periodic_lengthscale, "lengthscale");
-    require_positive(k.decay_lengthscale, "lengthscale");
-  }
-  Vector g(H);
-  for (int t = 0; t < H; ++t) {
-    double v = t == 0 ? k.w_nugget : 0.0;
-    if (k.w_smooth > 0.0) {
-      const double s = std::sqrt(5.0) * t / k.smooth_lengthscale;
-      v += k.w_smooth * (1.0 + s + s * s / 3.0) * std::exp(-s);
-    }
-    if (k.w_season > 0.0) {
-      const double sn = std::sin(kPi * t / k.period) / k.periodic_lengthscale;
-      const double u = t / k.decay_lengthscale;
-      v += k.w_season * std::exp(-2.0 * sn * sn - 0.5 * u * u);
-    }
-    g(t) = v;
-  }
-  return g;
-}
-
-Matrix kernel_matrix(const SeasonalKernel& kernel, int H) {
-  const Vector g = seasonal_kernel_lags(kernel, H);
-  check_memory(8.0 * H * H, "H", "the " + std::to_string(H) + " x " + std::to_string(H) + " kernel matrix");
-  Matrix G(H, H);
-  for (int i = 0; i < H; ++i)
-    for (int j = 0; j <= i; ++j) G(i, j) = G(j, i) = g(i - j);
-  return G;
-}
-
 }  // namespace ditimpute

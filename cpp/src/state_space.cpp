@@ -13,6 +13,7 @@
 #include "gaussian_internal.hpp"
 
 #include <Eigen/Cholesky>
+#include <unsupported/Eigen/KroneckerProduct>
 
 #include <algorithm>
 #include <cmath>
@@ -107,7 +108,7 @@ int LatentBlock::dimension() const {
     case Kind::matern: return order;
     case Kind::level: return 1;
     case Kind::trend: return 2;
-    case Kind::harmonic: return 2;
+    case Kind::harmonic: return 2 * order;
   }
   return 0;
 }
@@ -132,6 +133,7 @@ LatentProcess::LatentProcess(std::vector<LatentBlock> blocks, double diffuse)
       case LatentBlock::Kind::harmonic:
         if (!positive_finite(b.variance) || !positive_finite(b.decay) || !std::isfinite(b.omega))
           throw input_error("kernel", "a harmonic block needs a finite variance and decay > 0 and a finite frequency.");
+        if (b.order < 1 || b.order > 2) throw input_error("kernel", "a harmonic's envelope has order 1 or 2.");
         break;
     }
     n_ += b.dimension();
@@ -175,11 +177,18 @@ void LatentProcess::transition(double delta, Matrix& A, Matrix& Q) const {
         Q(o + 1, o + 1) = b.slope_rate * delta;
         break;
       case LatentBlock::Kind::harmonic: {
-        const double e = std::exp(-delta / b.decay), c = std::cos(b.omega * delta), s = std::sin(b.omega * delta);
-        A(o, o) = A(o + 1, o + 1) = e * c;
-        A(o, o + 1) = -e * s;
-        A(o + 1, o) = e * s;
-        Q(o, o) = Q(o + 1, o + 1) = b.variance * (1.0 - e * e);
+        // A rotation by omega delta times a Matern envelope of order
+        // `order` (1: exp(-delta / decay); 2: Matern 3/2 with lengthscale
+        // decay): state kron(envelope state, (cos, sin)).
+        Matrix R(2, 2);
+        const double c = std::cos(b.omega * delta), s = std::sin(b.omega * delta);
+        R << c, -s, s, c;
+        const Matrix M = matern_transition(b.order, b.decay, delta);
+        const Matrix Pm = matern_stationary(b.order, b.decay, b.variance);
+        const Matrix Ah = Eigen::kroneckerProduct(M, R);
+        const Matrix Ph = Eigen::kroneckerProduct(Pm, Matrix::Identity(2, 2));
+        A.block(o, o, p, p) = Ah;
+        Q.block(o, o, p, p) = Ph - Ah * Ph * Ah.transpose();
         break;
       }
     }
@@ -197,7 +206,10 @@ Matrix LatentProcess::initial_covariance() const {
       case LatentBlock::Kind::matern: P.block(o, o, p, p) = matern_stationary(p, b.lengthscale, b.variance); break;
       case LatentBlock::Kind::level:
       case LatentBlock::Kind::trend: P.block(o, o, p, p) = diffuse_ * Matrix::Identity(p, p); break;
-      case LatentBlock::Kind::harmonic: P.block(o, o, p, p) = b.variance * Matrix::Identity(p, p); break;
+      case LatentBlock::Kind::harmonic:
+        P.block(o, o, p, p) = Eigen::kroneckerProduct(matern_stationary(b.order, b.decay, b.variance),
+                                                       Matrix::Identity(2, 2));
+        break;
     }
     o += p;
   }
@@ -342,9 +354,88 @@ Eigen::LLT<Matrix> llt_or_throw(const Matrix& S, const char* what) {
 
 }  // namespace
 
+namespace {
+
+// The filter of one variable (d = 1) with a small state, in fixed-capacity
+// matrices: no allocation per frame. The same recursion as the general
+// filter below, with h^T s the value and nugget * Lambda the noise.
+constexpr int kSmall = 20;
+using SmallMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kSmall, kSmall>;
+using SmallVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kSmall, 1>;
+
+}  // namespace
+
+double StateSpaceGP::filter_univariate(const Mask& mask, const double* x, std::vector<double>* store, long* used,
+                                       RowMatrix* innovations) const {
+  const int H = this->H(), n = process_.dimension();
+  // The state keeps the unit scale of the general filter (what the smoother
+  // reads back); the value is L h^T s with L = sqrt(Lambda).
+  const double lam = Lambda_(0, 0), l = std::sqrt(lam), noise = nugget_ * lam;
+  const std::size_t stride = static_cast<std::size_t>(n * (n + 1) / 2 + n);
+  if (store) store->assign(static_cast<std::size_t>(H) * stride, 0.0);
+  if (innovations) innovations->setConstant(H, 1, std::numeric_limits<double>::quiet_NaN());
+  long diffuse_left = process_.diffuse_count();
+  const Vector hv = process_.readout();
+  const SmallVector h = hv;
+  Matrix A1, Q1;
+  SmallMatrix A, Q, P, AP;
+  SmallVector m = SmallVector::Zero(n), Ph;
+  P = process_.initial_covariance();
+  double cached = -1.0;
+  double loglik = 0.0;
+  long counted = 0;
+  const double log_2pi = std::log(2.0 * 3.14159265358979323846);
+  for (int t = 0; t < H; ++t) {
+    if (t > 0) {
+      const double delta = times_(t) - times_(t - 1);
+      if (delta != cached) {
+        process_.transition(delta, A1, Q1);
+        A = A1;
+        Q = Q1;
+        cached = delta;
+      }
+      m = A * m;
+      AP.noalias() = A * P;
+      P.noalias() = AP * A.transpose();
+      P += Q;
+    }
+    if (mask.is_observed(t, 0)) {
+      const double y = x[t];
+      if (!std::isfinite(y))
+        throw input_error("x", "observed entries must be finite (frame " + std::to_string(t + 1) + ", variable 1).");
+      Ph.noalias() = P * h;
+      const double F = lam * h.dot(Ph) + noise;
+      if (!(F > 0.0) || !std::isfinite(F))
+        throw numeric_error("the state-space smoother's innovation covariance is not positive definite (a "
+                            "lengthscale far longer than the frame spacing with no nugget: add a small nugget)");
+      const double v = y - mean_(t, 0) - l * h.dot(m);
+      if (diffuse_left > 0) {
+        --diffuse_left;
+      } else {
+        loglik -= 0.5 * (log_2pi + std::log(F) + v * v / F);
+        ++counted;
+        if (innovations) (*innovations)(t, 0) = v / std::sqrt(F);
+      }
+      m += Ph * (l * v / F);
+      P.noalias() -= Ph * (Ph.transpose() * (lam / F));
+      P = 0.5 * (P + P.transpose()).eval();
+    }
+    if (store) {
+      double* s = store->data() + t * stride;
+      for (int i = 0; i < n; ++i) *s++ = m(i);
+      for (int j = 0; j < n; ++j)
+        for (int i = j; i < n; ++i) *s++ = P(i, j);
+    }
+    if ((t & 1023) == 0) check_cancelled();
+  }
+  if (used) *used = counted;
+  return loglik;
+}
+
 double StateSpaceGP::filter(const Mask& mask, const double* x, std::vector<double>* store, long* used,
                             RowMatrix* innovations) const {
   const int H = this->H(), d = this->d(), p = process_.dimension(), n = d * p;
+  if (d == 1 && p <= kSmall) return filter_univariate(mask, x, store, used, innovations);
   const Frames fr{mask, x, mean_, d, p, process_.readout()};
   const std::size_t stride = static_cast<std::size_t>(n * (n + 1) / 2 + n);
   if (store) store->assign(static_cast<std::size_t>(H) * stride, 0.0);

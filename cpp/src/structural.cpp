@@ -37,7 +37,7 @@ struct Param {
 };
 
 std::vector<Param> params_of(const StructuralSpec& s) {
-  std::vector<Param> p = {{&StructuralSpec::nugget, 1e-8, 1e4},
+  std::vector<Param> p = {{&StructuralSpec::nugget, 1e-6, 1e4},
                           {&StructuralSpec::smooth_lengthscale, 0.3, 1e5}};
   if (has_level(s)) p.push_back({&StructuralSpec::level_rate, 1e-10, 1e4});
   if (s.trend == StructuralSpec::Trend::trend) p.push_back({&StructuralSpec::slope_rate, 1e-14, 1e2});
@@ -264,6 +264,7 @@ LatentProcess structural_process(const StructuralSpec& s) {
       b.variance = s.season_var * q[static_cast<std::size_t>(k - 1)] / total;
       b.omega = 2.0 * 3.14159265358979323846 * k / s.period;
       b.decay = s.season_decay;
+      b.order = s.season_envelope;
       blocks.push_back(b);
     }
   }
@@ -330,7 +331,12 @@ StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& o) 
   Matrix lines(2, d);
   for (int j = 0; j < d; ++j) lines.col(j) = line_fit(y, j, 0, T);
 
-  for (const StructuralSpec& form : o.candidates) {
+  // One variable: the candidates run in parallel; several: the variables do.
+  const int n_cand = static_cast<int>(o.candidates.size());
+  const int inner = d == 1 ? 1 : o.threads, outer = d == 1 ? o.threads : 1;
+  fit.candidates.assign(static_cast<std::size_t>(n_cand), StructuralCandidate());
+  parallel_for(n_cand, outer, [&](int ci) {
+    const StructuralSpec& form = o.candidates[static_cast<std::size_t>(ci)];
     const std::vector<Param> ps = params_of(form);
     const bool stationary = form.trend == StructuralSpec::Trend::none;
     const LatentProcess probe = structural_process(form);
@@ -349,7 +355,7 @@ StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& o) 
     auto evaluate = [&](const StructuralSpec& s, bool keep, std::vector<Univariate>& out) {
       const LatentProcess proc = structural_process(s);
       out.assign(static_cast<std::size_t>(d), Univariate());
-      parallel_for(d, o.threads, [&](int j) {
+      parallel_for(d, inner, [&](int j) {
         out[static_cast<std::size_t>(j)] =
             univariate(proc, s.nugget, cols[static_cast<std::size_t>(j)], means[static_cast<std::size_t>(j)], keep);
       });
@@ -430,8 +436,8 @@ StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& o) 
     cand.df = static_cast<double>(ps.size()) + d + d * (d - 1) / 2.0 + mean_df * d;
     cand.aic = -2.0 * ll + 2.0 * cand.df;
     cand.bic = -2.0 * ll + std::log(static_cast<double>(std::max<long>(used, 1))) * cand.df;
-    fit.candidates.push_back(std::move(cand));
-  }
+    fit.candidates[static_cast<std::size_t>(ci)] = std::move(cand);
+  });
   fit.chosen = 0;
   for (std::size_t i = 1; i < fit.candidates.size(); ++i)
     if (fit.candidates[i].bic < fit.candidates[static_cast<std::size_t>(fit.chosen)].bic) fit.chosen = static_cast<int>(i);

@@ -79,6 +79,7 @@ Mask random_mask(int H, int d, double rate, Rng& rng) {
 TEST_CASE("harmonic blocks carry the periodic kernel's Fourier weights", "[structural]") {
   StructuralSpec s = seasonal_spec();
   s.smooth_var = 1e-12;  // (nearly) the season alone
+  s.season_envelope = 1;
   const LatentProcess p = structural_process(s);
   // 3 harmonics of a 7-frame period: the covariance at lag tau is
   // sum_k v_k exp(-tau / decay) cos(2 pi k tau / 7), the v_k summing to season_var.
@@ -94,6 +95,16 @@ TEST_CASE("harmonic blocks carry the periodic kernel's Fourier weights", "[struc
   }
   // A full period apart the season repeats up to its decay: corr = exp(-7 / 30).
   CHECK(p.covariance(7.0) / p.covariance(0.0) == Approx(std::exp(-7.0 / 30.0)).epsilon(1e-6));
+  // The smoother envelope (the default): the same harmonics times the Matern
+  // 3/2 correlation (1 + r) exp(-r), r = sqrt(3) tau / decay; 4 coordinates each.
+  s.season_envelope = 2;
+  const LatentProcess p2 = structural_process(s);
+  REQUIRE(p2.dimension() == 3 + 4 * 3);
+  for (double tau : {1.0, 7.0, 20.0}) {
+    const double r = std::sqrt(3.0) * tau / 30.0;
+    CHECK(p2.covariance(tau) / p2.covariance(0.0) ==
+          Approx(p.covariance(tau) / p.covariance(0.0) * (1.0 + r) * std::exp(-r) / std::exp(-tau / 30.0)).epsilon(1e-6));
+  }
 }
 
 TEST_CASE("state-space likelihood and conditional of a stationary structural process equal the dense ones",
@@ -218,4 +229,28 @@ TEST_CASE("structural models: bad input is an input error", "[structural]") {
   RowMatrix inf = RowMatrix::Ones(10, 1);
   inf(3, 0) = std::numeric_limits<double>::infinity();
   require_input_error([&] { fit_structural(inf, o); }, "x");
+}
+
+TEST_CASE("one variable takes the allocation-free filter: likelihood and conditional still equal the dense ones",
+          "[structural]") {
+  Rng rng(17);
+  const int H = 60;
+  const StructuralSpec s = seasonal_spec();
+  const LatentProcess p = structural_process(s);
+  const Matrix Lambda = Matrix::Constant(1, 1, 2.3);
+  RowMatrix mean(H, 1);
+  fill_standard_normal(rng, mean.data(), static_cast<std::size_t>(mean.size()));
+  const Matrix Gamma = gamma_of(p, H, s.nugget);
+  GaussianProcess gp(Gamma, Lambda, mean);
+  const StateSpaceGP ss(p, s.nugget, Lambda, mean);
+  const Mask mask = random_mask(H, 1, 0.3, rng);
+  const Batch x = gp.simulate(1, rng);
+  CHECK(ss.log_likelihood(mask, x.seq(0)) == Approx(dense_loglik(Gamma, Lambda, mean, mask, x.seq(0))).epsilon(1e-9));
+  const auto de = make_conditional_dense(gp, mask);
+  Rng r2(1);
+  const SmoothedConditional sc = ss.conditional(mask, x.seq(0), 0, r2);
+  const Vector mu = de->mean(x.seq(0));
+  const Vector sd = de->covariance().diagonal().cwiseSqrt();
+  CHECK((sc.mean - mu).norm() / mu.norm() < 1e-8);
+  CHECK(((sc.sd - sd).array() / sd.array()).abs().maxCoeff() < 1e-8);
 }

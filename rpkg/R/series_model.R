@@ -69,6 +69,15 @@ series_candidate_forms <- function(model, kernel, period, n_time, n_obs_min, cal
                       "seasonal"
                     }, smooth = "smooth")
   forms <- expand.grid(model = models, kernel = kernels, stringsAsFactors = FALSE)
+  # The season's drift: exponential (envelope 1), or smoother (Matern 3/2,
+  # envelope 2; state twice as large): both are candidates on series of up to
+  # 1,500 frames, where fits are cheap; longer series take the exponential.
+  forms$envelope <- ifelse(forms$kernel == "seasonal", 1L, NA_integer_)
+  if (n_time <= 1500 && any(forms$kernel == "seasonal")) {
+    smoother <- forms[forms$kernel == "seasonal", ]
+    smoother$envelope <- 2L
+    forms <- rbind(forms, smoother)
+  }
   # At least twice as many observed values per variable as parameters per
   # variable: fewer leave the likelihood flat in some direction.
   forms$df <- mapply(function(m, k) series_form_df(m, k == "seasonal"), forms$model, forms$kernel)
@@ -81,7 +90,7 @@ series_candidate_forms <- function(model, kernel, period, n_time, n_obs_min, cal
     abort_input("model", sprintf("\"%s\" needs at least %d observed values per variable; the series has %d.", model,
                                  2 * min(forms$df), n_obs_min), call = call)
   }
-  forms[ok, c("model", "kernel"), drop = FALSE]
+  forms[ok, c("model", "kernel", "envelope"), drop = FALSE]
 }
 
 # Starting values of a form's parameters (variances relative to the smooth
@@ -103,21 +112,27 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
   n_time <- nrow(v); d <- ncol(v)
   n_obs_min <- min(colSums(!is.na(v)))
   forms <- series_candidate_forms(model, kernel, period, n_time, n_obs_min, call)
-  specs <- lapply(seq_len(nrow(forms)), function(i) series_start_spec(forms$model[i], forms$kernel[i], period))
+  specs <- lapply(seq_len(nrow(forms)), function(i) {
+    c(series_start_spec(forms$model[i], forms$kernel[i], period),
+      if (!is.na(forms$envelope[i])) list(season_envelope = forms$envelope[i]))
+  })
+  # Nelder-Mead's budget: evaluations are cheap on short series, so let them
+  # converge (600 at 6,000 frames, up to 3,000 on short series).
+  evaluations <- as.integer(min(3000, max(600, 3.6e6 / min(n_time, fit_frames))))
   fits <- lapply(series_log_options(v, transform, call = call), function(logged) {
     u <- to_model_scale(v, logged)
     center <- colMeans(u, na.rm = TRUE)
     scale <- apply(u, 2, stats::sd, na.rm = TRUE)
     y <- sweep(sweep(u, 2, center), 2, scale, "/")
-    fit <- core_call(cpp_structural_fit(y, specs, list(max_frames = fit_frames, ridge = ridge, threads = threads)),
-                     call = call)
+    fit <- core_call(cpp_structural_fit(y, specs, list(max_frames = fit_frames, ridge = ridge, threads = threads,
+                                                       max_evaluations = evaluations)), call = call)
     rows <- fit$fit_start + seq_len(fit$fit_frames) - 1L
     obs <- colSums(!is.na(v[rows, , drop = FALSE]))
     per_obs <- sum(obs * log(scale)) / sum(obs)  # mean log-Jacobian of the scaling per observed value
     if (any(logged)) {
       per_obs <- per_obs + sum(vapply(which(logged), function(j) sum(log(v[rows, j]), na.rm = TRUE), 0)) / sum(obs)
     }
-    tab <- data.frame(model = forms$model, kernel = forms$kernel,
+    tab <- data.frame(model = forms$model, kernel = forms$kernel, envelope = forms$envelope,
                       transform = if (any(logged)) "log" else "none",
                       logLik = vapply(fit$candidates, function(c) c$loglik - c$nobs * per_obs, 0),
                       df = vapply(fit$candidates, `[[`, 0, "df"), nobs = vapply(fit$candidates, `[[`, 0, "nobs"),
@@ -138,7 +153,7 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
                  Lambda = b$Lambda, period = period, logged = stats::setNames(f$logged, colnames(v)),
                  center = f$center, scale = f$scale, loglik = tab$logLik[best], df = b$df, nobs = b$nobs,
                  fit_start = f$fit$fit_start, fit_frames = f$fit$fit_frames,
-                 candidates = tab[, c("model", "kernel", "transform", "logLik", "df", "AIC", "BIC", "evaluations",
+                 candidates = tab[, c("model", "kernel", "envelope", "transform", "logLik", "df", "AIC", "BIC", "evaluations",
                                       "converged", "chosen")],
                  variables = colnames(v)),
             class = "ditimpute_series_model")

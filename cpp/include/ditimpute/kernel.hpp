@@ -42,23 +42,4 @@ double kernel_value(const Kernel& kernel, double r);
 Matrix kernel_matrix(const Kernel& kernel, int H);
 
 // ------------------------------------------------ trend-and-season kernel --
-// The stationary kernel of impute_series() over the lag tau (in frames):
-//   k(tau) = w_smooth * m52(tau / smooth_lengthscale)
-//          + w_season * exp(-2 sin^2(pi tau / period) / periodic_lengthscale^2)
-//                     * exp(-tau^2 / (2 decay_lengthscale^2))
-//          + w_nugget * [tau == 0],
-// m52 the Matern 5/2 correlation. The weights are shares of the variance
-// (>= 0; their sum is the kernel's value at 0); a zero weight drops its term.
-// The linear trend of the mean lives above the kernel (series.hpp).
-struct SeasonalKernel {
-  double w_smooth = 1.0, smooth_lengthscale = 10.0;
-  double w_season = 0.0, period = 12.0, periodic_lengthscale = 1.0, decay_lengthscale = 48.0;
-  double w_nugget = 0.0;
-};
-
-// k(tau) for tau = 0..H-1 (validates: input_error "kernel").
-Vector seasonal_kernel_lags(const SeasonalKernel& kernel, int H);
-// The H x H Toeplitz matrix Gamma_ij = k(|i - j|).
-Matrix kernel_matrix(const SeasonalKernel& kernel, int H);
-
 }  // namespace ditimpute

@@ -38,16 +38,17 @@ namespace ditimpute {
 //  * trend: a local linear trend, the level integrating a random-walk slope:
 //    state (level, slope), level noise `rate`, slope noise `slope_rate` per
 //    unit of time, diffuse start;
-//  * harmonic: a quasi-periodic term of angular frequency omega, decaying
-//    towards a new shape with time constant `decay`, stationary variance
-//    `variance` in each of its two coordinates (cos, sin).
+//  * harmonic: a quasi-periodic term of angular frequency omega whose
+//    amplitude and phase drift as a Matern process of order `order` (1:
+//    exponential, time constant `decay`; 2: Matern 3/2, lengthscale `decay`),
+//    stationary variance `variance`; state kron(envelope (order), (cos, sin)).
 // Diffuse coordinates make the process non-stationary: the likelihood and the
 // conditionals then treat their starting values as unknown constants
 // (approximately: a prior variance `diffuse`, and the first innovations that
 // carry it are left out of the likelihood, see log_likelihood()).
 struct LatentBlock {
   enum class Kind { matern, level, trend, harmonic } kind = Kind::matern;
-  int order = 1;             // matern: p
+  int order = 1;             // matern: p; harmonic: the envelope's (1 or 2)
   double variance = 1.0;     // matern, harmonic
   double lengthscale = 1.0;  // matern
   double rate = 0.0;         // level, trend: level noise per unit of time
@@ -149,6 +150,10 @@ class StateSpaceGP {
   // when `store` is given, adds the log-likelihood of the innovations.
   double filter(const Mask& mask, const double* x, std::vector<double>* store, long* used,
                 RowMatrix* innovations) const;
+  // The same for one variable and a state of at most 20 coordinates, without
+  // allocating per frame (the structural fits run it hundreds of times).
+  double filter_univariate(const Mask& mask, const double* x, std::vector<double>* store, long* used,
+                           RowMatrix* innovations) const;
 
   LatentProcess process_;
   double nugget_ = 0.0;

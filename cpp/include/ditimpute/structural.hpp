@@ -17,8 +17,9 @@
 //  * season: `harmonics` quasi-periodic terms of the period with the Fourier
 //    weights of the periodic kernel exp(-2 sin^2(pi tau / period) / lp^2)
 //    (weight of harmonic k proportional to I_k(1 / lp^2), the modified Bessel
-//    function), total variance `season_var`, each forgetting its shape with
-//    time constant `season_decay` frames;
+//    function), total variance `season_var`, whose amplitudes and phases
+//    drift with time constant `season_decay` frames, exponentially
+//    (`season_envelope` 1) or as a smoother Matern 3/2 process (2);
 // and e_t white with variance `nugget`. Trend::none is the stationary model:
 // the mean is then a linear trend in time per variable (least squares).
 #pragma once
@@ -40,6 +41,7 @@ struct StructuralSpec {
   double level_rate = 1e-2, slope_rate = 1e-6;
   double smooth_var = 0.5, smooth_lengthscale = 10.0;
   double season_var = 0.0, periodic_lengthscale = 1.0, season_decay = 100.0;
+  int season_envelope = 1;  // the season's drift: 1 exponential, 2 Matern 3/2 (smoother, twice the state)
   double nugget = 0.1;
 };
 

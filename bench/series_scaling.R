@@ -1,0 +1,34 @@
+# Time and memory of impute_series() on one long univariate series, one
+# length per process (so the peak resident memory, VmHWM, is that length's):
+# a random-walk level + daily cycle + noise, hourly, 10% of the frames
+# missing in gaps of 1-200 frames (log-uniform lengths), defaults otherwise.
+# Usage: Rscript bench/series_scaling.R <frames> [threads]
+# Prints one result line; bench/results/series_scaling.md collects them.
+suppressMessages(library(ditimpute))
+args <- commandArgs(trailingOnly = TRUE)
+n_time <- if (length(args)) as.numeric(args[1]) else 5000
+threads <- if (length(args) > 1) as.integer(args[2]) else 2L
+set.seed(1)
+tt <- seq_len(n_time)
+y0 <- 20 + cumsum(rnorm(n_time, sd = 0.05)) + 2 * sin(2 * pi * tt / 24) + rnorm(n_time, sd = 0.3)
+hide <- rep(FALSE, n_time)
+while (mean(hide) < 0.1) {
+  len <- round(exp(runif(1, 0, log(200)))); s <- sample(n_time - len, 1)
+  hide[s:(s + len - 1)] <- TRUE
+}
+y <- stats::ts(y0, frequency = 24)
+y[hide] <- NA
+rss <- function() {
+  s <- readLines("/proc/self/status")
+  as.numeric(sub("[^0-9]*([0-9]+).*", "\\1", s[grepl("^VmHWM", s)])) / 1024
+}
+before <- rss()
+t0 <- proc.time()[["elapsed"]]; c0 <- sum(proc.time()[c("user.self", "sys.self")])
+imp <- impute_series(y, level = 0.9, n_samples = 50, seed = 1, threads = threads)
+el <- proc.time()[["elapsed"]] - t0; cpu <- sum(proc.time()[c("user.self", "sys.self")]) - c0
+after <- rss()
+err <- imp$point[hide] - y0[hide]
+cat(sprintf("- T = %d frames, %.1f%% missing, threads %d: %.1f s elapsed, %.1f s CPU (fit %.1f s), peak RSS %.0f MB (%.0f MB before the call); model %s %s; MAE %.3f, 90%% coverage %.1f%%; load average %s\n",
+            n_time, 100 * mean(hide), threads, el, cpu, imp$model$fit_seconds, after, before, imp$model$model_name,
+            imp$model$kernel_name, mean(abs(err)), 100 * mean(imp$lower[hide] <= y0[hide] & y0[hide] <= imp$upper[hide]),
+            paste(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], collapse = " ")))
