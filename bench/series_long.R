@@ -17,15 +17,15 @@
 # pooled over `reps` repetitions (different gaps).
 #
 # Usage: Rscript bench/series_long.R [reps] [series,...] [methods,...]
-# Writes bench/results/series_long.md (or series_long_<series>.md when a
-# subset is named).
+# Writes bench/results/series_long.md and inst/extdata/series_long_bench.csv
+# (or only bench/results/series_long_<series>-<methods>.md when a subset is named).
 suppressMessages(library(ditimpute))
 args <- commandArgs(trailingOnly = TRUE)
 reps <- if (length(args) >= 1) as.integer(args[1]) else 3L
 pick <- if (length(args) >= 2 && nzchar(args[2])) strsplit(args[2], ",")[[1]] else NULL
 only <- if (length(args) >= 3) strsplit(args[3], ",")[[1]] else NULL
 share <- 0.15
-kalman_limit <- 300  # seconds; na_kalman is skipped on a series where it took longer
+kalman_limit <- 120  # seconds; na_kalman is skipped on a series where it took longer
 has_imputets <- requireNamespace("imputeTS", quietly = TRUE)
 if (!has_imputets) message("imputeTS is not installed: its methods are skipped")
 
@@ -199,3 +199,8 @@ dest <- if (is.null(pick) && is.null(only)) "bench/results/series_long.md" else
   sprintf("bench/results/series_long_%s.md", paste(c(pick, only), collapse = "-"))
 writeLines(out, dest)
 cat("wrote", dest, "\n")
+if (is.null(pick) && is.null(only)) {
+  # The by-gap table for the series vignette.
+  utils::write.csv(tab, "inst/extdata/series_long_bench.csv", row.names = FALSE)
+  cat("wrote inst/extdata/series_long_bench.csv\n")
+}

@@ -24,8 +24,10 @@
 #' * the smooth term: a Matern 5/2 process (variance and lengthscale);
 #' * the season (`kernel = "seasonal"`, when a `period` of at least 2 frames
 #'   fits twice into the series): quasi-periodic, the first harmonics of the
-#'   periodic kernel `exp(-2 sin^2(pi tau / period) / lp^2)`, forgetting its
-#'   shape with a fitted time constant;
+#'   periodic kernel `exp(-2 sin^2(pi tau / period) / lp^2)`, whose
+#'   amplitudes and phases drift with a fitted time constant (smoothly, as a
+#'   Matern 3/2 process, on series of up to 1,500 frames; exponentially on
+#'   longer ones, where the smaller state keeps the fit fast);
 #' * white noise (the nugget).
 #'
 #' Every part is Markov, so the core fits and conditions exactly in time and
