@@ -12,6 +12,7 @@ packages=(
   r-cran-ggplot2 r-cran-future.apply r-cran-knitr r-cran-rmarkdown pandoc
   libtorch-dev libeigen3-dev catch2 cmake g++ make
   libopenblas0-openmp libblas-dev liblapack-dev
+  devscripts   # checkbashisms, which R CMD check --as-cran runs on the package's configure
 )
 missing=()
 for p in "${packages[@]}"; do

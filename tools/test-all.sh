@@ -5,7 +5,9 @@
 # Catch2 tests through ctest, the same tests under AddressSanitizer + UBSan
 # (tools/sanitize.sh), the R package's testthat tests, the mutation check of
 # the coverage tests (tools/mutation-check.sh), the vignettes, then R CMD check
-# of the tarball (which must end without ERROR or WARNING).
+# of the tarball (which must end without ERROR or WARNING); then the same
+# package built without LibTorch (tools/check-no-torch.sh: install into a
+# private library, testthat, vignettes, R CMD check --as-cran).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -58,5 +60,9 @@ if ! grep -q "^Status:" "$top/build/rpkg/check.log" || grep -qE "^Status:.*(ERRO
   echo "R CMD check failed (see build/rpkg/check.log)"; tail -n 40 "$top/build/rpkg/check.log"; exit 1
 fi
 echo "R CMD check: no ERROR, no WARNING"
+
+echo "== without LibTorch (tools/check-no-torch.sh) =="
+bash "$top/tools/check-no-torch.sh"
 echo "ctest: ${ctest_total:-0} tests passed, ${ctest_skipped:-0} skipped (see above); testthat: $(cat "$top/build/testthat.count") expectations"
+echo "without LibTorch: testthat $(cat "$top/build/notorch/testthat.count") expectations"
 echo "tests: $(( ${ctest_total:-0} + $(cat "$top/build/testthat.count") )) passed, 0 failed"

@@ -120,6 +120,7 @@
 calibrate <- function(object, x = NULL, missing = NULL, level = 0.95, n_samples = 100, truth = NULL,
                       groups = c("auto", "pattern", "gap", "fraction", "kappa", "none"), n_groups = 3,
                       seed = NULL, threads = NULL, rounds = 10, share = NULL, ...) {
+  if (inherits(object, "ditimpute_dit")) check_torch()
   groups <- check_string(groups, c("auto", "pattern", "gap", "fraction", "kappa", "none"))
   n_groups <- check_count(n_groups, max = 20)
   if (inherits(object, "ditimpute_series_imputation")) {

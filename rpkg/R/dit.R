@@ -24,12 +24,13 @@
 #'   bench/bench_dit.cpp).
 #' @return An object of class `ditimpute_dit_config`.
 #' @seealso [dit_fit()]
-#' @examples
+#' @examplesIf torch_available()
 #' dit_config(H = 32, d = 4)
 #' dit_config(H = 96, d = 8, width = 256, depth = 12, heads = 16)   # the paper's size
 #' @export
 dit_config <- function(H, d, width = 128, depth = 4, heads = 4, mlp_ratio = 4, t0 = NULL, T = NULL,
                        prediction = c("v", "eps")) {
+  check_torch()
   cfg <- list(H = check_count(H, min = 2), d = check_count(d), width = check_count(width),
               depth = check_count(depth), heads = check_count(heads),
               mlp_ratio = check_number(mlp_ratio, lower = 0, upper = Inf),
@@ -45,16 +46,6 @@ print.ditimpute_dit_config <- function(x, ...) {
               x$H, x$d, x$width, x$depth, x$heads, x$mlp_ratio, x$t0, x$T, x$prediction))
   invisible(x)
 }
-
-#' The LibTorch backend
-#'
-#' Reports the linked LibTorch version, whether it has CUDA, and the number of
-#' CPU threads it uses.
-#' @return A list with `torch_version`, `cuda_available`, `cuda_devices`, `threads`.
-#' @examples
-#' torch_backend()
-#' @export
-torch_backend <- function() core_call(cpp_backend_info())
 
 # A fitted model is raw bytes (so saveRDS() works) plus a cache environment
 # holding an external pointer to the loaded C++ model, rebuilt after readRDS().
@@ -95,6 +86,7 @@ use_device <- function(object, device, call = rlang::caller_env()) {
 
 check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
   if (!inherits(object, "ditimpute_dit")) abort_input(arg, "must be a fitted model from dit_fit() or dit_load().", call = call)
+  check_torch(call = call)
   if (is.null(object$cache)) object$cache <- new.env(parent = emptyenv())
   object
 }
@@ -142,7 +134,7 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
 #' @return An object of class `ditimpute_dit`, with methods `print()`,
 #'   `summary()`, `plot()` (the loss curve); sample it with [dit_sample()].
 #' @seealso [dit_sample()], [dit_save()]
-#' @examples
+#' @examplesIf torch_available()
 #' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
 #' x <- gp_simulate(spec, 200, seed = 1)
 #' fit <- dit_fit(x, config = dit_config(24, 2, width = 32, depth = 1, heads = 2),
@@ -155,6 +147,7 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = 2000, batch_size 
                     validation = 0.1, val_every = 100, t_sampling = c("log_uniform", "uniform"),
                     loss_weight = c("auto", "eps", "v"), checkpoint_path = NULL, checkpoint_every = 0,
                     resume_from = NULL, seed = NULL, threads = NULL, device = "auto", progress = interactive()) {
+  check_torch()
   if (!is.numeric(x) && !(is.logical(x) && all(is.na(x)))) abort_input("x", "must be a numeric n x H x d array.")
   dm <- dim(x)
   if (length(dm) != 3) abort_input("x", "must be an n x H x d array of training sequences.")
@@ -288,7 +281,7 @@ print.summary.ditimpute_dit <- function(x, ...) {
 #' @param log Axes on a log scale, as for [graphics::plot()] (default `"y"`).
 #' @param ... Passed to [graphics::plot()].
 #' @return `x`, invisibly.
-#' @examples
+#' @examplesIf torch_available()
 #' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
 #' fit <- dit_fit(gp_simulate(spec, 100, seed = 1), dit_config(24, 2, width = 32, depth = 1, heads = 2),
 #'                strategy = mask_strategy("6x1"), steps = 20, batch_size = 16, val_every = 5,
@@ -355,7 +348,7 @@ sampler_options <- function(method = NULL, steps = NULL, grid = NULL, t0 = NULL,
 #' @param threads CPU threads.
 #' @param device `NULL` (the model's device), `"cpu"`, `"cuda"` or `"auto"`; see [impute()].
 #' @return An `n_samples x H x d` array of completed sequences.
-#' @examples
+#' @examplesIf torch_available()
 #' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
 #' fit <- dit_fit(gp_simulate(spec, 100, seed = 1), dit_config(24, 2, width = 32, depth = 1, heads = 2),
 #'                strategy = mask_strategy("6x1"), steps = 10, batch_size = 16,
@@ -418,7 +411,7 @@ oracle_sample <- function(spec, x, missing = NULL, n_samples = 100, method = NUL
 #' @param strategy Masks to evaluate with (default: the model's training strategy).
 #' @param t_sampling How times are drawn (`"log_uniform"` or `"uniform"`).
 #' @return The mean denoising loss (masks, times and noise drawn from `seed`).
-#' @examples
+#' @examplesIf torch_available()
 #' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
 #' x <- gp_simulate(spec, 100, seed = 1)
 #' fit <- dit_fit(x, dit_config(24, 2, width = 32, depth = 1, heads = 2), strategy = mask_strategy("6x1"),
@@ -454,7 +447,7 @@ dit_loss <- function(object, x, strategy = NULL, t_sampling = c("log_uniform", "
 #' @param file Path of the model file.
 #' @param device Device to load onto: `"auto"`, `"cpu"` or `"cuda"`.
 #' @return `dit_save()` returns `file` invisibly; `dit_load()` a `ditimpute_dit`.
-#' @examples
+#' @examplesIf torch_available()
 #' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
 #' fit <- dit_fit(gp_simulate(spec, 50, seed = 1), dit_config(24, 2, width = 32, depth = 1, heads = 2),
 #'                strategy = mask_strategy("6x1"), steps = 5, batch_size = 8, seed = 1, threads = 1,
@@ -474,6 +467,7 @@ dit_save <- function(object, file) {
 #' @rdname dit_save
 #' @export
 dit_load <- function(file, device = "auto") {
+  check_torch()
   if (!is.character(file) || length(file) != 1 || is.na(file)) abort_input("file", "must be a single path.")
   if (!file.exists(file)) abort_input("file", sprintf("\"%s\" does not exist.", file))
   device <- check_string(device, c("auto", "cpu", "cuda"))

@@ -10,6 +10,11 @@
 #' Errors raised for bad input have class `ditimpute_error_input` (and
 #' `ditimpute_error`) and carry the name of the offending argument in `arg`.
 #'
+#' The diffusion transformer needs LibTorch, which the package looks for when
+#' it is installed; without it every Gaussian-process function works and the
+#' DiT functions raise an error of class `ditimpute_error_no_torch` that says
+#' how to get it ([torch_available()], [torch_backend()]).
+#'
 #' @keywords internal
 #' @useDynLib ditimpute, .registration = TRUE
 #' @importFrom Rcpp sourceCpp

@@ -28,6 +28,7 @@ core_call <- function(expr, call = rlang::caller_env()) {
       if (parts[2] == "input") abort_input(parts[3], text, call = call)
       if (parts[2] == "numeric") abort_numeric(text, call = call)
       if (parts[2] == "interrupt") rlang::interrupt()
+      if (parts[2] == "unavailable") abort_no_torch(call = call)
       cli::cli_abort(c("Internal error in the ditimpute core: {text}",
                        i = "Please report it with the code that produced it."),
                      class = c("ditimpute_error_internal", "ditimpute_error"), call = call)

@@ -109,6 +109,7 @@ run_experiments <- function(grid, d = 8, kernel = gp_kernel("laplace", lengthsca
                    threads = resolve_threads(threads),
                    n_calibrate = if (identical(n_calibrate, 0) || identical(n_calibrate, 0L)) 0L else
                      check_count(n_calibrate, min = 2))
+  if (any(grid$imputer == "dit")) check_torch()
   # Configurations are checked once here, not in every worker.
   for (h in unique(grid$H[grid$imputer == "dit"])) {
     do.call(dit_config, c(list(H = h, d = d), config))

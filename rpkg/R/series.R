@@ -47,11 +47,12 @@
 #' `mean +/- z sd` on the model's scale; the point is the conditional mean.
 #' **Positive, skewed data** (concentrations, counts, prices): `transform =
 #' "log"` models the log of every variable, `"auto"` (the default) the log
-#' of each variable whose values are all positive and right-skewed (sample
-#' skewness above 1, or a largest-to-smallest ratio above 100). The point
-#' and the interval ends are then mapped back with `exp()`: the point is the
-#' conditional median, every imputation and bound is positive, and intervals
-#' are wider above than below.
+#' of each variable whose values are all positive, span at least an order of
+#' magnitude (largest / smallest at least 10) and are right-skewed (sample
+#' skewness above 1). The point and the interval ends are then mapped back
+#' with `exp()`: the point is the conditional median, every imputation and
+#' bound is positive, and intervals are wider above than below. `logLik()`
+#' and the BIC are on the data's scale (the log's Jacobian included).
 #'
 #' With `method = "dit"`, a linear trend and the scaling are removed and a
 #' small diffusion transformer ([dit_fit()]) is trained on windows of `H`

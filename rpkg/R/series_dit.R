@@ -55,6 +55,7 @@ series_dit_strategy <- function(miss, H) {
 }
 
 impute_series_dit <- function(v, level, n_samples, period, dit, seed, threads, call = rlang::caller_env()) {
+  check_torch(call = call)
   n_time <- nrow(v); d <- ncol(v)
   o <- series_dit_options(dit, period, n_time, call = call)
   H <- o$H

@@ -8,30 +8,31 @@
 
 # ------------------------------------------------------------- transform --
 
-# The log-scale options to fit, each a logical vector over the variables
-# (TRUE: modelled on the log scale). "auto" fits the data as they are and,
-# when some variables are all positive and right-skewed (sample skewness
-# above 1, or a largest-to-smallest ratio above 100), also with those on the
-# log scale; the likelihoods are compared on the data's scale.
-series_log_options <- function(v, transform, call = rlang::caller_env()) {
+# Per variable: TRUE where the values are modelled on the log scale. "auto":
+# a variable whose observed values are all positive, span at least an order
+# of magnitude (largest / smallest >= 10) and are right-skewed (sample
+# skewness above 1): concentrations, counts, prices. Such a variable is
+# logged whatever the likelihood on the data's scale says, because a model on
+# that scale puts imputations and interval bounds below zero (BeijingAir's
+# ozone: 1,146 per repetition in bench/series_long.R when the likelihood chose).
+series_log_flags <- function(v, transform, call = rlang::caller_env()) {
   pos <- apply(v, 2, function(col) all(col[!is.na(col)] > 0))
-  none <- rep(FALSE, ncol(v))
-  if (transform == "none") return(list(none))
+  if (transform == "none") return(rep(FALSE, ncol(v)))
   if (transform == "log") {
     if (!all(pos)) {
       j <- which(!pos)[1]
-      abort_input("transform", sprintf("\"log\" needs positive values; variable \"%s\" has values <= 0 (use transform = \"none\", or \"auto\" to consider the log only for positive, skewed variables).",
+      abort_input("transform", sprintf("\"log\" needs positive values; variable \"%s\" has values <= 0 (use transform = \"none\", or \"auto\" to log only the positive, skewed variables).",
                                        colnames(v)[j]), call = call)
     }
-    return(list(rep(TRUE, ncol(v))))
+    return(rep(TRUE, ncol(v)))
   }
   skewed <- apply(v, 2, function(col) {
     col <- col[!is.na(col)]
     s <- stats::sd(col)
     skew <- if (s > 0) mean((col - mean(col))^3) / s^3 else 0
-    skew > 1 || max(col) / min(col) > 100
+    min(col) > 0 && max(col) / min(col) >= 10 && skew > 1
   })
-  if (any(pos & skewed)) list(none, pos & skewed) else list(none)
+  pos & skewed
 }
 
 to_model_scale <- function(v, logged) {
@@ -100,11 +101,11 @@ series_start_spec <- function(model, kernel, period) {
        season_var = 1, periodic_lengthscale = 1, season_decay = 4 * max(period, 2), nugget = 0.1)
 }
 
-# Fits every candidate form (one core call per log-scale option) and keeps
-# the one with the smallest BIC on the data's scale: the log-likelihood of the
-# standardised (and logged) values plus the log-Jacobian of the map from the
-# data, -log(scale_j) per observed value and -log(y) per logged one (over the
-# observed values that count, estimated from the fitting stretch's means).
+# Fits every candidate form in one core call and keeps the one with the
+# smallest BIC. The log-likelihood is reported on the data's scale: that of
+# the standardised (and logged) values plus the log-Jacobian of the map from
+# the data, -log(scale_j) per observed value and -log(y) per logged one (over
+# the observed values that count, estimated from the fitting stretch's means).
 fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_frames, threads,
                              call = rlang::caller_env()) {
   n_time <- nrow(v); d <- ncol(v)
@@ -117,7 +118,7 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
   # Nelder-Mead's budget: evaluations are cheap on short series, so let them
   # converge (600 at 6,000 frames, up to 3,000 on short series).
   evaluations <- as.integer(min(3000, max(600, 3.6e6 / min(n_time, fit_frames))))
-  fits <- lapply(series_log_options(v, transform, call = call), function(logged) {
+  fits <- lapply(list(series_log_flags(v, transform, call = call)), function(logged) {
     u <- to_model_scale(v, logged)
     center <- colMeans(u, na.rm = TRUE)
     scale <- apply(u, 2, stats::sd, na.rm = TRUE)

@@ -232,7 +232,7 @@ plot.ditimpute_distribution_error <- function(x, ...) {
 #'   `summary` (mean coefficient of each type with a bootstrap interval over
 #'   test and reference cases), `seed`, `x`.
 #' @seealso [shift_ratio()], [distribution_error()]
-#' @examples
+#' @examplesIf torch_available()
 #' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
 #' fit <- dit_fit(gp_simulate(spec, 100, seed = 1), dit_config(24, 2, width = 32, depth = 1, heads = 2),
 #'                strategy = mask_strategy("6x1"), steps = 10, batch_size = 16, seed = 1, threads = 1,
@@ -333,7 +333,7 @@ print.ditimpute_shift <- function(x, ...) {
 #'   `mean of ratios` (the paper's average of per-sequence ratios) and
 #'   `ratio of means`, each with `estimate`, `lower`, `upper` (percentile
 #'   bootstrap over test sequences and both reference sets).
-#' @examples
+#' @examplesIf torch_available()
 #' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
 #' train <- gp_simulate(spec, 100, seed = 1)
 #' cfg <- dit_config(24, 2, width = 32, depth = 1, heads = 2)

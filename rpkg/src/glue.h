@@ -31,6 +31,9 @@
   catch (const ditimpute::numeric_error& e) {                                          \
     throw Rcpp::exception(glue::encode("numeric", "", e.what()).c_str(), false);      \
   }                                                                                    \
+  catch (const ditimpute::unavailable_error& e) {                                      \
+    throw Rcpp::exception(glue::encode("unavailable", e.feature(), e.what()).c_str(), false); \
+  }                                                                                    \
   catch (const Rcpp::exception&) {                                                     \
     throw;                                                                             \
   }                                                                                    \

@@ -56,6 +56,11 @@ ModelPtr wrap_model(ditimpute::DiTModel&& model) {
 // [[Rcpp::export]]
 bool cpp_ptr_is_null(SEXP ptr) { return TYPEOF(ptr) != EXTPTRSXP || R_ExternalPtrAddr(ptr) == nullptr; }
 
+// False when the package was installed without LibTorch (configure found
+// none): the core then has src/no_torch/ in place of src/dit/.
+// [[Rcpp::export]]
+bool cpp_torch_available() { return ditimpute::has_torch(); }
+
 // [[Rcpp::export]]
 Rcpp::List cpp_backend_info() {
   DITIMPUTE_GLUE_BEGIN

@@ -8,6 +8,7 @@ tiny_fit <- function(steps = 30, seed = 1, ...) {
 }
 
 test_that("dit_config validates and prints", {
+  skip_if_no_torch()
   cfg <- dit_config(96, 8, width = 256, depth = 12, heads = 16)
   expect_s3_class(cfg, "ditimpute_dit_config")
   expect_output(print(cfg), "width 256, depth 12, heads 16")
@@ -21,6 +22,7 @@ test_that("dit_config validates and prints", {
 })
 
 test_that("the prediction type survives saving, and loss_weight is checked", {
+  skip_if_no_torch()
   fit <- dit_fit(gp_simulate(tiny_spec(), 40, seed = 1),
                  dit_config(24, 2, width = 32, depth = 1, heads = 2, prediction = "eps"),
                  steps = 3, batch_size = 8, loss_weight = "v", seed = 1, threads = 1, progress = FALSE)
@@ -33,6 +35,7 @@ test_that("the prediction type survives saving, and loss_weight is checked", {
 })
 
 test_that("a DiT trains, reports its loss curve, prints and plots", {
+  skip_if_no_torch()
   fit <- tiny_fit()
   expect_s3_class(fit, "ditimpute_dit")
   expect_equal(fit$steps, 30)
@@ -47,6 +50,7 @@ test_that("a DiT trains, reports its loss curve, prints and plots", {
 })
 
 test_that("sampling keeps observed values, and seeds make it repeatable", {
+  skip_if_no_torch()
   fit <- tiny_fit(steps = 10)
   x <- gp_simulate(tiny_spec(), 1, seed = 2)[1, , ]
   x[10:15, ] <- NA
@@ -60,6 +64,7 @@ test_that("sampling keeps observed values, and seeds make it repeatable", {
 })
 
 test_that("save, load and saveRDS round-trip to identical samples", {
+  skip_if_no_torch()
   fit <- tiny_fit(steps = 10)
   x <- gp_simulate(tiny_spec(), 1, seed = 2)[1, , ]
   x[20:24, ] <- NA
@@ -82,6 +87,7 @@ test_that("save, load and saveRDS round-trip to identical samples", {
 })
 
 test_that("training resumes from a checkpoint and trains with NA in the data", {
+  skip_if_no_torch()
   ck <- tempfile(fileext = ".dit")
   fit <- tiny_fit(steps = 10, checkpoint_path = ck)
   expect_true(file.exists(ck))
@@ -97,10 +103,12 @@ test_that("training resumes from a checkpoint and trains with NA in the data", {
 })
 
 test_that("an exploding loss stops with a numeric error", {
+  skip_if_no_torch()
   expect_error(tiny_fit(steps = 200, lr = 1e8, grad_clip = 0), class = "ditimpute_error_numeric")
 })
 
 test_that("bad DiT input gives classed errors naming the argument", {
+  skip_if_no_torch()
   fit <- tiny_fit(steps = 2)
   x <- gp_simulate(tiny_spec(), 1, seed = 2)[1, , ]
   expect_input_error(dit_fit(matrix(0, 3, 3)), "x")
@@ -132,6 +140,7 @@ test_that("oracle sampling matches the exact conditional law", {
 })
 
 test_that("torch_backend reports the linked LibTorch", {
+  skip_if_no_torch()
   b <- torch_backend()
   expect_match(b$torch_version, "^[0-9]+\\.[0-9]+")
   expect_type(b$cuda_available, "logical")
@@ -147,6 +156,7 @@ cuda_case <- function() {
 }
 
 test_that("device = 'cuda' runs on CUDA with the CPU's noise", {
+  skip_if_no_torch()
   b <- torch_backend()
   skip_if_not(isTRUE(b$cuda_available), paste("no CUDA in the linked LibTorch", b$torch_version))
   cs <- cuda_case()
@@ -157,6 +167,7 @@ test_that("device = 'cuda' runs on CUDA with the CPU's noise", {
 })
 
 test_that("device = 'cuda' without CUDA names what the LibTorch offers; an unknown device is an input error", {
+  skip_if_no_torch()
   cs <- cuda_case()
   expect_input_error(impute(cs$fit, cs$x, device = "tpu"), "device")
   skip_if(isTRUE(torch_backend()$cuda_available), "CUDA is available: no error to check")

@@ -73,6 +73,7 @@ test_that("the latent-GP oracle is the best linear imputer with the exact moment
 })
 
 test_that("a tiny DiT row runs and reports its training", {
+  skip_if_no_torch()
   grid <- data.frame(pattern = c("tail4", "4x1"), n = 64, strategy = "4x1+1x4", imputer = "dit", seed = 7,
                      stringsAsFactors = FALSE)
   res <- run_experiments(grid, d = 2, kernel = small_kernel, H = 24, config = list(width = 32, depth = 1, heads = 2),

@@ -55,6 +55,7 @@ wait_gone <- function(pid, seconds = 60) {
 }
 
 test_that("dit_load() rejects every corrupted copy of a model with an input error, never a crash", {
+  skip_if_no_torch()
   fit <- fault_fit()
   f <- tempfile(fileext = ".dit")
   dit_save(fit, f)
@@ -105,6 +106,7 @@ test_that("dit_load() rejects every corrupted copy of a model with an input erro
 })
 
 test_that("a failed save (a write error) leaves the old file intact and no temporary file", {
+  skip_if_no_torch()
   skip_on_os("windows")
   fit <- fault_fit()
   dir <- tempfile("save")
@@ -135,6 +137,7 @@ test_that("a failed save (a write error) leaves the old file intact and no tempo
 })
 
 test_that("killing a process while it saves leaves a loadable model", {
+  skip_if_no_torch()
   skip_on_os("windows")
   skip_if(Sys.which("perl") == "", "needs perl to start a background R")
   skip_if_not(dir.exists("/proc/self"), "needs /proc to see the child end")
@@ -163,6 +166,7 @@ test_that("killing a process while it saves leaves a loadable model", {
 })
 
 test_that("Ctrl-C stops a long imputation cleanly and the session goes on", {
+  skip_if_no_torch()
   skip_on_os("windows")
   skip_if(Sys.which("perl") == "", "needs perl to start a background R")
   ready <- tempfile()
@@ -205,6 +209,7 @@ test_that("Ctrl-C stops a long imputation cleanly and the session goes on", {
 })
 
 test_that("forked and socket workers give bit-identical results to a serial run", {
+  skip_if_no_torch()
   skip_on_os("windows")
   spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
   fit <- fault_fit(steps = 3)
@@ -229,6 +234,7 @@ test_that("forked and socket workers give bit-identical results to a serial run"
 })
 
 test_that("a DiT call gives back the heap its tensors used (resident memory does not keep it)", {
+  skip_if_no_torch()
   # The core tunes glibc to keep freed tensor memory between network calls;
   # the call must hand it back when it ends, or an R loop over imputations
   # keeps it and R's garbage, interleaved on the same heap, pins ever more

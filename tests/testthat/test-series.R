@@ -197,6 +197,7 @@ test_that("calibration masks hide only observed values, in stretches of the give
 })
 
 test_that("method = \"dit\" trains on the series' own windows and completes it (tiny model: plumbing only)", {
+  skip_if_no_torch()
   y <- datasets::ldeaths
   set.seed(4)
   y[sample(72, 7)] <- NA

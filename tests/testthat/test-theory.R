@@ -94,6 +94,7 @@ test_that("bound_factors rank the paper's patterns by Theorem 1's factor", {
 })
 
 test_that("distribution_shift is reproducible, centred at 1 on the training law, and ratios are checked", {
+  skip_if_no_torch()
   spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
   fit <- dit_fit(gp_simulate(spec, 120, seed = 1), dit_config(24, 2, width = 32, depth = 1, heads = 2),
                  strategy = mask_strategy(c("6x1", "2x3")), steps = 30, batch_size = 16, seed = 1, threads = 1,

@@ -13,6 +13,11 @@ struct BackendInfo {
   int threads = 1;
 };
 
+// False when the core was built without LibTorch (src/no_torch/ in place of
+// src/dit/): then backend_info() reports no version and every function of
+// dit.hpp, dit_diagnostics.hpp and this header that needs the network throws
+// unavailable_error("LibTorch", ...).
+bool has_torch();
 BackendInfo backend_info();
 // Sets LibTorch's intra-op thread count; threads <= 0 means every hardware core.
 // The first call also tunes glibc's allocator for tensor work (see backend.cpp).

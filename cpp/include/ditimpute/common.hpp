@@ -44,6 +44,19 @@ class numeric_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A part of the core that this build left out: the diffusion engine when the
+// core was compiled without LibTorch (src/no_torch/). `feature()` names it
+// ("LibTorch"), so a front end can say how to get it.
+class unavailable_error : public std::runtime_error {
+ public:
+  unavailable_error(std::string feature, const std::string& message)
+      : std::runtime_error(message), feature_(std::move(feature)) {}
+  const std::string& feature() const noexcept { return feature_; }
+
+ private:
+  std::string feature_;
+};
+
 // A long computation stopped on request of the front end (Ctrl-C in R).
 class cancelled : public std::runtime_error {
  public:

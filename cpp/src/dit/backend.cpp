@@ -13,6 +13,8 @@
 
 namespace ditimpute {
 
+bool has_torch() { return true; }
+
 BackendInfo backend_info() {
   BackendInfo info;
   info.torch_version = std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
