@@ -32,6 +32,6 @@ s <- ditimpute_series(v, time = as.POSIXct("2010-01-01", tz = "UTC") + 3600 * (t
 imp <- impute_series(s, n_samples = 100, level = 0.9, seed = 1, threads = threads, truth = truth)  # hourly stamps: period 24
 secs <- proc.time()[["elapsed"]] - t0; cpu <- sum(proc.time()[c("user.self", "sys.self")]) - c0
 met <- imputation_metrics(imp, by = "all")
-cat(sprintf("T = %d frames (%.2f years hourly), d = %d, %.1f%% missing, threads %d: %.1f s elapsed, %.1f s CPU (model fit %.1f s elapsed), peak RSS %.0f MB (%.0f MB before the call); MAE %.3f, 90%% coverage %.1f%%, %d blocks, window %s\n",
+cat(sprintf("T = %d frames (%.2f years hourly), d = %d, %.1f%% missing, threads %d: %.1f s elapsed, %.1f s CPU (model fit %.1f s elapsed), peak RSS %.0f MB (%.0f MB before the call); MAE %.3f, 90%% coverage %.1f%%; model %s %s\n",
             n_time, years, d, 100 * mean(hide), threads, secs, cpu, imp$model$fit_seconds, rss(), before, met$mae,
-            100 * met$interval_coverage, as.integer(imp$blocks), paste(imp$window, collapse = "/")))
+            100 * met$interval_coverage, imp$model$model_name, imp$model$kernel_name))
