@@ -10,6 +10,7 @@
 #'   half-width `w` and score `e = max(lower - y, y - upper) / w`, the interval
 #'   becomes `[lower - q w, upper + q w]`, `q` the `ceiling((N + 1) level)`-th
 #'   smallest score of the `N` calibration entries.
+#'
 #' For a new case exchangeable with the calibration cases of its group, the
 #' calibrated region holds its truth with probability at least `level`
 #' (marginally over cases), whatever the imputer gets wrong: a DiT's over- or
@@ -31,12 +32,13 @@
 #' * `"auto"` (default): `"pattern"` when the calibration cases have at most 10
 #'   distinct patterns, each with enough cases; otherwise `"gap"`, with as
 #'   many bins (up to `n_groups`) as the cases allow.
+#'
 #' Each group needs `ceiling(level / (1 - level))` cases (19 at 0.95, 9 at 0.9).
 #'
 #' **Self-calibration.** Split-conformal calibration holds when calibration
 #' and test cases are exchangeable. A held-out period of a drifting series is
-#' not (on ETTh1 the DiT's intervals, calibrated on the last 15\% of the
-#' training period, covered 74-79\% of the test period at 90\%). Hiding further
+#' not (on ETTh1 the DiT's intervals, calibrated on the last 15% of the
+#' training period, covered 74-79% of the test period at 90%). Hiding further
 #' values of the very windows to impute, at random, and calibrating on them
 #' needs no held-out data and follows the drift: the hidden values are
 #' exchangeable with the data's own gaps when those are missing completely at
@@ -48,7 +50,7 @@
 #' The diagnostics (`print()`, `summary()`, `plot()`) show per group the
 #' nominal level, the raw coverage of the imputer, and the calibrated coverage
 #' estimated by 2-fold cross-fitting (factors fitted on one half of the cases,
-#' scored on the other), with Clopper-Pearson 95\% intervals. Interval
+#' scored on the other), with Clopper-Pearson 95% intervals. Interval
 #' coverage pools entries, which are correlated within a sequence: its
 #' binomial interval is too narrow and is shown as a guide only.
 #'
@@ -92,7 +94,7 @@
 #' @param threads CPU threads.
 #' @param rounds,share Series only: the number of calibration rounds, and the
 #'   share of each variable's observed values hidden per round (default: the
-#'   series' share of missing values, between 2\% and 10\%).
+#'   series' share of missing values, between 2% and 10%).
 #' @param ... Passed to [impute()] (e.g. `steps`, `method`, `sampler`).
 #' @return An object of class `ditimpute_calibration`. [impute()] on it imputes
 #'   with the calibrated regions and intervals; `print()`, `summary()` and

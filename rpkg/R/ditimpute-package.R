@@ -1,7 +1,7 @@
 #' ditimpute: imputation of multivariate time series with honest uncertainty
 #'
 #' Sequences are `H x d` matrices (rows are time frames, columns variables),
-#' modelled as Gaussian processes with covariance `Gamma \%x\% Lambda`. The
+#' modelled as Gaussian processes with covariance `Gamma %x% Lambda`. The
 #' package computes exact conditional laws of missing values ([gp_conditional()]),
 #' how hard a missing pattern is ([kappa_cond()]), exact scores
 #' ([score_exact()], [score_nested_gd()]), missing patterns and masking

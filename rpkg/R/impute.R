@@ -25,8 +25,8 @@
 #'   at level 0.95 (39 for the intervals); fewer is an input error.
 #' * `region = "quantile"`: the paper's in-sample construction (radius = the
 #'   `level` quantile of the samples' own distances to their mean, type-7
-#'   quantile intervals); it under-covers at finite `Z` (about 92-93\% at a
-#'   nominal 95\% with `Z = 100` for the exact GP).
+#'   quantile intervals); it under-covers at finite `Z` (about 92-93% at a
+#'   nominal 95% with `Z = 100` for the exact GP).
 #'
 #' Methods:
 #' * a fitted DiT ([dit_fit()]): samples from the trained diffusion model;

@@ -24,7 +24,7 @@
 #'   `interval_coverage` (with a truth), `radius`; its `print()` method
 #'   reports the mean with a standard error.
 #'   With `levels`, a data frame of class `ditimpute_coverage_curve`, one row
-#'   per level: `level`, `coverage` of the regions with a 95\% interval
+#'   per level: `level`, `coverage` of the regions with a 95% interval
 #'   (`lower`, `upper`: Clopper-Pearson over sequences against the truth; mean
 #'   +/- 1.96 standard errors over sequences for Monte Carlo coverage), and
 #'   `interval_coverage` of the per-entry intervals (against the truth) with

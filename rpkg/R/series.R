@@ -11,7 +11,7 @@
 #'
 #' The model (`method = "gp"`): each variable has a linear trend in time
 #' (fitted by least squares on its observed values); around it the series is
-#' a Gaussian process with covariance `Gamma \%x\% Lambda` over any stretch of
+#' a Gaussian process with covariance `Gamma %x% Lambda` over any stretch of
 #' frames, `Lambda` a free `d x d` covariance between variables and `Gamma`
 #' a stationary kernel over the lag `tau`:
 #' * `"seasonal"`: `w1 m52(tau / l1) + w2 exp(-2 sin^2(pi tau / period) / lp^2)
@@ -75,7 +75,7 @@
 #' @param n_windows Fit on at most this many windows (chosen at random).
 #' @param ridge Added to the diagonal of the fitted `Lambda` (as
 #'   [gp_fit()]'s `ridge`), relative to the mean variance of the detrended,
-#'   standardised variables: 0.01 is 1\% of it. It keeps `Lambda` invertible when variables are
+#'   standardised variables: 0.01 is 1% of it. It keeps `Lambda` invertible when variables are
 #'   nearly collinear (Seatbelts: `drivers` is `front` plus part of `rear`),
 #'   where plain maximum likelihood extrapolates wildly across variables.
 #' @param calibrate `TRUE` to self-calibrate the intervals ([calibrate()] on
