@@ -95,7 +95,8 @@
 #' @param rounds,share Series only: the number of calibration rounds, and the
 #'   share of each variable's observed values hidden per round (default: the
 #'   series' share of missing values, between 2% and 10%).
-#' @param ... Passed to [impute()] (e.g. `steps`, `method`, `sampler`).
+#' @param ... Passed to [impute()] (e.g. `steps`, `method`, `sampler`); a name
+#'   that neither `calibrate()` nor that `impute()` method takes is an input error.
 #' @return An object of class `ditimpute_calibration`. [impute()] on it imputes
 #'   with the calibrated regions and intervals; `print()`, `summary()` and
 #'   `plot()` show the coverage per group before and after.
@@ -122,6 +123,11 @@
 calibrate <- function(object, x = NULL, missing = NULL, level = 0.95, n_samples = 100, truth = NULL,
                       groups = c("auto", "pattern", "gap", "fraction", "kappa", "none"), n_groups = 3,
                       seed = NULL, threads = NULL, rounds = 10, share = NULL, ...) {
+  # `...` reaches impute() only for a model; its names are checked here, so the
+  # error names calibrate()'s argument.
+  takes_dots <- !inherits(object, c("ditimpute_series_imputation", "ditimpute_imputation"))
+  check_dots(environment(), "calibrate()",
+             valid = c(names(formals(calibrate)), if (takes_dots) impute_method_args(object)))
   groups <- check_string(groups, c("auto", "pattern", "gap", "fraction", "kappa", "none"))
   n_groups <- check_count(n_groups, max = 20)
   if (inherits(object, "ditimpute_series_imputation")) {
@@ -176,6 +182,15 @@ calibrate <- function(object, x = NULL, missing = NULL, level = 0.95, n_samples 
                  diagnostics = diag, n_cases = length(scores$region), method = imp$method,
                  impute_args = list(...), model_key = key),
             class = "ditimpute_calibration")
+}
+
+# The arguments of the impute() method that `object` dispatches to.
+impute_method_args <- function(object) {
+  for (cl in class(object)) {
+    m <- utils::getS3method("impute", cl, optional = TRUE)
+    if (!is.null(m)) return(names(formals(m)))
+  }
+  character()
 }
 
 # H and d of an imputer (input error naming `object` otherwise).
@@ -511,6 +526,7 @@ ci_text <- function(lo, hi) ifelse(is.na(lo), "", sprintf("[%.1f, %.1f]", 100 * 
 
 #' @export
 summary.ditimpute_calibration <- function(object, ...) {
+  check_dots(environment(), "summary()")
   structure(list(diagnostics = object$diagnostics, factors = object$factors, level = object$level,
                  grouping = object$grouping$type, method = object$method),
             class = "summary.ditimpute_calibration")
@@ -527,6 +543,7 @@ print.summary.ditimpute_calibration <- function(x, ...) {
 
 #' @export
 plot.ditimpute_calibration <- function(x, ...) {
+  check_dots(environment(), "plot()")
   d <- x$diagnostics
   df <- rbind(
     data.frame(group = d$group, when = "raw", coverage = d$region_raw, lower = d$region_raw_lower,

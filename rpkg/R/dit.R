@@ -254,6 +254,7 @@ print.ditimpute_dit <- function(x, ...) {
 
 #' @export
 summary.ditimpute_dit <- function(object, ...) {
+  check_dots(environment(), "summary()")
   structure(list(config = object$config, n_parameters = object$n_parameters, steps = object$steps,
                  train_info = object$train_info, history = object$history, strategy = object$strategy,
                  has_ema = object$has_ema),

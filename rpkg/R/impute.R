@@ -40,7 +40,8 @@
 #'   own pattern.
 #' @param n_samples Samples per sequence (at least 2).
 #' @param level Confidence level in (0, 1).
-#' @param ... Passed to the methods.
+#' @param ... Passed to the methods; a name the method does not take is an
+#'   input error that suggests the closest one.
 #' @param point `"mean"` or `"median"`: the point estimate and centre of the region.
 #' @param truth Optional true values (same shape as `x`), kept for
 #'   [imputation_metrics()], [coverage()] and [plot()].
@@ -95,6 +96,7 @@ impute.default <- function(object, x, n_samples = 100, level = 0.95, ...) {
 impute.ditimpute_dit <- function(object, x, n_samples = 100, level = 0.95, point = c("mean", "median"),
                                  truth = NULL, method = NULL, steps = NULL, seed = NULL, threads = NULL,
                                  batch_size = NULL, region = c("finite", "quantile"), device = NULL, ...) {
+  check_dots(environment(), "impute() for a DiT")
   object <- check_dit(object)
   use_device(object, device)
   cfg <- object$config
@@ -112,6 +114,7 @@ impute.ditimpute_gp <- function(object, x, n_samples = 100, level = 0.95, point 
                                 truth = NULL, sampler = c("exact", "unipc2", "unipc", "sde", "ode", "euler", "dpm2m",
                                             "dpm2m_sde"),
                                 steps = NULL, seed = NULL, threads = NULL, region = c("finite", "quantile"), ...) {
+  check_dots(environment(), "impute() for a Gaussian process")
   spec <- check_spec(object, arg = "object")
   cases <- prepare_cases(x, spec$H, spec$d, what = "the Gaussian process has")
   sampler <- check_string(sampler, c("exact", "unipc2", "unipc", "sde", "ode", "euler", "dpm2m", "dpm2m_sde"),
@@ -281,6 +284,7 @@ format_range <- function(v) if (length(v) == 1) sprintf("%.3g", v) else sprintf(
 
 #' @export
 summary.ditimpute_imputation <- function(object, ...) {
+  check_dots(environment(), "summary()")
   object <- as3(object)
   out <- list(method = object$method, n = dim(object$x)[1], H = dim(object$x)[2], d = dim(object$x)[3],
               n_samples = object$n_samples, level = object$level, point_type = object$point_type,
@@ -310,7 +314,7 @@ print.summary.ditimpute_imputation <- function(x, ...) {
 #' @param object An imputation from [impute()].
 #' @param parm Unused (all missing entries are returned).
 #' @param level Confidence level; by default the imputation's.
-#' @param ... Unused.
+#' @param ... Unused: a named argument here is an input error.
 #' @return A data frame with one row per missing entry: `sequence`, `frame`,
 #'   `variable`, `estimate`, `lower`, `upper`.
 #' @examples
@@ -320,6 +324,7 @@ print.summary.ditimpute_imputation <- function(x, ...) {
 #' confint(impute(spec, x, seed = 1), level = 0.9)
 #' @export
 confint.ditimpute_imputation <- function(object, parm, level = object$level, ...) {
+  check_dots(environment(), "confint()")
   level <- check_level(level)
   object <- as3(object)
   lower <- object$lower

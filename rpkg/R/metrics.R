@@ -293,6 +293,7 @@ print.ditimpute_coverage_curve <- function(x, ...) {
 
 #' @export
 plot.ditimpute_coverage_curve <- function(x, ...) {
+  check_dots(environment(), "plot()")
   df <- as.data.frame(unclass(x))
   p <- ggplot2::ggplot(df, ggplot2::aes(x = .data$level, y = .data$coverage)) +
     ggplot2::geom_abline(slope = 1, intercept = 0, linetype = 2, colour = "grey50") +

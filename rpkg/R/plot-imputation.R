@@ -7,7 +7,7 @@
 #' @param x An imputation from [impute()].
 #' @param sequence Which sequence of an array to draw.
 #' @param variables Which variables (indices or names); by default up to the first 8.
-#' @param ... Unused.
+#' @param ... Unused: a named argument here is an input error.
 #' @return A ggplot object (printing it draws the plot).
 #' @examples
 #' spec <- gp_spec(48, d = 2, kernel = gp_kernel("laplace", lengthscale = 20))
@@ -17,6 +17,7 @@
 #' plot(impute(spec, x, n_samples = 200, truth = truth, seed = 2))
 #' @export
 plot.ditimpute_imputation <- function(x, sequence = 1, variables = NULL, ...) {
+  check_dots(environment(), "plot()")
   x <- as3(x)
   n <- dim(x$x)[1]
   sequence <- check_count(sequence, max = n)

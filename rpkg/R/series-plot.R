@@ -8,7 +8,7 @@
 #' @param x A result of [impute_series()].
 #' @param variables Which variables (indices or names); by default up to the first 8.
 #' @param from,to Optional range of frames (row numbers) to draw.
-#' @param ... Unused.
+#' @param ... Unused: a named argument here is an input error.
 #' @return A ggplot object (printing it draws the plot).
 #' @examples
 #' y <- datasets::co2
@@ -16,6 +16,7 @@
 #' plot(impute_series(y, n_samples = 30, seed = 1), from = 60, to = 180)
 #' @export
 plot.ditimpute_series_imputation <- function(x, variables = NULL, from = 1, to = NULL, ...) {
+  check_dots(environment(), "plot()")
   vars <- colnames(x$x)
   n_time <- nrow(x$x)
   if (is.null(variables)) variables <- seq_len(min(8, length(vars)))

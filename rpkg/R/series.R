@@ -92,7 +92,8 @@
 #'   steps and a wider network (see [dit_fit()]).
 #' @param seed Optional seed; without one [set.seed()] makes results repeatable.
 #' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
-#' @param ... Unused.
+#' @param ... Nothing: a name here is an input error (a misspelled argument
+#'   would otherwise run with the default).
 #' @return An object of class `ditimpute_series_imputation`, which is also a
 #'   `ditimpute_imputation` of one `T x d` sequence: `point` (the completed
 #'   values), `lower`, `upper` (`NA` on observed entries), `samples` (a list
@@ -121,6 +122,7 @@
 impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 100, period = NULL,
                           kernel = c("auto", "seasonal", "smooth"), window = NULL, truth = NULL,
                           n_windows = 100, ridge = 1e-2, calibrate = FALSE, dit = list(), seed = NULL, threads = NULL, ...) {
+  check_dots(environment(), "impute_series()")
   method <- check_string(method, c("gp", "dit"))
   level <- check_level(level)
   n_samples <- check_count(n_samples, min = 20)

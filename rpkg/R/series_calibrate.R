@@ -161,6 +161,7 @@ print.ditimpute_series_calibration <- function(x, ...) {
 
 #' @export
 plot.ditimpute_series_calibration <- function(x, ...) {
+  check_dots(environment(), "plot()")
   d <- x$diagnostics
   df <- rbind(data.frame(group = d$group, when = "raw", coverage = d$interval_raw, lower = NA_real_, upper = NA_real_),
               data.frame(group = d$group, when = "calibrated", coverage = d$interval_cal, lower = d$interval_cal_lower,

@@ -147,7 +147,7 @@ test_that("Ctrl-C stops a long imputation cleanly and the session goes on", {
     "x[, 20:24, ] <- NA",
     "writeLines(as.character(Sys.getpid()), '%s')",
     "t0 <- proc.time()[[3]]",
-    "res <- tryCatch({ impute(fit, x, n_samples = 200, steps = 2000, sampler = 'euler', threads = 1); 'finished' },",
+    "res <- tryCatch({ impute(fit, x, n_samples = 200, steps = 2000, method = 'euler', threads = 1); 'finished' },",
     "                interrupt = function(e) 'interrupted')",
     "after <- dim(impute(fit, x[1:2, , , drop = FALSE], n_samples = 50, steps = 5, threads = 1)$point)",
     "cat(res, proc.time()[[3]] - t0, after, file = '%s')", sep = "\n"), pidfile, out))
