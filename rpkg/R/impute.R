@@ -370,9 +370,11 @@ as.data.frame.ditimpute_imputation <- function(x, row.names = NULL, optional = F
 #' with one joint sample, so analyses repeated over the completed sets and
 #' pooled carry the imputation uncertainty.
 #'
-#' @param object An imputation from [impute()].
+#' @param object An imputation from [impute()] or [impute_series()].
 #' @param m Which samples (default: all).
-#' @return A list of completed data sets, each shaped like the imputed `x`.
+#' @return A list of completed data sets, each shaped like the imputed `x`;
+#'   for [impute_series()], each in the form of its `x` (a `ts`, a data frame
+#'   with its time column, ...), as [completed_series()] with `what = "sample"`.
 #' @examples
 #' spec <- gp_spec(24, d = 2)
 #' x <- gp_simulate(spec, 1, seed = 1)[1, , ]
@@ -383,10 +385,16 @@ as.data.frame.ditimpute_imputation <- function(x, row.names = NULL, optional = F
 #' @export
 completions <- function(object, m = NULL) {
   if (!inherits(object, "ditimpute_imputation")) abort_input("object", "must be an imputation from impute().")
+  sets <- completion_values(object, m)
+  if (inherits(object, "ditimpute_series_imputation")) lapply(sets, object$rebuild) else sets
+}
+
+# The completed values (arrays or matrices shaped like the imputed x).
+completion_values <- function(object, m = NULL, call = rlang::caller_env()) {
   object <- as3(object)
   if (is.null(m)) m <- seq_len(object$n_samples)
   if (!is.numeric(m) || any(m < 1 | m > object$n_samples) || any(m != round(m))) {
-    abort_input("m", sprintf("must be sample numbers in 1..%d.", object$n_samples))
+    abort_input("m", sprintf("must be sample numbers in 1..%d.", object$n_samples), call = call)
   }
   lapply(m, function(k) {
     arr <- object$x

@@ -12,7 +12,9 @@
 #'
 #' @param object An imputation from [impute()].
 #' @param spec A [gp_spec()] the data came from, for Monte Carlo coverage.
-#' @param truth True values shaped like the imputed `x`.
+#' @param truth True values shaped like the imputed `x`; for a series imputation
+#'   ([impute_series()]) in the form of its `x` (a `ts`, a vector, a matrix, or
+#'   a data frame holding the imputed variables by name, e.g. with its time column).
 #' @param n_draws Draws from the exact conditional per sequence.
 #' @param seed Optional seed; without one, [set.seed()] makes results repeatable.
 #' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
@@ -40,6 +42,7 @@
 coverage <- function(object, spec = NULL, truth = NULL, n_draws = 2000, seed = NULL, threads = NULL,
                      levels = NULL) {
   if (!inherits(object, "ditimpute_imputation")) abort_input("object", "must be an imputation from impute().")
+  truth <- series_truth(object, truth)
   if (!is.null(levels)) return(coverage_curve(object, spec, truth, n_draws, seed, threads, levels))
   object <- as3(object)
   n <- dim(object$x)[1]
@@ -144,6 +147,7 @@ print.ditimpute_coverage <- function(x, ...) {
 #' @export
 imputation_metrics <- function(object, truth = NULL, spec = NULL, hidden = NULL, by = c("sequence", "all")) {
   if (!inherits(object, "ditimpute_imputation")) abort_input("object", "must be an imputation from impute().")
+  truth <- series_truth(object, truth)
   object <- as3(object)
   by <- check_string(by, c("sequence", "all"))
   n <- dim(object$x)[1]; H <- dim(object$x)[2]; d <- dim(object$x)[3]

@@ -121,8 +121,10 @@
 #' @export
 impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 100, period = NULL,
                           kernel = c("auto", "seasonal", "smooth"), window = NULL, truth = NULL,
-                          n_windows = 100, ridge = 1e-2, calibrate = FALSE, dit = list(), seed = NULL, threads = NULL, ...) {
+                          n_windows = 100, ridge = 1e-2, calibrate = FALSE, dit = list(), seed = NULL, threads = NULL,
+                          time = NULL, ...) {
   check_dots(environment(), "impute_series()")
+  x <- frame_time(x, time); truth <- frame_time(truth, time, "truth")  # time = columns of a data frame
   method <- check_string(method, c("gp", "dit"))
   level <- check_level(level)
   n_samples <- check_count(n_samples, min = 20)
@@ -210,29 +212,33 @@ unname_rows <- function(v) {
 }
 
 # A data frame: one Date/POSIXct column is the time axis (equally spaced, or
-# consecutive months); every other column must be numeric.
+# consecutive months), or the one impute_series(time = ) built (frame_time());
+# every other column must be numeric. What is wrong is said with how to fix it
+# (series-forms.R).
 frame_input <- function(x, arg, call) {
-  is_time <- vapply(x, function(col) inherits(col, c("Date", "POSIXt")), TRUE)
-  if (sum(is_time) != 1) {
-    abort_input(arg, sprintf("a data frame needs exactly one Date or POSIXct column as its time axis; it has %d.",
-                             sum(is_time)), call = call)
+  given <- attr(x, "ditimpute_time")
+  attr(x, "ditimpute_time") <- NULL
+  if (is.null(given)) {
+    is_time <- vapply(x, function(col) inherits(col, c("Date", "POSIXt")), TRUE)
+    if (sum(is_time) != 1) abort_input(arg, frame_time_advice(x, is_time), call = call)
+    given <- list(time = x[[which(is_time)]], columns = names(x)[is_time],
+                  what = sprintf("the time stamps in column \"%s\"", names(x)[is_time]))
   }
-  tcol <- names(x)[is_time]
-  time <- x[[tcol]]
+  tcol <- given$columns
+  time <- given$time
+  col <- if (length(tcol) == 1 && identical(time, x[[tcol]])) tcol else NULL
   others <- setdiff(names(x), tcol)
   bad <- others[!vapply(x[others], is.numeric, TRUE)]
-  if (length(bad)) {
-    abort_input(arg, sprintf("column \"%s\" is not numeric; drop it or convert it.", bad[1]), call = call)
-  }
+  if (length(bad)) abort_input(arg, non_numeric_advice(x, bad[1]), call = call)
   if (!length(others)) abort_input(arg, "has no numeric column to impute.", call = call)
   period <- NULL
-  months <- monthly_index(time)
+  months <- if (inherits(time, c("Date", "POSIXt"))) monthly_index(time)
   if (!is.null(months)) {
     period <- 12
   } else {
-    step <- check_time_grid(as.POSIXct(time), arg, what = sprintf("the time stamps in column \"%s\"", tcol),
-                            call = call)
-    period <- switch(as.character(step), `3600` = 24, `86400` = 7, NULL)
+    check_month_gaps(time, given$what, col, arg, call)
+    step <- frame_grid(time, given$what, col, arg, call)
+    if (inherits(time, c("Date", "POSIXt"))) period <- switch(as.character(step), `3600` = 24, `86400` = 7, NULL)
   }
   v <- as.matrix(x[others])
   list(values = unname_rows(v), time = time, period = period,
@@ -502,7 +508,7 @@ completed_series <- function(object, what = c("point", "lower", "upper", "sample
   if (what %in% c("lower", "upper")) vals[miss] <- object[[what]][miss]
   if (what == "sample") {
     m <- check_count(m, max = object$n_samples)
-    vals <- completions(object, m)[[1]]
+    vals <- completion_values(object, m)[[1]]
   }
   object$rebuild(vals)
 }
