@@ -7,6 +7,10 @@
 #' ([score_exact()], [score_nested_gd()]), missing patterns and masking
 #' strategies ([paper_patterns()], [mask_strategy()]).
 #'
+#' The method is that of Zeqi Ye and Minshuo Chen, "Diffusion Transformers
+#' for Imputation: Statistical Efficiency and Uncertainty Quantification";
+#' `citation("ditimpute")` gives the reference.
+#'
 #' Errors raised for bad input have class `ditimpute_error_input` (and
 #' `ditimpute_error`) and carry the name of the offending argument in `arg`.
 #'
