@@ -375,6 +375,8 @@ as.data.frame.ditimpute_imputation <- function(x, row.names = NULL, optional = F
 #' @return A list of completed data sets, each shaped like the imputed `x`;
 #'   for [impute_series()], each in the form of its `x` (a `ts`, a data frame
 #'   with its time column, ...), as [completed_series()] with `what = "sample"`.
+#'   To pool an analysis over them with Rubin's rules (`mice::pool()`), see
+#'   [as_mids()], which also says why the completions are improper.
 #' @examples
 #' spec <- gp_spec(24, d = 2)
 #' x <- gp_simulate(spec, 1, seed = 1)[1, , ]
