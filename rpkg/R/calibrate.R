@@ -557,5 +557,6 @@ plot.ditimpute_calibration <- function(x, ...) {
                              position = ggplot2::position_dodge(width = 0.4)) +
     ggplot2::labs(x = NULL, y = "region coverage of held-out truths", colour = NULL,
                   title = sprintf("Coverage per group at nominal %g%%", 100 * x$level)) +
-    ggplot2::theme_minimal() + ggplot2::theme(axis.text.x = ggplot2::element_text(angle = 20, hjust = 1))
+    ggplot2::scale_colour_manual(values = coverage_colours, name = NULL) +
+    plot_theme() + ggplot2::theme(axis.text.x = ggplot2::element_text(angle = 20, hjust = 1))
 }

@@ -309,5 +309,5 @@ plot.ditimpute_coverage_curve <- function(x, ...) {
   }
   p + ggplot2::labs(x = "nominal level", y = "empirical coverage", colour = NULL,
                     title = sprintf("Calibration curve: %s", attr(x, "method"))) +
-    ggplot2::theme_minimal()
+    ggplot2::scale_colour_manual(values = coverage_colours, name = NULL) + plot_theme()
 }

@@ -174,5 +174,5 @@ plot.ditimpute_series_calibration <- function(x, ...) {
                            position = ggplot2::position_dodge(width = 0.4)) +
     ggplot2::labs(x = NULL, y = "interval coverage of hidden values", colour = NULL,
                   title = sprintf("Series self-calibration at nominal %g%%", 100 * x$level)) +
-    ggplot2::theme_minimal()
+    ggplot2::scale_colour_manual(values = coverage_colours, name = NULL) + plot_theme()
 }
