@@ -10,6 +10,7 @@
 #'   half-width `w` and score `e = max(lower - y, y - upper) / w`, the interval
 #'   becomes `[lower - q w, upper + q w]`, `q` the `ceiling((N + 1) level)`-th
 #'   smallest score of the `N` calibration entries.
+#'
 #' For a new case exchangeable with the calibration cases of its group, the
 #' calibrated region holds its truth with probability at least `level`
 #' (marginally over cases), whatever the imputer gets wrong: a DiT's over- or
@@ -31,12 +32,13 @@
 #' * `"auto"` (default): `"pattern"` when the calibration cases have at most 10
 #'   distinct patterns, each with enough cases; otherwise `"gap"`, with as
 #'   many bins (up to `n_groups`) as the cases allow.
+#'
 #' Each group needs `ceiling(level / (1 - level))` cases (19 at 0.95, 9 at 0.9).
 #'
 #' **Self-calibration.** Split-conformal calibration holds when calibration
 #' and test cases are exchangeable. A held-out period of a drifting series is
-#' not (on ETTh1 the DiT's intervals, calibrated on the last 15\% of the
-#' training period, covered 74-79\% of the test period at 90\%). Hiding further
+#' not (on ETTh1 the DiT's intervals, calibrated on the last 15% of the
+#' training period, covered 74-79% of the test period at 90%). Hiding further
 #' values of the very windows to impute, at random, and calibrating on them
 #' needs no held-out data and follows the drift: the hidden values are
 #' exchangeable with the data's own gaps when those are missing completely at
@@ -48,7 +50,7 @@
 #' The diagnostics (`print()`, `summary()`, `plot()`) show per group the
 #' nominal level, the raw coverage of the imputer, and the calibrated coverage
 #' estimated by 2-fold cross-fitting (factors fitted on one half of the cases,
-#' scored on the other), with Clopper-Pearson 95\% intervals. Interval
+#' scored on the other), with Clopper-Pearson 95% intervals. Interval
 #' coverage pools entries, which are correlated within a sequence: its
 #' binomial interval is too narrow and is shown as a guide only.
 #'
@@ -92,8 +94,9 @@
 #' @param threads CPU threads.
 #' @param rounds,share Series only: the number of calibration rounds, and the
 #'   share of each variable's observed values hidden per round (default: the
-#'   series' share of missing values, between 2\% and 10\%).
-#' @param ... Passed to [impute()] (e.g. `steps`, `method`, `sampler`).
+#'   series' share of missing values, between 2% and 10%).
+#' @param ... Passed to [impute()] (e.g. `steps`, `method`, `sampler`); a name
+#'   that neither `calibrate()` nor that `impute()` method takes is an input error.
 #' @return An object of class `ditimpute_calibration`. [impute()] on it imputes
 #'   with the calibrated regions and intervals; `print()`, `summary()` and
 #'   `plot()` show the coverage per group before and after.
@@ -121,6 +124,11 @@ calibrate <- function(object, x = NULL, missing = NULL, level = 0.95, n_samples 
                       groups = c("auto", "pattern", "gap", "fraction", "kappa", "none"), n_groups = 3,
                       seed = NULL, threads = NULL, rounds = 10, share = NULL, ...) {
   if (inherits(object, "ditimpute_dit")) check_torch()
+  # `...` reaches impute() only for a model; its names are checked here, so the
+  # error names calibrate()'s argument.
+  takes_dots <- !inherits(object, c("ditimpute_series_imputation", "ditimpute_imputation"))
+  check_dots(environment(), "calibrate()",
+             valid = c(names(formals(calibrate)), if (takes_dots) impute_method_args(object)))
   groups <- check_string(groups, c("auto", "pattern", "gap", "fraction", "kappa", "none"))
   n_groups <- check_count(n_groups, max = 20)
   if (inherits(object, "ditimpute_series_imputation")) {
@@ -175,6 +183,15 @@ calibrate <- function(object, x = NULL, missing = NULL, level = 0.95, n_samples 
                  diagnostics = diag, n_cases = length(scores$region), method = imp$method,
                  impute_args = list(...), model_key = key),
             class = "ditimpute_calibration")
+}
+
+# The arguments of the impute() method that `object` dispatches to.
+impute_method_args <- function(object) {
+  for (cl in class(object)) {
+    m <- utils::getS3method("impute", cl, optional = TRUE)
+    if (!is.null(m)) return(names(formals(m)))
+  }
+  character()
 }
 
 # H and d of an imputer (input error naming `object` otherwise).
@@ -510,6 +527,7 @@ ci_text <- function(lo, hi) ifelse(is.na(lo), "", sprintf("[%.1f, %.1f]", 100 * 
 
 #' @export
 summary.ditimpute_calibration <- function(object, ...) {
+  check_dots(environment(), "summary()")
   structure(list(diagnostics = object$diagnostics, factors = object$factors, level = object$level,
                  grouping = object$grouping$type, method = object$method),
             class = "summary.ditimpute_calibration")
@@ -526,6 +544,7 @@ print.summary.ditimpute_calibration <- function(x, ...) {
 
 #' @export
 plot.ditimpute_calibration <- function(x, ...) {
+  check_dots(environment(), "plot()")
   d <- x$diagnostics
   df <- rbind(
     data.frame(group = d$group, when = "raw", coverage = d$region_raw, lower = d$region_raw_lower,
@@ -539,5 +558,6 @@ plot.ditimpute_calibration <- function(x, ...) {
                              position = ggplot2::position_dodge(width = 0.4)) +
     ggplot2::labs(x = NULL, y = "region coverage of held-out truths", colour = NULL,
                   title = sprintf("Coverage per group at nominal %g%%", 100 * x$level)) +
-    ggplot2::theme_minimal() + ggplot2::theme(axis.text.x = ggplot2::element_text(angle = 20, hjust = 1))
+    ggplot2::scale_colour_manual(values = coverage_colours, name = NULL) +
+    plot_theme() + ggplot2::theme(axis.text.x = ggplot2::element_text(angle = 20, hjust = 1))
 }

@@ -36,15 +36,15 @@ check_observed_finite <- function(arr, miss, arg = "x", call = rlang::caller_env
 #' For a missing pattern, the missing values given the observed ones are
 #' Gaussian, `N(mu_cond, Sigma_cond)`. Frame-level patterns (whole frames
 #' missing) use the Kronecker structure
-#' `Sigma_cond = Gamma_cond \%x\% Lambda`, never forming the `Hd x Hd` matrix.
+#' `Sigma_cond = Gamma_cond %x% Lambda`, never forming the `Hd x Hd` matrix.
 #' Entry-level patterns (some variables missing at a time step) go through
-#' the joint precision `Q = Gamma^-1 \%x\% Lambda^-1`: with `m` the missing
+#' the joint precision `Q = Gamma^-1 %x% Lambda^-1`: with `m` the missing
 #' entries, `Sigma_cond = Q_mm^-1` and
 #' `mu_cond = mu_m - Q_mm^-1 Q_mo (x_o - mu_o)`, where every product with `Q`
 #' is `Gamma^-1 X Lambda^-1` on the `H x d` matrix `X`. `method` chooses how
 #' `Q_mm` is solved:
 #' * `"precision"`: one Cholesky factorisation of the `m x m` matrix `Q_mm`
-#'   (exact; at BeijingAir size, 48 x 132 with 30\% missing, about 60 times
+#'   (exact; at BeijingAir size, 48 x 132 with 30% missing, about 60 times
 #'   faster than `"dense"`, see `bench/bench_entry_conditional.cpp`);
 #' * `"cg"`: matrix-free: `Q_mm` is never formed; solves by conjugate
 #'   gradients preconditioned by `Q_mm`'s blocks within each frame, to a

@@ -22,7 +22,7 @@
 #' x <- array(rnorm(2 * 5 * 3), c(2, 5, 3))
 #' x[1, 2, 1] <- NA
 #' out <- hide_mcar(x, rate = 0.2, seed = 1)
-#' sum(out$hidden)            # 20\% of the 29 observed entries, rounded
+#' sum(out$hidden)            # 20% of the 29 observed entries, rounded
 #' imp <- impute_linear(out$x)
 #' sqrt(mean((imp[out$hidden] - out$truth)^2))
 #' @export
@@ -154,7 +154,7 @@ resolve_means <- function(means, x, d, call = rlang::caller_env()) {
 #' test, [split_by_time()]), cuts each part into non-overlapping windows
 #' ([make_windows()]) and standardises both with means and sds fitted on the
 #' training part ([fit_scaler()]). The defaults follow the paper's appendix:
-#' windows of 30 hours for BeijingAir and 48 steps for ETT, 80\% of the time
+#' windows of 30 hours for BeijingAir and 48 steps for ETT, 80% of the time
 #' for training. The paper uses ETTm1 (15-minute steps); its hourly siblings
 #' ETTh1 and ETTh2 stand in for it here.
 #'

@@ -23,7 +23,7 @@ ett_vars <- c("HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL", "OT")
 #'   equally spaced. Without them the rows are hours from 1970-01-01 UTC.
 #' @param name A label.
 #' @param x,object A `ditimpute_series`.
-#' @param ... Unused.
+#' @param ... Unused: a named argument here is an input error.
 #' @return An object of class `ditimpute_series`; `summary()` returns a data
 #'   frame (class `summary.ditimpute_series`) with one row per variable.
 #' @seealso [read_beijing_air()], [read_ett()], [make_windows()], [split_by_time()]
@@ -105,6 +105,7 @@ print.ditimpute_series <- function(x, ...) {
 #' @rdname ditimpute_series
 #' @export
 summary.ditimpute_series <- function(object, ...) {
+  check_dots(environment(), "summary()")
   v <- object$values
   out <- data.frame(
     variable = colnames(v),

@@ -247,6 +247,7 @@ print.ditimpute_dit <- function(x, ...) {
 
 #' @export
 summary.ditimpute_dit <- function(object, ...) {
+  check_dots(environment(), "summary()")
   structure(list(config = object$config, n_parameters = object$n_parameters, steps = object$steps,
                  train_info = object$train_info, history = object$history, strategy = object$strategy,
                  has_ema = object$has_ema),
@@ -325,11 +326,11 @@ sampler_options <- function(method = NULL, steps = NULL, grid = NULL, t0 = NULL,
 #' probability-flow ODE in data prediction, on a time grid tuned for it
 #' (`grid = "tuned"`: the 8 points that minimise the worst relative variance
 #' error over conditional variances from 2e-4 to 3.6, found by search with the
-#' exact GP score; its worst error there is 1.4\%). In oracle mode (exact GP
-#' score, H = 96, d = 8, P1-P4) its 95\% regions hold the exact conditional
+#' exact GP score; its worst error there is 1.4%). In oracle mode (exact GP
+#' score, H = 96, d = 8, P1-P4) its 95% regions hold the exact conditional
 #' mass within 1 point of a 1000-step reference (bench/results/sampler.md);
 #' `"unipc"`, UniPC-3 (12 geometric steps by default: the former default, worst
-#' error 4.3\% over the same range); `"sde"`, the reverse SDE (the paper's eq.
+#' error 4.3% over the same range); `"sde"`, the reverse SDE (the paper's eq.
 #' 6) by the stochastic Heun scheme (2 calls a step; 200 steps matched the
 #' reference too, at 400 calls); `"euler"`, the same SDE by Euler-Maruyama;
 #' `"ode"`, the probability-flow ODE by Heun; `"dpm2m"` and `"dpm2m_sde"`,

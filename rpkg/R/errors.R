@@ -135,3 +135,39 @@ check_memory <- function(bytes, arg, what, call = rlang::caller_env()) {
   core_call(cpp_check_memory(as.numeric(bytes), arg, what), call = call)
   invisible(TRUE)
 }
+
+# Rejects arguments passed through `...` that the function does not use, so a
+# misspelled argument (`conf.level =`, `nsamples =`, `Method =`) is an input
+# error instead of being swallowed while the default runs. `env` is the
+# calling function's environment; `valid` the names it does accept (by
+# default its own formal arguments); `fn` its name for the message. The
+# closest valid name is suggested when one is near (utils::adist).
+check_dots <- function(env, fn, valid = NULL, call = env) {
+  n <- eval(quote(...length()), env)
+  if (n == 0L) return(invisible(NULL))
+  if (is.null(valid)) valid <- names(formals(sys.function(sys.parent())))
+  valid <- setdiff(valid, "...")
+  given <- names(eval(quote(substitute(list(...))), env))[-1]
+  if (is.null(given)) given <- rep("", n)
+  if (any(given == "")) {
+    abort_input("...", sprintf("%s got %d unnamed argument%s it has no place for; name every argument after the first ones.",
+                               fn, sum(given == ""), if (sum(given == "") == 1) "" else "s"), call = call)
+  }
+  bad <- given[!given %in% valid][1]
+  if (is.na(bad)) return(invisible(NULL))
+  hint <- closest_name(bad, valid)
+  abort_input(bad, sprintf("is not an argument of %s%s", fn,
+                           if (is.null(hint)) "." else sprintf("; did you mean `%s`?", hint)), call = call)
+}
+
+# The valid name closest to a misspelled one, or NULL when none is near: an
+# edit distance (case ignored) of at most a third of the name (at least 2),
+# or a valid name of 4 or more letters contained in it (`conf.level`).
+closest_name <- function(name, valid) {
+  if (!length(valid)) return(NULL)
+  d <- drop(utils::adist(tolower(name), tolower(valid)))
+  inside <- nchar(valid) >= 4 & vapply(tolower(valid), grepl, TRUE, x = tolower(name), fixed = TRUE)
+  near <- d <= max(2, floor(nchar(name) / 3)) | inside
+  if (!any(near)) return(NULL)
+  valid[near][order(d[near], -nchar(valid[near]))[1]]
+}

@@ -3,7 +3,7 @@
 
 #' Fit a Gaussian-process model to windows with missing values
 #'
-#' Fits `vec(X_i) ~ N(1 \%x\% mean, Gamma(lengthscale) \%x\% Lambda)` to windows
+#' Fits `vec(X_i) ~ N(1 %x% mean, Gamma(lengthscale) %x% Lambda)` to windows
 #' `X_i` by maximum likelihood, the missing entries integrated out (only
 #' observed entries enter the likelihood). `Gamma` is the kernel matrix of
 #' `kernel` over the frame index with its variance fixed at 1 (it is
@@ -13,7 +13,7 @@
 #' The algorithm is an ECM algorithm (Meng and Rubin, 1993), every step of
 #' which raises the exact marginal log-likelihood: an E-step with the exact
 #' conditional mean and covariance of each window's missing entries (from the
-#' joint precision `Gamma^-1 \%x\% Lambda^-1`, so a window costs `O(m^3)` in its
+#' joint precision `Gamma^-1 %x% Lambda^-1`, so a window costs `O(m^3)` in its
 #' `m` missing entries, not `O((Hd)^3)`), which also gives the exact
 #' log-likelihood at the current parameters (the monitor: the fit stops when
 #' an iteration gains less than `tol` per observed entry) and the
@@ -23,7 +23,7 @@
 #' golden-section search of the lengthscale (then the nugget) with `mean` and
 #' `Lambda` so profiled. With `search = "expected"` (the default) the search
 #' maximises the expected complete-data log-likelihood, which through the
-#' Kronecker structure (`log|Gamma \%x\% Lambda| = d log|Gamma| + H
+#' Kronecker structure (`log|Gamma %x% Lambda| = d log|Gamma| + H
 #' log|Lambda|`) and the second moments costs `O(H^2 d^2)` an evaluation
 #' whatever the gaps, so an iteration costs one pass of factorisations. With
 #' `search = "exact"` (ECME, Liu and Rubin, 1994) it maximises the exact
@@ -35,7 +35,7 @@
 #' thread count); windows with 128 or more go one at a time to R's LAPACK and
 #' BLAS (OpenBLAS on Debian), which use every core inside each
 #' factorisation: 2.4 times faster for the log-likelihood and 2.1 times for
-#' the fit than the portable code at 50\% missing in windows of 30 x 132. The
+#' the fit than the portable code at 50% missing in windows of 30 x 132. The
 #' second moments take `(H d)^2` doubles (125 MB at 30 x 132).
 #' Each step first tries an over-relaxed move (kept only if the exact
 #' log-likelihood rose), which halves the iterations with heavy gaps.
@@ -58,16 +58,16 @@
 #' lower it ends the fit. `e_step = "auto"` (the default) samples when a
 #' window misses 1,000 or more entries, where the inverse dominates.
 #' Measured on 2 cores with 100 simulated windows of 30 x 132 (BeijingAir's
-#' size) and 50\% of entries missing (`m` about 2,000 a window;
+#' size) and 50% of entries missing (`m` about 2,000 a window;
 #' `bench/bench_gp_fit.cpp`, one run): the exact E-step fit took 363 s (20
 #' iterations), the sampled one 103 s (13 iterations, 3.5 times faster); its
 #' log-likelihood was 216 below the exact maximum (1.1e-3 per observed
-#' entry, 5\% of `p / 2` with `p` = 8,912 free parameters, the scale of the
+#' entry, 5% of `p / 2` with `p` = 8,912 free parameters, the scale of the
 #' likelihood's own sampling noise), the lengthscale 5.015 against 5.008
-#' (true 5) and `Lambda` 3.3\% from the exact fit's, which is itself 25\%
+#' (true 5) and `Lambda` 3.3% from the exact fit's, which is itself 25%
 #' from the truth. The gap shrinks like `1 / draws` (in the package's tests
 #' 0.28, 0.044 and 0.0014 at 4, 32 and 1,024 draws). On real data EM can
-#' climb far more slowly: BeijingAir's windows with 50\% missing had not
+#' climb far more slowly: BeijingAir's windows with 50% missing had not
 #' converged after 30 iterations (`bench/gp_fit_gaps.R`), where a larger
 #' `tol` (1e-4) stopped the sampled fit early. The cost is linear in the
 #' number of windows, so fewer (`n_windows`) go faster.
@@ -86,13 +86,13 @@
 #' a row have not lowered it (or by `tol` and `max_iter` as without). It is
 #' then a regularised estimate, not the maximum-likelihood one, and
 #' `loglik` is taken on the entries fitted (`n_observed`, the held-out
-#' ones excluded). Measured on BeijingAir's 100 training windows with 50\%
+#' ones excluded). Measured on BeijingAir's 100 training windows with 50%
 #' missing (`bench/gp_fit_iterations.R`, 2 cores, one run): maximum
 #' likelihood imputed the test windows worse the longer it climbed (MAE
 #' 0.108, 0.123, 0.142 and 0.148 after 5, 10, 20 and 40 iterations, 300 s;
-#' 90\% coverage 91, 88, 83 and 82\%), while `validation = 0.05` stopped
+#' 90% coverage 91, 88, 83 and 82%), while `validation = 0.05` stopped
 #' in 53 to 74 s for each of 5 seeds (best at iteration 3, once 5) with
-#' MAE 0.103 to 0.107 and coverage 92 to 94\%. In the package's small
+#' MAE 0.103 to 0.107 and coverage 92 to 94%. In the package's small
 #' simulated case (2 variables) it lands next to the maximum-likelihood fit.
 #'
 #' Shrinkage (`shrinkage > 0`) is the other remedy: the maximum a posteriori
@@ -103,7 +103,7 @@
 #' log-likelihood plus the prior's log-density (up to a constant), and every
 #' step raises it. On the same BeijingAir windows, `shrinkage = 0.3` for 40
 #' iterations imputed better than maximum likelihood (MAE 0.111, coverage
-#' 93\%) but worse than early stopping, and was no faster (307 s, still
+#' 93%) but worse than early stopping, and was no faster (307 s, still
 #' climbing); it is the choice when `Lambda` should be a shrunk estimate
 #' (more variables than the windows pin down) rather than when time
 #' matters. Schafer (1997, Analysis of Incomplete Multivariate Data, ch. 5)
@@ -133,13 +133,13 @@
 #'   otherwise pull the lengthscale to its upper bound.
 #' @param nugget_bounds Search interval of a fitted nugget. On BeijingAir the
 #'   likelihood runs to the lower bound (tied variables again), so the lower
-#'   bound is a modelling choice there: 0.01 (1\% white noise) keeps the
+#'   bound is a modelling choice there: 0.01 (1% white noise) keeps the
 #'   covariance of 3,960 entries numerically positive definite.
 #' @param ridge Penalty that keeps `Lambda` invertible: the fit maximises the
 #'   log-likelihood minus `ridge * n * H / 2 * tr(Lambda^-1)`, which adds
 #'   `ridge` to the diagonal of the closed-form `Lambda`. 0 is plain maximum
 #'   likelihood. It is relative to the mean observed variance of the
-#'   variables (so 1e-3 is 0.1\% of it on any scale). Needed when variables are
+#'   variables (so 1e-3 is 0.1% of it on any scale). Needed when variables are
 #'   (nearly) collinear: in BeijingAir several sites share identical weather
 #'   columns, where the likelihood has no maximum.
 #' @param shrinkage Weight in `[0, 1)` of a prior that shrinks the

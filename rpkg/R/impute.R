@@ -25,8 +25,8 @@
 #'   at level 0.95 (39 for the intervals); fewer is an input error.
 #' * `region = "quantile"`: the paper's in-sample construction (radius = the
 #'   `level` quantile of the samples' own distances to their mean, type-7
-#'   quantile intervals); it under-covers at finite `Z` (about 92-93\% at a
-#'   nominal 95\% with `Z = 100` for the exact GP).
+#'   quantile intervals); it under-covers at finite `Z` (about 92-93% at a
+#'   nominal 95% with `Z = 100` for the exact GP).
 #'
 #' Methods:
 #' * a fitted DiT ([dit_fit()]): samples from the trained diffusion model;
@@ -45,7 +45,8 @@
 #'   with `ceiling((m + 1) level) <= m`), the in-sample `region = "quantile"` 2.
 #'   Too few is an input error naming `n_samples`.
 #' @param level Confidence level in (0, 1).
-#' @param ... Passed to the methods.
+#' @param ... Passed to the methods; a name the method does not take is an
+#'   input error that suggests the closest one.
 #' @param point `"mean"` or `"median"`: the point estimate and centre of the region.
 #' @param truth Optional true values (same shape as `x`), kept for
 #'   [imputation_metrics()], [coverage()] and [plot()].
@@ -100,6 +101,7 @@ impute.default <- function(object, x, n_samples = 100, level = 0.95, ...) {
 impute.ditimpute_dit <- function(object, x, n_samples = 100, level = 0.95, point = c("mean", "median"),
                                  truth = NULL, method = NULL, steps = NULL, seed = NULL, threads = NULL,
                                  batch_size = NULL, region = c("finite", "quantile"), device = NULL, ...) {
+  check_dots(environment(), "impute() for a DiT")
   object <- check_dit(object)
   use_device(object, device)
   cfg <- object$config
@@ -117,6 +119,7 @@ impute.ditimpute_gp <- function(object, x, n_samples = 100, level = 0.95, point 
                                 truth = NULL, sampler = c("exact", "unipc2", "unipc", "sde", "ode", "euler", "dpm2m",
                                             "dpm2m_sde"),
                                 steps = NULL, seed = NULL, threads = NULL, region = c("finite", "quantile"), ...) {
+  check_dots(environment(), "impute() for a Gaussian process")
   spec <- check_spec(object, arg = "object")
   cases <- prepare_cases(x, spec$H, spec$d, what = "the Gaussian process has")
   sampler <- check_string(sampler, c("exact", "unipc2", "unipc", "sde", "ode", "euler", "dpm2m", "dpm2m_sde"),
@@ -286,6 +289,7 @@ format_range <- function(v) if (length(v) == 1) sprintf("%.3g", v) else sprintf(
 
 #' @export
 summary.ditimpute_imputation <- function(object, ...) {
+  check_dots(environment(), "summary()")
   object <- as3(object)
   out <- list(method = object$method, n = dim(object$x)[1], H = dim(object$x)[2], d = dim(object$x)[3],
               n_samples = object$n_samples, level = object$level, point_type = object$point_type,
@@ -315,7 +319,7 @@ print.summary.ditimpute_imputation <- function(x, ...) {
 #' @param object An imputation from [impute()].
 #' @param parm Unused (all missing entries are returned).
 #' @param level Confidence level; by default the imputation's.
-#' @param ... Unused.
+#' @param ... Unused: a named argument here is an input error.
 #' @return A data frame with one row per missing entry: `sequence`, `frame`,
 #'   `variable`, `estimate`, `lower`, `upper`.
 #' @examples
@@ -325,6 +329,7 @@ print.summary.ditimpute_imputation <- function(x, ...) {
 #' confint(impute(spec, x, seed = 1), level = 0.9)
 #' @export
 confint.ditimpute_imputation <- function(object, parm, level = object$level, ...) {
+  check_dots(environment(), "confint()")
   level <- check_level(level)
   object <- as3(object)
   lower <- object$lower
@@ -370,9 +375,13 @@ as.data.frame.ditimpute_imputation <- function(x, row.names = NULL, optional = F
 #' with one joint sample, so analyses repeated over the completed sets and
 #' pooled carry the imputation uncertainty.
 #'
-#' @param object An imputation from [impute()].
+#' @param object An imputation from [impute()] or [impute_series()].
 #' @param m Which samples (default: all).
-#' @return A list of completed data sets, each shaped like the imputed `x`.
+#' @return A list of completed data sets, each shaped like the imputed `x`;
+#'   for [impute_series()], each in the form of its `x` (a `ts`, a data frame
+#'   with its time column, ...), as [completed_series()] with `what = "sample"`.
+#'   To pool an analysis over them with Rubin's rules (`mice::pool()`), see
+#'   [as_mids()], which also says why the completions are improper.
 #' @examples
 #' spec <- gp_spec(24, d = 2)
 #' x <- gp_simulate(spec, 1, seed = 1)[1, , ]
@@ -383,10 +392,16 @@ as.data.frame.ditimpute_imputation <- function(x, row.names = NULL, optional = F
 #' @export
 completions <- function(object, m = NULL) {
   if (!inherits(object, "ditimpute_imputation")) abort_input("object", "must be an imputation from impute().")
+  sets <- completion_values(object, m)
+  if (inherits(object, "ditimpute_series_imputation")) lapply(sets, object$rebuild) else sets
+}
+
+# The completed values (arrays or matrices shaped like the imputed x).
+completion_values <- function(object, m = NULL, call = rlang::caller_env()) {
   object <- as3(object)
   if (is.null(m)) m <- seq_len(object$n_samples)
   if (!is.numeric(m) || any(m < 1 | m > object$n_samples) || any(m != round(m))) {
-    abort_input("m", sprintf("must be sample numbers in 1..%d.", object$n_samples))
+    abort_input("m", sprintf("must be sample numbers in 1..%d.", object$n_samples), call = call)
   }
   lapply(m, function(k) {
     arr <- object$x

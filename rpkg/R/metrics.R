@@ -12,7 +12,9 @@
 #'
 #' @param object An imputation from [impute()].
 #' @param spec A [gp_spec()] the data came from, for Monte Carlo coverage.
-#' @param truth True values shaped like the imputed `x`.
+#' @param truth True values shaped like the imputed `x`; for a series imputation
+#'   ([impute_series()]) in the form of its `x` (a `ts`, a vector, a matrix, or
+#'   a data frame holding the imputed variables by name, e.g. with its time column).
 #' @param n_draws Draws from the exact conditional per sequence.
 #' @param seed Optional seed; without one, [set.seed()] makes results repeatable.
 #' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
@@ -24,7 +26,7 @@
 #'   `interval_coverage` (with a truth), `radius`; its `print()` method
 #'   reports the mean with a standard error.
 #'   With `levels`, a data frame of class `ditimpute_coverage_curve`, one row
-#'   per level: `level`, `coverage` of the regions with a 95\% interval
+#'   per level: `level`, `coverage` of the regions with a 95% interval
 #'   (`lower`, `upper`: Clopper-Pearson over sequences against the truth; mean
 #'   +/- 1.96 standard errors over sequences for Monte Carlo coverage), and
 #'   `interval_coverage` of the per-entry intervals (against the truth) with
@@ -40,6 +42,7 @@
 coverage <- function(object, spec = NULL, truth = NULL, n_draws = 2000, seed = NULL, threads = NULL,
                      levels = NULL) {
   if (!inherits(object, "ditimpute_imputation")) abort_input("object", "must be an imputation from impute().")
+  truth <- series_truth(object, truth)
   if (!is.null(levels)) return(coverage_curve(object, spec, truth, n_draws, seed, threads, levels))
   object <- as3(object)
   n <- dim(object$x)[1]
@@ -144,6 +147,7 @@ print.ditimpute_coverage <- function(x, ...) {
 #' @export
 imputation_metrics <- function(object, truth = NULL, spec = NULL, hidden = NULL, by = c("sequence", "all")) {
   if (!inherits(object, "ditimpute_imputation")) abort_input("object", "must be an imputation from impute().")
+  truth <- series_truth(object, truth)
   object <- as3(object)
   by <- check_string(by, c("sequence", "all"))
   n <- dim(object$x)[1]; H <- dim(object$x)[2]; d <- dim(object$x)[3]
@@ -293,6 +297,7 @@ print.ditimpute_coverage_curve <- function(x, ...) {
 
 #' @export
 plot.ditimpute_coverage_curve <- function(x, ...) {
+  check_dots(environment(), "plot()")
   df <- as.data.frame(unclass(x))
   p <- ggplot2::ggplot(df, ggplot2::aes(x = .data$level, y = .data$coverage)) +
     ggplot2::geom_abline(slope = 1, intercept = 0, linetype = 2, colour = "grey50") +
@@ -304,5 +309,5 @@ plot.ditimpute_coverage_curve <- function(x, ...) {
   }
   p + ggplot2::labs(x = "nominal level", y = "empirical coverage", colour = NULL,
                     title = sprintf("Calibration curve: %s", attr(x, "method"))) +
-    ggplot2::theme_minimal()
+    ggplot2::scale_colour_manual(values = coverage_colours, name = NULL) + plot_theme()
 }

@@ -2,12 +2,15 @@
 #'
 #' Draws each variable of one sequence over time: observed values as points,
 #' the imputed point estimate with its per-entry interval band on the missing
-#' entries, and the true values there when known.
+#' entries (a vertical line range where a gap is one frame long, so that its
+#' interval shows), and the true values there when known. The colours and
+#' the legend are those of every plot of the package: observed grey,
+#' imputed blue, truth orange crosses.
 #'
 #' @param x An imputation from [impute()].
 #' @param sequence Which sequence of an array to draw.
 #' @param variables Which variables (indices or names); by default up to the first 8.
-#' @param ... Unused.
+#' @param ... Unused: a named argument here is an input error.
 #' @return A ggplot object (printing it draws the plot).
 #' @examples
 #' spec <- gp_spec(48, d = 2, kernel = gp_kernel("laplace", lengthscale = 20))
@@ -17,6 +20,7 @@
 #' plot(impute(spec, x, n_samples = 200, truth = truth, seed = 2))
 #' @export
 plot.ditimpute_imputation <- function(x, sequence = 1, variables = NULL, ...) {
+  check_dots(environment(), "plot()")
   x <- as3(x)
   n <- dim(x$x)[1]
   sequence <- check_count(sequence, max = n)
@@ -32,20 +36,29 @@ plot.ditimpute_imputation <- function(x, sequence = 1, variables = NULL, ...) {
   obs <- df[!df$missing, , drop = FALSE]
   # Estimate and band only where values are missing; break lines between gaps.
   miss$run <- cumsum(c(1, diff(miss$frame) != 1 | diff(as.integer(miss$variable)) != 0))
+  single <- miss[single_frame_runs(miss$run), , drop = FALSE]
+  has_truth <- !is.null(x$truth)
   p <- ggplot2::ggplot(df, ggplot2::aes(x = .data$frame)) +
-    ggplot2::geom_ribbon(data = miss, ggplot2::aes(ymin = .data$lower, ymax = .data$upper, group = .data$run),
-                         fill = "steelblue", alpha = 0.3) +
-    ggplot2::geom_line(data = miss, ggplot2::aes(y = .data$estimate, group = .data$run), colour = "steelblue4") +
-    ggplot2::geom_point(data = miss, ggplot2::aes(y = .data$estimate), colour = "steelblue4", size = 0.8) +
-    ggplot2::geom_point(data = obs, ggplot2::aes(y = .data$observed), size = 0.8) +
+    ggplot2::geom_ribbon(data = miss, ggplot2::aes(ymin = .data$lower, ymax = .data$upper, group = .data$run,
+                                                   fill = "interval"), alpha = 0.3) +
+    ggplot2::geom_linerange(data = single, ggplot2::aes(ymin = .data$lower, ymax = .data$upper),
+                            colour = plot_colours[["imputed"]], alpha = 0.6, linewidth = 1.2) +
+    ggplot2::geom_line(data = miss, ggplot2::aes(y = .data$estimate, group = .data$run),
+                       colour = plot_colours[["imputed"]]) +
+    ggplot2::geom_point(data = miss, ggplot2::aes(y = .data$estimate, colour = "imputed", shape = "imputed"),
+                        size = 1) +
+    ggplot2::geom_point(data = obs, ggplot2::aes(y = .data$observed, colour = "observed", shape = "observed"),
+                        size = 0.8) +
     ggplot2::facet_wrap(~variable, scales = "free_y") +
+    value_scales(c("observed", "imputed", if (has_truth) "truth")) + interval_scale(x$level) +
     ggplot2::labs(x = "frame", y = "value",
                   title = sprintf("Imputation by %s (sequence %d)", x$method, sequence),
-                  subtitle = sprintf("points: observed; blue: %s with %g%% per-entry band%s", x$point_type,
-                                     100 * x$level, if (!is.null(x$truth)) "; red: truth" else "")) +
-    ggplot2::theme_bw()
-  if (!is.null(x$truth)) {
-    p <- p + ggplot2::geom_point(data = miss, ggplot2::aes(y = .data$truth), colour = "firebrick", shape = 4)
+                  subtitle = sprintf("imputed: %s of the samples with its %g%% per-entry interval", x$point_type,
+                                     100 * x$level)) +
+    plot_theme()
+  if (has_truth) {
+    p <- p + ggplot2::geom_point(data = miss, ggplot2::aes(y = .data$truth, colour = "truth", shape = "truth"),
+                                 size = 1.5)
   }
   p
 }

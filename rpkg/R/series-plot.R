@@ -3,12 +3,15 @@
 #' One panel per variable over the series' time axis, in the style of
 #' imputeTS's `ggplot_na_imputations()`: the observed values as a line with
 #' points, the imputed values in colour with their interval band over each
-#' gap, and the true values there when known.
+#' gap (a vertical line range over a gap of one frame, where a band has no
+#' width), and the true values there when known. Colours and legend are those
+#' of [plot.ditimpute_imputation()]: observed grey, imputed blue, truth
+#' orange crosses.
 #'
 #' @param x A result of [impute_series()].
 #' @param variables Which variables (indices or names); by default up to the first 8.
 #' @param from,to Optional range of frames (row numbers) to draw.
-#' @param ... Unused.
+#' @param ... Unused: a named argument here is an input error.
 #' @return A ggplot object (printing it draws the plot).
 #' @examples
 #' y <- datasets::co2
@@ -16,6 +19,7 @@
 #' plot(impute_series(y, n_samples = 30, seed = 1), from = 60, to = 180)
 #' @export
 plot.ditimpute_series_imputation <- function(x, variables = NULL, from = 1, to = NULL, ...) {
+  check_dots(environment(), "plot()")
   vars <- colnames(x$x)
   n_time <- nrow(x$x)
   if (is.null(variables)) variables <- seq_len(min(8, length(vars)))
@@ -38,19 +42,26 @@ plot.ditimpute_series_imputation <- function(x, variables = NULL, from = 1, to =
   # imputed stretch joins the observed line.
   df$run <- cumsum(c(1, diff(df$missing) != 0 | diff(as.integer(df$variable)) != 0))
   miss <- df[df$missing, , drop = FALSE]
+  single <- miss[single_frame_runs(miss$run), , drop = FALSE]
+  has_truth <- !is.null(x$truth)
   p <- ggplot2::ggplot(df, ggplot2::aes(x = .data$time)) +
-    ggplot2::geom_line(ggplot2::aes(y = .data$value, group = .data$variable), colour = "grey55", linewidth = 0.3) +
-    ggplot2::geom_ribbon(data = miss, ggplot2::aes(ymin = .data$lower, ymax = .data$upper, group = .data$run),
-                         fill = "indianred", alpha = 0.25) +
-    ggplot2::geom_point(data = df[!df$missing, ], ggplot2::aes(y = .data$value), colour = "steelblue4", size = 0.7) +
-    ggplot2::geom_point(data = miss, ggplot2::aes(y = .data$value), colour = "indianred3", size = 0.9) +
+    ggplot2::geom_line(ggplot2::aes(y = .data$value, group = .data$variable), colour = "grey60", linewidth = 0.3) +
+    ggplot2::geom_ribbon(data = miss, ggplot2::aes(ymin = .data$lower, ymax = .data$upper, group = .data$run,
+                                                   fill = "interval"), alpha = 0.25) +
+    ggplot2::geom_linerange(data = single, ggplot2::aes(ymin = .data$lower, ymax = .data$upper),
+                            colour = plot_colours[["imputed"]], alpha = 0.6, linewidth = 1.2) +
+    ggplot2::geom_point(data = df[!df$missing, ], ggplot2::aes(y = .data$value, colour = "observed",
+                                                               shape = "observed"), size = 0.7) +
+    ggplot2::geom_point(data = miss, ggplot2::aes(y = .data$value, colour = "imputed", shape = "imputed"),
+                        size = 0.9) +
     ggplot2::facet_wrap(~variable, ncol = 1, scales = "free_y") +
+    value_scales(c("observed", "imputed", if (has_truth) "truth")) + interval_scale(x$level) +
     ggplot2::labs(x = "time", y = "value", title = sprintf("Imputed by %s", x$method),
-                  subtitle = sprintf("blue: observed; red: imputed with %g%% intervals%s", 100 * x$level,
-                                     if (is.null(x$truth)) "" else "; crosses: truth")) +
-    ggplot2::theme_bw()
-  if (!is.null(x$truth)) {
-    p <- p + ggplot2::geom_point(data = miss, ggplot2::aes(y = .data$truth), shape = 4, size = 0.9)
+                  subtitle = sprintf("imputed values with their %g%% per-entry intervals", 100 * x$level)) +
+    plot_theme()
+  if (has_truth) {
+    p <- p + ggplot2::geom_point(data = miss, ggplot2::aes(y = .data$truth, colour = "truth", shape = "truth"),
+                                 size = 1.2)
   }
   p
 }

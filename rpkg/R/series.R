@@ -14,7 +14,7 @@
 #' (after the optional log transform, centred and scaled) is
 #' `level + smooth + season + noise`, the variables sharing the form and
 #' correlated through a `d x d` covariance `Lambda` (the covariance of the
-#' whole series is `Gamma \%x\% Lambda`):
+#' whole series is `Gamma %x% Lambda`):
 #' * the level: with `model = "level"` a random walk (its starting value
 #'   unknown), with `"trend"` a local linear trend (the level integrates a
 #'   random-walk slope), with `"stationary"` a fixed straight line fitted by
@@ -87,7 +87,7 @@
 #' @param fit_frames Fit on the stretch of at most this many frames with the
 #'   most observed values (the imputation always uses the whole series).
 #' @param ridge Added to the diagonal of the correlation matrix behind
-#'   `Lambda` (then rescaled): 0.01 shrinks every correlation by about 1\%.
+#'   `Lambda` (then rescaled): 0.01 shrinks every correlation by about 1%.
 #'   It keeps `Lambda` invertible when variables are nearly collinear
 #'   (Seatbelts: `drivers` is `front` plus part of `rear`).
 #' @param calibrate `TRUE` to self-calibrate the intervals ([calibrate()] on
@@ -107,7 +107,8 @@
 #'   network (see [dit_fit()]).
 #' @param seed Optional seed; without one [set.seed()] makes results repeatable.
 #' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
-#' @param ... Unused.
+#' @param ... Nothing: a name here is an input error (a misspelled argument
+#'   would otherwise run with the default).
 #' @return An object of class `ditimpute_series_imputation`, which is also a
 #'   `ditimpute_imputation` of one `T x d` sequence: `point` (the completed
 #'   values), `lower`, `upper` (`NA` on observed entries), `samples` (a list
@@ -138,7 +139,9 @@
 impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 100, period = NULL,
                           model = c("auto", "level", "trend", "stationary"), kernel = c("auto", "seasonal", "smooth"),
                           transform = c("auto", "log", "none"), truth = NULL, fit_frames = 6000, ridge = 1e-2,
-                          calibrate = FALSE, dit = list(), seed = NULL, threads = NULL, ...) {
+                          calibrate = FALSE, dit = list(), seed = NULL, threads = NULL, time = NULL, ...) {
+  check_dots(environment(), "impute_series()")
+  x <- frame_time(x, time); truth <- frame_time(truth, time, "truth")  # time = columns of a data frame
   method <- check_string(method, c("gp", "dit"))
   level <- check_level(level)
   n_samples <- check_count(n_samples, min = 20)
@@ -227,29 +230,33 @@ unname_rows <- function(v) {
 }
 
 # A data frame: one Date/POSIXct column is the time axis (equally spaced, or
-# consecutive months); every other column must be numeric.
+# consecutive months), or the one impute_series(time = ) built (frame_time());
+# every other column must be numeric. What is wrong is said with how to fix it
+# (series-forms.R).
 frame_input <- function(x, arg, call) {
-  is_time <- vapply(x, function(col) inherits(col, c("Date", "POSIXt")), TRUE)
-  if (sum(is_time) != 1) {
-    abort_input(arg, sprintf("a data frame needs exactly one Date or POSIXct column as its time axis; it has %d.",
-                             sum(is_time)), call = call)
+  given <- attr(x, "ditimpute_time")
+  attr(x, "ditimpute_time") <- NULL
+  if (is.null(given)) {
+    is_time <- vapply(x, function(col) inherits(col, c("Date", "POSIXt")), TRUE)
+    if (sum(is_time) != 1) abort_input(arg, frame_time_advice(x, is_time), call = call)
+    given <- list(time = x[[which(is_time)]], columns = names(x)[is_time],
+                  what = sprintf("the time stamps in column \"%s\"", names(x)[is_time]))
   }
-  tcol <- names(x)[is_time]
-  time <- x[[tcol]]
+  tcol <- given$columns
+  time <- given$time
+  col <- if (length(tcol) == 1 && identical(time, x[[tcol]])) tcol else NULL
   others <- setdiff(names(x), tcol)
   bad <- others[!vapply(x[others], is.numeric, TRUE)]
-  if (length(bad)) {
-    abort_input(arg, sprintf("column \"%s\" is not numeric; drop it or convert it.", bad[1]), call = call)
-  }
+  if (length(bad)) abort_input(arg, non_numeric_advice(x, bad[1]), call = call)
   if (!length(others)) abort_input(arg, "has no numeric column to impute.", call = call)
   period <- NULL
-  months <- monthly_index(time)
+  months <- if (inherits(time, c("Date", "POSIXt"))) monthly_index(time)
   if (!is.null(months)) {
     period <- 12
   } else {
-    step <- check_time_grid(as.POSIXct(time), arg, what = sprintf("the time stamps in column \"%s\"", tcol),
-                            call = call)
-    period <- switch(as.character(step), `3600` = 24, `86400` = 7, NULL)
+    check_month_gaps(time, given$what, col, arg, call)
+    step <- frame_grid(time, given$what, col, arg, call)
+    if (inherits(time, c("Date", "POSIXt"))) period <- switch(as.character(step), `3600` = 24, `86400` = 7, NULL)
   }
   v <- as.matrix(x[others])
   list(values = unname_rows(v), time = time, period = period,
@@ -364,7 +371,7 @@ completed_series <- function(object, what = c("point", "lower", "upper", "sample
   if (what %in% c("lower", "upper")) vals[miss] <- object[[what]][miss]
   if (what == "sample") {
     m <- check_count(m, max = object$n_samples)
-    vals <- completions(object, m)[[1]]
+    vals <- completion_values(object, m)[[1]]
   }
   object$rebuild(vals)
 }

@@ -166,6 +166,7 @@ print.ditimpute_series_calibration <- function(x, ...) {
 
 #' @export
 plot.ditimpute_series_calibration <- function(x, ...) {
+  check_dots(environment(), "plot()")
   d <- x$diagnostics
   df <- rbind(data.frame(group = d$group, when = "raw", coverage = d$interval_raw, lower = NA_real_, upper = NA_real_),
               data.frame(group = d$group, when = "calibrated", coverage = d$interval_cal, lower = d$interval_cal_lower,
@@ -178,5 +179,5 @@ plot.ditimpute_series_calibration <- function(x, ...) {
                            position = ggplot2::position_dodge(width = 0.4)) +
     ggplot2::labs(x = NULL, y = "interval coverage of hidden values", colour = NULL,
                   title = sprintf("Series self-calibration at nominal %g%%", 100 * x$level)) +
-    ggplot2::theme_minimal()
+    ggplot2::scale_colour_manual(values = coverage_colours, name = NULL) + plot_theme()
 }

@@ -10,7 +10,7 @@
 #'
 #' The model is `X_t = mean_t + L (f_t + e_t)` with `Lambda = L t(L)`, the `d`
 #' components of `f` independent GPs with the kernel `k`, and white
-#' `e_t ~ N(0, nugget I)`, so that `vec(X) ~ N(vec(mean), (K + nugget I) \%x\%
+#' `e_t ~ N(0, nugget I)`, so that `vec(X) ~ N(vec(mean), (K + nugget I) %x%
 #' Lambda)`, the law of `gp_spec(H, kernel = kernel, Lambda = Lambda, mean =
 #' mean, nugget = nugget)`. The Matern kernels of half-integer order are Markov:
 #' `laplace` (Matern 1/2) in the state `f`, `matern32` in `(f, f')`,

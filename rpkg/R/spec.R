@@ -1,7 +1,7 @@
 #' Gaussian-process model of multivariate sequences
 #'
 #' A sequence `X` (an `H x d` matrix, rows are frames) has
-#' `vec(X) ~ N(vec(mean), Gamma \%x\% Lambda)`, where `vec` stacks frames:
+#' `vec(X) ~ N(vec(mean), Gamma %x% Lambda)`, where `vec` stacks frames:
 #' `Cov(X[i, ], X[j, ]) = Gamma[i, j] * Lambda`.
 #'
 #' @param H Sequence length (number of frames).

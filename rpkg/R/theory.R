@@ -134,6 +134,7 @@ error_table <- function(x, rows) {
 
 #' @export
 summary.ditimpute_distribution_error <- function(object, ...) {
+  check_dots(environment(), "summary()")
   groups <- split(seq_len(nrow(object)), object$pattern)
   tab <- do.call(rbind, lapply(groups, function(r) error_table(object, r)))
   tab <- cbind(pattern = as.integer(names(groups)), tab)

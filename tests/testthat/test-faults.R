@@ -184,7 +184,7 @@ test_that("Ctrl-C stops a long imputation cleanly and the session goes on", {
     "res <- tryCatch(withCallingHandlers({",
     paste0("    ", child_signal_code(ready, "as.character(Sys.getpid())")),
     "    t0 <- proc.time()[[3]]",
-    "    impute(fit, x, n_samples = 200, steps = 2000, sampler = 'euler', threads = 1); 'finished'",
+    "    impute(fit, x, n_samples = 200, steps = 2000, method = 'euler', threads = 1); 'finished'",
     "  }, interrupt = function(e) in_core <<- any(vapply(sys.calls(), function(cl)",
     "       identical(cl[[1]], quote(core_call)), TRUE))),",
     "  interrupt = function(e) 'interrupted')",

@@ -5,7 +5,7 @@ co2_with_gaps <- function() {
   y <- datasets::co2
   set.seed(13)
   y[sample(length(y), round(0.1 * length(y)))] <- NA
-  y[200:229] <- NA  # a 30-month gap, longer than a block (12) and than the 24-frame window used below
+  y[200:229] <- NA  # a 30-month gap
   y
 }
 

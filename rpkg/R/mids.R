@@ -1,0 +1,135 @@
+# Multiple imputation for pooling: an imputation's completions as a `mids`
+# object of the mice package, so that mice::complete(), with() and
+# mice::pool() (Rubin's rules) work on ditimpute results.
+
+#' Completions as a mice `mids` object, for analyses pooled with Rubin's rules
+#'
+#' Turns the sample paths of an imputation into the multiply imputed data set
+#' of the \pkg{mice} package (`mids`, through [mice::as.mids()]), so that the
+#' usual workflow runs unchanged: `mice::complete()` gives completed data sets,
+#' `with()` fits an analysis to each and `mice::pool()` combines them with
+#' Rubin's rules. `complete()` and `with()` also work on the imputation itself
+#' (they convert it with `as_mids()` first).
+#'
+#' **Form of the data sets.** For [impute_series()], each completed data set
+#' is a data frame in the form of the imputed `x`: a data frame comes back
+#' with all its columns (the time column, columns named in `time =`, the
+#' imputed variables, under their own names); a `ts`, a matrix, a vector or a
+#' [ditimpute_series()] becomes a data frame with a `time` column and one
+#' column per variable. For [impute()], the columns are `sequence` and
+#' `frame` followed by the variables (one row per frame of each sequence).
+#' Imputation 0 (`complete(mids, 0)`, `include = TRUE`) is the data with
+#' their missing values.
+#'
+#' **Proper or improper.** Rubin's rules assume *proper* imputations: draws
+#' that carry the uncertainty about the imputation model's parameters as well
+#' as about the missing values given them. The completions of [impute_series()]
+#' (and of [impute()] with a fitted [gp_fit()] or a trained DiT) hold the
+#' fitted parameters fixed: the trend, the kernel and `Lambda` are the
+#' maximum-likelihood estimates, and every sample path is drawn given them.
+#' They are therefore improper, and Rubin's rules understate the
+#' between-imputation variance somewhat (the pooled standard errors and the
+#' fraction of missing information are too small by the part due to
+#' parameter uncertainty), which matters most when the series is short or
+#' the gaps are long relative to what is observed. With a known Gaussian
+#' process ([impute()] with a [gp_spec()] of the true model) the draws are
+#' exact conditional draws and no parameter is estimated. Drawing the
+#' parameters per completion (proper imputation) belongs to the series model
+#' and is not done yet.
+#'
+#' @param object An imputation from [impute_series()] or [impute()] with
+#'   samples.
+#' @param m Which sample paths to use as imputations (default: all
+#'   `n_samples`); `m = 1:20` uses the first 20.
+#' @param ... Unused: a named argument here is an input error.
+#' @return A `mids` object (package \pkg{mice}).
+#' @seealso [completions()], [completed_series()]
+#' @examplesIf requireNamespace("mice", quietly = TRUE)
+#' set.seed(1)
+#' n <- 120
+#' b <- as.numeric(arima.sim(list(ar = 0.7), n))
+#' a <- 1 + 0.5 * b + as.numeric(arima.sim(list(ar = 0.5), n, sd = 0.5))
+#' d <- data.frame(date = as.Date("2020-01-01") + seq_len(n) - 1, a = a, b = b)
+#' d$a[c(20:35, 70:80)] <- NA
+#' imp <- impute_series(d, n_samples = 20, seed = 1)
+#' mids <- as_mids(imp)
+#' head(mice::complete(mids, 1))
+#' fits <- with(imp, lm(a ~ b))
+#' summary(mice::pool(fits))
+#' @export
+as_mids <- function(object, m = NULL, ...) {
+  check_dots(environment(), "as_mids()")
+  if (!requireNamespace("mice", quietly = TRUE)) {
+    abort_input("object", "needs the mice package for a mids object: install.packages(\"mice\").")
+  }
+  if (!inherits(object, "ditimpute_imputation")) {
+    abort_input("object", "must be an imputation from impute_series() or impute().")
+  }
+  if (all(vapply(object$samples, is.null, TRUE))) {
+    abort_input("object", "has no sample paths (a deterministic imputation): there is nothing to pool.")
+  }
+  if (is.null(m)) m <- seq_len(object$n_samples)
+  if (!is.numeric(m) || !length(m) || anyNA(m) || any(m < 1 | m > object$n_samples) || any(m != round(m)) ||
+      anyDuplicated(m)) {
+    abort_input("m", sprintf("must be distinct sample numbers in 1..%d.", object$n_samples))
+  }
+  as_frame <- mids_frame(object)
+  sets <- completion_values(object, m)
+  data0 <- as_frame(as_values(object, object$x))
+  long <- do.call(rbind, c(list(cbind(.imp = 0L, .id = seq_len(nrow(data0)), data0)),
+                           lapply(seq_along(sets), function(k) {
+                             cbind(.imp = k, .id = seq_len(nrow(data0)), as_frame(sets[[k]]))
+                           })))
+  rownames(long) <- NULL
+  mice::as.mids(long)
+}
+
+# The imputation's x (n x H x d, or H x d for one sequence) in the form the
+# completions have.
+as_values <- function(object, arr) {
+  if (isTRUE(object$single) && length(dim(arr)) == 3) matrix(arr[1, , ], dim(arr)[2], dim(arr)[3]) else arr
+}
+
+# A function turning completed values into the data frame of one imputation.
+mids_frame <- function(object) {
+  if (inherits(object, "ditimpute_series_imputation")) {
+    vars <- colnames(object$x)
+    probe <- object$rebuild(object$point)
+    if (is.data.frame(probe)) return(function(vals) object$rebuild(vals))
+    time <- object$time
+    if (inherits(time, "POSIXlt")) time <- as.POSIXct(time)
+    return(function(vals) {
+      vals <- matrix(as.numeric(vals), nrow(object$x), dimnames = list(NULL, vars))
+      data.frame(time = time, vals, check.names = FALSE)
+    })
+  }
+  obj3 <- as3(object)
+  vars <- variable_names(object)
+  n <- dim(obj3$x)[1]; H <- dim(obj3$x)[2]; d <- dim(obj3$x)[3]
+  function(vals) {
+    arr <- if (length(dim(vals)) == 2) array(vals, c(1L, dim(vals))) else vals
+    flat <- matrix(aperm(arr, c(2, 1, 3)), n * H, d, dimnames = list(NULL, vars))
+    data.frame(sequence = rep(seq_len(n), each = H), frame = rep(seq_len(H), n), flat, check.names = FALSE)
+  }
+}
+
+#' @rdname as_mids
+#' @param data An imputation (for `complete()`, `with()`).
+#' @param action,include,mild As in `mice::complete()`: which completed data
+#'   set (`1`, ..., or `"long"`, `"broad"`, `"repeated"`, `"all"`), whether
+#'   to include the incomplete data, and whether to return a list.
+#' @exportS3Method tidyr::complete
+complete.ditimpute_imputation <- function(data, action = 1L, include = FALSE, mild = FALSE, ...) {
+  mice::complete(as_mids(data), action = action, include = include, mild = mild, ...)
+}
+
+#' @rdname as_mids
+#' @param expr An analysis to repeat on each completed data set, e.g.
+#'   `lm(a ~ b)`; its variables are columns of the completed data.
+#' @export
+with.ditimpute_imputation <- function(data, expr, ...) {
+  check_dots(environment(), "with()")
+  env <- new.env(parent = parent.frame())
+  env$.ditimpute_mids <- as_mids(data)
+  eval(bquote(with(.ditimpute_mids, .(substitute(expr)))), env)
+}

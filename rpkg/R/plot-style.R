@@ -1,0 +1,29 @@
+# One look for every ggplot of the package: the same colours for observed,
+# imputed and true values (and for raw / calibrated coverage), the same
+# interval fill, a legend that names them, and theme_bw().
+
+plot_colours <- c(observed = "grey25", imputed = "#0072B2", truth = "#D55E00")
+plot_shapes <- c(observed = 16, imputed = 16, truth = 4)
+coverage_colours <- c(raw = "grey45", calibrated = "#0072B2", regions = "#0072B2", intervals = "#D55E00")
+
+# Colour and shape scales for values: one merged legend with the kinds drawn.
+value_scales <- function(kinds) {
+  kinds <- intersect(names(plot_colours), kinds)
+  list(ggplot2::scale_colour_manual(values = plot_colours[kinds], breaks = kinds, name = NULL),
+       ggplot2::scale_shape_manual(values = plot_shapes[kinds], breaks = kinds, name = NULL))
+}
+
+# The interval band's fill, with its level in the legend.
+interval_scale <- function(level) {
+  ggplot2::scale_fill_manual(values = c(interval = unname(plot_colours["imputed"])),
+                             labels = sprintf("%g%% interval", 100 * level), name = NULL)
+}
+
+# Runs of consecutive missing frames of one length: a ribbon has no width
+# there, so those intervals are drawn as vertical line ranges.
+single_frame_runs <- function(run) {
+  n <- table(run)
+  run %in% as.integer(names(n)[n == 1])
+}
+
+plot_theme <- function() ggplot2::theme_bw() + ggplot2::theme(legend.position = "bottom")

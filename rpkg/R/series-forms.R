@@ -1,0 +1,264 @@
+# A series in the user's own form: the time axis of a data frame (a Date or
+# POSIXct column, a column of dates as text, or columns such as Month and Day
+# named by impute_series(time = )), what to say when there is none or when it
+# is irregular, and truths given in the form of the imputed series.
+
+#' @rdname impute_series
+#' @param time For a data frame `x`: the column that is the time axis, or the
+#'   columns to build it from, when `x` has no single `Date`/`POSIXct` column.
+#'   One name: a `Date` or `POSIXct` column, a column of dates as text
+#'   (`"2024-01-31"`, `"2024/01/31"`) or a numeric one (e.g. `"Year"` of an
+#'   annual series). Several: columns named `Year`, `Month`, `Day`, `Hour`,
+#'   `Minute` (any case), or any columns named by role as
+#'   `c(month = "Mo", day = "Dy")`; a part that is no column is given as a
+#'   number, e.g. `time = c("Month", "Day", year = 1973)` for `airquality`;
+#'   missing parts are month 1, day 1, hour 0. The columns named in `time`
+#'   are not modelled and come back unchanged in [completed_series()].
+#' @name impute_series
+NULL
+
+time_roles <- c("year", "month", "day", "hour", "minute")
+
+# impute_series(time = ): returns `x` with attribute "ditimpute_time" (the
+# time stamps, the columns they came from, a label), which frame_input()
+# takes in place of a Date column. `x` unchanged when `time` is NULL.
+frame_time <- function(x, time, arg = "x", call = rlang::caller_env()) {
+  if (is.null(time) || is.null(x)) return(x)
+  if (!is.data.frame(x)) {
+    abort_input("time", sprintf("names time columns of a data frame, but `%s` is a %s.", arg, class(x)[1]),
+                call = call)
+  }
+  if (!(is.character(time) || is.numeric(time) || is.list(time)) || !length(time)) {
+    abort_input("time", "must name the time column, or the columns to build it from (e.g. c(\"Month\", \"Day\", year = 1973)).",
+                call = call)
+  }
+  vals <- vapply(as.list(time), function(v) {
+    if (length(v) != 1 || is.na(v)) abort_input("time", "must hold single column names or numbers.", call = call)
+    as.character(v)
+  }, "")
+  roles <- names(time)
+  if (is.null(roles)) roles <- rep("", length(vals))
+  is_col <- vals %in% names(x)
+  if (length(vals) == 1 && roles == "") {
+    if (!is_col) abort_input("time", sprintf("\"%s\" is not a column of %s%s", vals, arg, suggest_column(vals, names(x))),
+                             call = call)
+    return(structure(x, ditimpute_time = single_time_column(x, vals, call)))
+  }
+  unnamed <- roles == ""
+  if (any(unnamed & !is_col)) {
+    bad <- vals[unnamed & !is_col][1]
+    abort_input("time", sprintf("\"%s\" is not a column of %s%s", bad, arg, suggest_column(bad, names(x))), call = call)
+  }
+  roles[unnamed] <- tolower(vals[unnamed])
+  roles <- tolower(roles)
+  if (any(!roles %in% time_roles)) {
+    bad <- which(!roles %in% time_roles)[1]
+    abort_input("time", sprintf("cannot tell what column \"%s\" holds: name its role, e.g. c(day = \"%s\"); roles are %s.",
+                                vals[bad], vals[bad], paste(time_roles, collapse = ", ")), call = call)
+  }
+  if (anyDuplicated(roles)) abort_input("time", sprintf("gives the %s twice.", roles[anyDuplicated(roles)]), call = call)
+  parts <- list()
+  for (k in seq_along(vals)) {
+    v <- if (is_col[k]) x[[vals[k]]] else suppressWarnings(as.numeric(vals[k]))
+    what <- if (is_col[k]) sprintf("column \"%s\"", vals[k]) else sprintf("the %s", roles[k])
+    if (!is.numeric(v) || anyNA(v) || any(!is.finite(v)) || any(v != round(v))) {
+      row <- if (is.numeric(v) && length(v) > 1) which(is.na(v) | !is.finite(v) | v != round(v))[1] else NA
+      abort_input("time", sprintf("%s must hold whole numbers%s.", what,
+                                  if (is.na(row)) "" else sprintf(" (row %d holds %s)", row, format(v[row]))),
+                  call = call)
+    }
+    parts[[roles[k]]] <- rep_len(v, nrow(x))
+  }
+  if (is.null(parts$year)) {
+    cols <- paste0('"', vals[is_col], '"', collapse = ", ")
+    abort_input("time", sprintf("gives no year: add a Year column or the year itself, e.g. time = c(%s, year = 2020).",
+                                cols), call = call)
+  }
+  p <- function(role, default) if (is.null(parts[[role]])) rep(default, nrow(x)) else parts[[role]]
+  clock <- !is.null(parts$hour) || !is.null(parts$minute)
+  text <- sprintf("%04d-%02d-%02d", as.integer(p("year", 1)), as.integer(p("month", 1)), as.integer(p("day", 1)))
+  stamps <- if (clock) {
+    as.POSIXct(sprintf("%s %02d:%02d:00", text, as.integer(p("hour", 0)), as.integer(p("minute", 0))),
+               format = "%Y-%m-%d %H:%M:%S", tz = "UTC")
+  } else {
+    as.Date(text, format = "%Y-%m-%d")
+  }
+  if (anyNA(stamps)) {
+    i <- which(is.na(stamps))[1]
+    abort_input("time", sprintf("row %d gives no valid date (year-month-day %s).", i, text[i]), call = call)
+  }
+  structure(x, ditimpute_time = list(time = stamps, columns = vals[is_col],
+                                     what = sprintf("the time stamps built from %s",
+                                                    paste0("column", if (sum(is_col) > 1) "s " else " ",
+                                                           paste0('"', vals[is_col], '"', collapse = ", ")))))
+}
+
+# One column named as the time axis: Date/POSIXct as it is, dates as text
+# parsed, numbers as a numeric axis.
+single_time_column <- function(x, col, call) {
+  v <- x[[col]]
+  if (is.factor(v)) v <- as.character(v)
+  if (is.character(v)) {
+    parsed <- parse_text_dates(v)
+    if (is.null(parsed)) {
+      abort_input("time", sprintf("column \"%s\" holds text that is not dates like \"2024-01-31\"; convert it with as.Date(format = ) or as.POSIXct().",
+                                  col), call = call)
+    }
+    v <- parsed
+  } else if (!inherits(v, c("Date", "POSIXt")) && !is.numeric(v)) {
+    abort_input("time", sprintf("column \"%s\" must hold dates, times or numbers.", col), call = call)
+  }
+  list(time = v, columns = col, what = sprintf("the time stamps in column \"%s\"", col))
+}
+
+# Text that is all dates (NA allowed, at least one value) -> Date, else NULL.
+parse_text_dates <- function(v) {
+  ok <- !is.na(v) & nzchar(trimws(v))
+  if (!any(ok)) return(NULL)
+  for (fmt in c("%Y-%m-%d", "%Y/%m/%d")) {
+    d <- as.Date(v, format = fmt)
+    if (!anyNA(d[ok]) && all(grepl("^\\s*\\d{4}[-/]\\d{1,2}[-/]\\d{1,2}", v[ok]))) return(d)
+  }
+  NULL
+}
+
+suggest_column <- function(name, cols) {
+  hint <- closest_name(name, cols)
+  if (is.null(hint)) "." else sprintf("; did you mean \"%s\"?", hint)
+}
+
+# Why a data frame has no time axis, and how to give it one.
+frame_time_advice <- function(x, is_time) {
+  if (sum(is_time) > 1) {
+    cols <- names(x)[is_time]
+    return(sprintf("has %d Date/POSIXct columns (%s); name the time axis with time = \"%s\".", length(cols),
+                   paste0('"', cols, '"', collapse = ", "), cols[1]))
+  }
+  text_dates <- names(x)[vapply(x, function(v) (is.character(v) || is.factor(v)) &&
+                                  !is.null(parse_text_dates(as.character(v))), TRUE)]
+  if (length(text_dates)) return(text_date_advice(text_dates[1]))
+  parts <- names(x)[tolower(names(x)) %in% time_roles & vapply(x, is.numeric, TRUE)]
+  if (length(parts)) {
+    year <- if ("year" %in% tolower(parts)) "" else ", year = 2020"
+    cols <- paste0('"', parts, '"', collapse = ", ")
+    arg <- if (length(parts) == 1 && !nzchar(year)) cols else sprintf("c(%s%s)", cols, year)
+    return(sprintf("has no Date or POSIXct column. Build the time axis from %s with time = %s%s, or add a Date column.",
+                   cols, arg, if (nzchar(year)) " (the data's own year)" else ""))
+  }
+  paste("needs a time axis: a Date or POSIXct column (add one, e.g.",
+        "x$date <- seq(as.Date(\"2020-01-01\"), by = \"day\", length.out = nrow(x))),",
+        "time = naming the columns to build it from, or the values as a ts or a matrix.")
+}
+
+text_date_advice <- function(col) {
+  sprintf("column \"%s\" holds dates as text: convert with as.Date() (x$%s <- as.Date(x$%s)), or name it with time = \"%s\".",
+          col, col, col, col)
+}
+
+# A column other than the time axis that is not numeric.
+non_numeric_advice <- function(x, col) {
+  v <- x[[col]]
+  if ((is.character(v) || is.factor(v)) && !is.null(parse_text_dates(as.character(v)))) {
+    return(sprintf("column \"%s\" holds dates as text: convert with as.Date() or drop it (it is not the time axis).", col))
+  }
+  sprintf("column \"%s\" is not numeric; drop it or convert it.", col)
+}
+
+# The spacing of a data frame's time axis: equally spaced (returns the step:
+# seconds for dates and times, the unit for numbers), or an input error that
+# reports the irregular step in the series' own unit and says how to complete
+# a regular grid with NA rows. Consecutive months are handled by the caller.
+frame_grid <- function(time, what, col, arg, call) {
+  numeric_axis <- is.numeric(time) && !inherits(time, c("Date", "POSIXt"))
+  if (anyNA(time)) abort_input(arg, sprintf("%s are missing or invalid at row %d.", what, which(is.na(time))[1]),
+                               call = call)
+  if (length(time) < 2) abort_input(arg, "must hold at least 2 time points.", call = call)
+  secs <- if (numeric_axis) as.numeric(time) else as.numeric(as.POSIXct(time))
+  fmt <- function(i) if (numeric_axis) format(time[i]) else if (inherits(time, "Date")) format(time[i]) else
+    format_time(time[i])
+  step <- diff(secs)
+  if (any(step == 0)) {
+    i <- which(step == 0)[1]
+    abort_input(arg, sprintf("%s are duplicated: rows %d and %d both hold %s.", what, i, i + 1, fmt(i)), call = call)
+  }
+  if (any(step < 0)) {
+    i <- which(step < 0)[1]
+    abort_input(arg, sprintf("%s are not sorted: row %d (%s) comes after row %d (%s); sort the rows by time.", what,
+                             i + 1, fmt(i + 1), i, fmt(i)), call = call)
+  }
+  if (all(abs(step - step[1]) <= 1e-9 * abs(step[1]))) return(step[1])
+  # The usual step is the most common one; a longer one is missing rows.
+  tab <- table(step)
+  usual <- as.numeric(names(tab)[which.max(tab)])
+  i <- which(abs(step - usual) > 1e-9 * usual)[1]
+  unit <- if (numeric_axis) function(s) format(s) else if (inherits(time, "Date")) function(s) plural(s / 86400, "day") else
+    describe_seconds
+  fix <- if (all(abs(step / usual - round(step / usual)) < 1e-9)) {
+    if (!is.null(col) && !numeric_axis) {
+      by <- if (inherits(time, "Date")) plural(usual / 86400, "day") else describe_seconds(usual)
+      sprintf(" Complete a regular grid with NA rows, e.g. grid <- data.frame(%s = seq(min(x$%s), max(x$%s), by = \"%s\")); x <- merge(grid, x, all.x = TRUE).",
+              col, col, col, by)
+    } else {
+      " Complete a regular grid: add the missing time points as rows of NA values."
+    }
+  } else {
+    " impute_series() needs a regular grid: aggregate or interpolate the times onto one, with NA where nothing was observed."
+  }
+  abort_input(arg, sprintf("%s are not equally spaced: rows %d and %d are %s apart, most rows %s.%s", what, i, i + 1,
+                           unit(step[i]), unit(usual), fix), call = call)
+}
+
+# Consecutive calendar months with some missing (all on one day of the month):
+# an input error in months, or NULL when the stamps are not of that kind.
+check_month_gaps <- function(time, what, col, arg, call) {
+  if (!inherits(time, c("Date", "POSIXt")) || anyNA(time) || length(time) < 3) return(NULL)
+  lt <- as.POSIXlt(time)
+  if (length(unique(lt$mday)) != 1 || length(unique(lt$hour * 60 + lt$min)) != 1) return(NULL)
+  m <- diff(12 * lt$year + lt$mon)
+  if (any(m < 1) || all(m == 1)) return(NULL)
+  i <- which(m != 1)[1]
+  fix <- if (!is.null(col)) {
+    sprintf(" Complete a regular grid with NA rows, e.g. grid <- data.frame(%s = seq(min(x$%s), max(x$%s), by = \"month\")); x <- merge(grid, x, all.x = TRUE).",
+            col, col, col)
+  } else {
+    " Complete a regular grid: add the missing months as rows of NA values."
+  }
+  abort_input(arg, sprintf("%s are not equally spaced: rows %d and %d are %s apart, most rows 1 month.%s", what, i,
+                           i + 1, plural(m[i], "month"), fix), call = call)
+}
+
+plural <- function(n, unit) sprintf("%s %s%s", format(n), unit, if (n == 1) "" else "s")
+
+describe_seconds <- function(s) {
+  if (s %% 86400 == 0) return(plural(s / 86400, "day"))
+  if (s %% 3600 == 0) return(plural(s / 3600, "hour"))
+  if (s %% 60 == 0) return(plural(s / 60, "min"))
+  plural(s, "sec")
+}
+
+# A truth given for a series imputation in the form of its `x` (a ts, a
+# vector, a matrix, a ditimpute_series, or a data frame holding the imputed
+# variables by name, with its time column) -> the T x d matrix of values.
+series_truth <- function(object, truth, arg = "truth", call = rlang::caller_env()) {
+  if (is.null(truth) || !inherits(object, "ditimpute_series_imputation")) return(truth)
+  vars <- colnames(object$x)
+  if (is.data.frame(truth)) {
+    absent <- setdiff(vars, names(truth))
+    if (length(absent)) {
+      abort_input(arg, sprintf("has no column \"%s\"; the imputed variables are %s.", absent[1],
+                               paste0('"', vars, '"', collapse = ", ")), call = call)
+    }
+    if (!all(vapply(truth[vars], is.numeric, TRUE))) abort_input(arg, "must hold numbers in the imputed variables.", call = call)
+    v <- as.matrix(truth[vars])
+  } else if (is.numeric(truth) && length(dim(truth)) == 3) {
+    return(truth)  # the internal n x H x d form
+  } else {
+    v <- series_input(truth, arg, call)$values
+  }
+  if (!identical(as.integer(dim(v)), as.integer(dim(object$x)))) {
+    abort_input(arg, sprintf("has %d time points x %d variables; the imputed series has %d x %d.", nrow(v), ncol(v),
+                             nrow(object$x), ncol(object$x)), call = call)
+  }
+  storage.mode(v) <- "double"
+  unname(v)
+}

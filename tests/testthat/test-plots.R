@@ -1,0 +1,58 @@
+# Plots: intervals over one-frame gaps are drawn (a ribbon there has no
+# width), and the imputation and series plots share colours and a legend.
+
+layer_data_of <- function(p, geom) {
+  b <- ggplot2::ggplot_build(p)
+  k <- which(vapply(p$layers, function(l) inherits(l$geom, geom), TRUE))
+  expect_length(k, 1)
+  b$data[[k]]
+}
+
+legend_labels <- function(p, aesthetic) {
+  b <- ggplot2::ggplot_build(p)
+  b$plot$scales$get_scales(aesthetic)$get_labels()
+}
+
+test_that("an interval over a one-frame gap is drawn as a line range", {
+  spec <- gp_spec(30, d = 2, kernel = gp_kernel("matern32", lengthscale = 6))
+  truth <- gp_simulate(spec, 1, seed = 1)[1, , ]
+  x <- truth
+  x[10:14, ] <- NA
+  x[20, 1] <- NA
+  x[25, 2] <- NA
+  imp <- impute(spec, x, n_samples = 50, truth = truth, seed = 2, threads = 1)
+  lr <- layer_data_of(plot(imp), "GeomLinerange")
+  expect_identical(sort(lr$x), c(20, 25))          # only the one-frame gaps, not frames 10-14
+  expect_true(all(lr$ymax > lr$ymin))
+  expect_equal(sort(lr$ymin), sort(c(imp$lower[20, 1], imp$lower[25, 2])))
+
+  y <- as.numeric(datasets::Nile)
+  tr <- y
+  y[c(20:30, 50, 70)] <- NA
+  si <- impute_series(y, n_samples = 30, seed = 1, threads = 1, truth = tr)
+  slr <- layer_data_of(plot(si), "GeomLinerange")
+  expect_identical(nrow(slr), 2L)
+  expect_true(all(slr$ymax > slr$ymin))
+})
+
+test_that("imputation and series plots share one colour scheme and a legend", {
+  spec <- gp_spec(20, d = 1, kernel = gp_kernel("matern32", lengthscale = 5))
+  truth <- gp_simulate(spec, 1, seed = 3)[1, , , drop = FALSE][1, , ]
+  x <- matrix(truth, ncol = 1)
+  x[8:10, 1] <- NA
+  p1 <- plot(impute(spec, x, n_samples = 50, seed = 1, threads = 1, truth = matrix(truth, ncol = 1)))
+  y <- as.numeric(datasets::Nile)
+  y[20:30] <- NA
+  p2 <- plot(impute_series(y, n_samples = 30, seed = 1, threads = 1, truth = as.numeric(datasets::Nile)))
+  for (p in list(p1, p2)) {
+    expect_identical(legend_labels(p, "colour"), c("observed", "imputed", "truth"))
+    expect_match(legend_labels(p, "fill"), "95% interval", fixed = TRUE)
+  }
+  colour_of <- function(p, kind) {
+    b <- ggplot2::ggplot_build(p)
+    sc <- b$plot$scales$get_scales("colour")
+    unname(sc$map(kind))
+  }
+  for (kind in c("observed", "imputed", "truth")) expect_identical(colour_of(p1, kind), colour_of(p2, kind))
+  expect_false(colour_of(p1, "observed") == colour_of(p1, "imputed"))
+})

@@ -1,0 +1,112 @@
+# Series in the user's own form: data frames without a Date column, dates as
+# text, irregular time stamps, impute_series(time = ), truths and completions
+# in the form of x.
+
+test_that("a data frame without a time axis is told how to add one", {
+  cnd <- expect_input_error(impute_series(airquality), "x")
+  expect_match(conditionMessage(cnd), "time = c(\"Month\", \"Day\", year = 2020)", fixed = TRUE)
+  cnd <- expect_input_error(impute_series(airquality[1:4]), "x")
+  expect_match(conditionMessage(cnd), "Date or POSIXct column (add one", fixed = TRUE)
+  two <- data.frame(a = as.Date("2020-01-01") + 0:9, b = as.Date("2021-01-01") + 0:9, y = c(1:4, NA, 6:10))
+  cnd <- expect_input_error(impute_series(two), "x")
+  expect_match(conditionMessage(cnd), "time = \"a\"", fixed = TRUE)
+})
+
+test_that("time = builds the axis from columns, which are then not modelled", {
+  imp <- impute_series(airquality, time = c("Month", "Day", year = 1973), n_samples = 20, seed = 1, threads = 1)
+  expect_identical(colnames(imp$x), c("Ozone", "Solar.R", "Wind", "Temp"))
+  expect_identical(imp$time, as.Date("1973-05-01") + 0:152)
+  done <- completed_series(imp)
+  expect_identical(names(done), names(airquality))
+  expect_identical(done$Month, airquality$Month)
+  expect_identical(done$Day, airquality$Day)
+  expect_false(anyNA(done))
+  obs <- !is.na(airquality$Ozone)
+  expect_identical(done$Ozone[obs], as.numeric(airquality$Ozone[obs]))
+  expect_input_error(impute_series(airquality, time = c("Month", "Day")), "time")         # no year
+  cnd <- expect_input_error(impute_series(airquality, time = c("Month", "Dy", year = 1973)), "time")
+  expect_match(conditionMessage(cnd), "did you mean \"Day\"", fixed = TRUE)
+  expect_input_error(impute_series(airquality, time = c("Ozone", "Day", year = 1973)), "time")  # not a role
+  bad <- airquality
+  bad$Day[10] <- 32
+  cnd <- expect_input_error(impute_series(bad, time = c("Month", "Day", year = 1973)), "time")
+  expect_match(conditionMessage(cnd), "row 10", fixed = TRUE)
+  expect_input_error(impute_series(datasets::Nile, time = "Year"), "time")
+  # An hourly axis from Year/Month/Day/Hour columns gives the daily season.
+  hourly <- data.frame(Year = 2020, Month = 1, Day = rep(1:4, each = 24), Hour = rep(0:23, 4),
+                       y = sin(2 * pi * (0:95) / 24) + 0.1 * (0:95 %% 5))
+  hourly$y[c(30:33, 70)] <- NA
+  h <- impute_series(hourly, time = c("Year", "Month", "Day", "Hour"), n_samples = 20, seed = 1, threads = 1)
+  expect_s3_class(h$time, "POSIXct")
+  expect_identical(h$model$period, 24)
+})
+
+test_that("dates as text are recognised and can be named as the time axis", {
+  d <- data.frame(date = format(as.Date("2020-01-01") + 0:39), y = sin(1:40))
+  d$y[c(10, 20:22)] <- NA
+  cnd <- expect_input_error(impute_series(d), "x")
+  expect_match(conditionMessage(cnd), "column \"date\" holds dates as text: convert with as.Date()", fixed = TRUE)
+  imp <- impute_series(d, time = "date", n_samples = 20, seed = 1, threads = 1)
+  expect_identical(imp$time, as.Date("2020-01-01") + 0:39)
+  expect_identical(completed_series(imp)$date, d$date)
+  d$when <- as.Date(d$date)
+  cnd <- expect_input_error(impute_series(d), "x")   # a text date beside the real time axis
+  expect_match(conditionMessage(cnd), "holds dates as text", fixed = TRUE)
+})
+
+test_that("irregular time stamps are reported in the series' own unit with the fix", {
+  daily <- data.frame(date = as.Date("2020-01-01") + 0:39, y = sin(1:40))[-(12:14), ]
+  cnd <- expect_input_error(impute_series(daily), "x")
+  expect_match(conditionMessage(cnd), "rows 11 and 12 are 4 days apart, most rows 1 day", fixed = TRUE)
+  expect_match(conditionMessage(cnd), "Complete a regular grid with NA rows", fixed = TRUE)
+  # The suggested fix works.
+  x <- daily
+  grid <- data.frame(date = seq(min(x$date), max(x$date), by = "1 day"))
+  x <- merge(grid, x, all.x = TRUE)
+  expect_s3_class(impute_series(x, n_samples = 20, seed = 1, threads = 1), "ditimpute_series_imputation")
+  hourly <- data.frame(t = as.POSIXct("2020-01-01", tz = "UTC") + 3600 * 0:39, y = sin(1:40))[-c(5, 6), ]
+  cnd <- expect_input_error(impute_series(hourly), "x")
+  expect_match(conditionMessage(cnd), "are 3 hours apart, most rows 1 hour", fixed = TRUE)
+  monthly <- data.frame(m = seq(as.Date("2000-01-15"), by = "month", length.out = 40), y = sin(1:40))[-c(5, 6), ]
+  cnd <- expect_input_error(impute_series(monthly), "x")
+  expect_match(conditionMessage(cnd), "are 3 months apart, most rows 1 month", fixed = TRUE)
+  years <- data.frame(Year = c(1901:1910, 1913:1940), y = sin(1:38))
+  cnd <- expect_input_error(impute_series(years, time = "Year"), "x")
+  expect_match(conditionMessage(cnd), "are 3 apart, most rows 1", fixed = TRUE)
+})
+
+test_that("truth is accepted in the form of x, and completions come in that form", {
+  y <- datasets::Nile
+  y[20:30] <- NA
+  imp <- impute_series(y, n_samples = 30, seed = 1, threads = 1)
+  ref <- imputation_metrics(imp, truth = matrix(as.numeric(datasets::Nile)), by = "all")
+  expect_equal(imputation_metrics(imp, truth = datasets::Nile, by = "all"), ref)
+  expect_equal(imputation_metrics(imp, truth = as.numeric(datasets::Nile), by = "all"), ref)
+  expect_equal(coverage(imp, truth = datasets::Nile)$interval_coverage, ref$interval_coverage)
+  expect_input_error(imputation_metrics(imp, truth = datasets::Nile[-1]), "truth")
+  sets <- completions(imp, 1:3)
+  for (i in 1:3) expect_identical(sets[[i]], completed_series(imp, "sample", m = i))
+  expect_s3_class(sets[[1]], "ts")
+  expect_identical(stats::tsp(sets[[1]]), stats::tsp(y))
+  # A data frame with its time column: the truth is the complete frame.
+  full <- data.frame(date = as.Date("2020-01-01") + 0:59, a = sin((1:60) / 3), b = cos((1:60) / 4))
+  gappy <- full
+  gappy$a[10:14] <- NA
+  gappy$b[c(3, 40:42)] <- NA
+  fimp <- impute_series(gappy, n_samples = 20, seed = 2, threads = 1)
+  m <- imputation_metrics(fimp, truth = full, by = "all")
+  expect_identical(m$entries, 9L)
+  expect_equal(m, imputation_metrics(fimp, truth = as.matrix(full[c("a", "b")]), by = "all"))
+  expect_input_error(imputation_metrics(fimp, truth = full[c("date", "a")]), "truth")
+  fsets <- completions(fimp, 2)
+  expect_identical(fsets[[1]], completed_series(fimp, "sample", m = 2))
+  expect_identical(names(fsets[[1]]), c("date", "a", "b"))
+  expect_identical(fsets[[1]]$date, full$date)
+  # impute_series(truth = ) takes the same forms with time = columns
+  aq <- data.frame(Month = rep(5:6, c(31, 30)), Day = c(1:31, 1:30), v = sin((1:61) / 5))
+  gap <- aq
+  gap$v[20:25] <- NA
+  t_imp <- impute_series(gap, time = c("Month", "Day", year = 1973), truth = aq, n_samples = 20, seed = 1,
+                         threads = 1)
+  expect_equal(t_imp$truth[20:25, 1], aq$v[20:25])
+})
