@@ -1,9 +1,15 @@
 # Does the DiT learn on a CPU budget? Training recipes side by side on the
 # theory bench's setting (bench/theory.R): H = 48, d = 8, Laplace kernel with
 # lengthscale 64, S4 masks, 4,000 training sequences (+ 400 for the
-# validation loss), DiT width 64 / depth 3 / 4 heads, trained for a fixed
-# wall-clock budget (dit_fit(time_limit =)) on DITIMPUTE_BENCH_THREADS (2)
-# threads. Each model is scored like bench/theory.R's error rows: on n_test
+# validation loss), DiT width 64 / depth 3 / 4 heads, on
+# DITIMPUTE_BENCH_THREADS threads (2 by default; 1 on a shared machine, where
+# two OpenMP threads wait on each other whenever one is descheduled).
+# Budgets: the sweep trains for 60 s of wall clock (dit_fit(time_limit =));
+# the main comparison trains fixed step counts that stand for 1, 3 and 10
+# minutes (DITIMPUTE_BENCH_STEPS_PER_MIN steps a minute, 800 by default: the
+# sweep's rate on one thread of the shared machine), because on a shared
+# machine a wall-clock budget buys a different number of steps in every run
+# and the comparison would measure the load, not the recipe. Each model is scored like bench/theory.R's error rows: on n_test
 # fresh sequences per pattern P1-P4 (patterns hidden), 100 samples each,
 # distribution_error() (W2 to the exact conditional law, and W2 of exact
 # draws of the same size: the null) and the raw 95% region coverage
@@ -15,7 +21,9 @@
 #        (the same 400 held-out sequences and fixed masks/times/noise in every
 #        run), to choose the new default;
 # main:  the recipes at 1, 3 (and, for the new one, 10) minutes, scored on P1-P4.
-# Results accumulate in build/dit_learning.rds; report writes
+# "main:today" / "main:new" run only the old / new recipes (so that they can
+# run in separate processes). Each process keeps its results in
+# build/dit_learning-<parts>.rds; report merges them and writes
 # bench/results/dit_learning.md. Wall-clock budgets depend on the machine's
 # load: the load average is recorded with every run.
 suppressPackageStartupMessages(library(ditimpute))
@@ -37,13 +45,15 @@ train <- gp_simulate(spec, 4000, seed = 104000)
 val <- gp_simulate(spec, 400, seed = 204000)
 truth <- gp_simulate(spec, n_test, seed = 5)
 cfg <- dit_config(H, d, width = 64, depth = 3, heads = 4)
-res_file <- "build/dit_learning.rds"
+steps_per_min <- as.integer(Sys.getenv("DITIMPUTE_BENCH_STEPS_PER_MIN", "800"))
 dir.create("build", showWarnings = FALSE)
+res_file <- sprintf("build/dit_learning-%s.rds", gsub("[^a-z]+", "_", paste(setdiff(parts, "report"), collapse = "_")))
 res <- if (file.exists(res_file)) readRDS(res_file) else list(sweep = list(), main = list())
 loadavg <- function() paste(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], collapse = " ")
 
 # Recipes: arguments of dit_fit() besides the data, budget and seed.
-today <- list(lr = 1e-3, lr_schedule = "constant", ema = 0)   # the benches' recipe until now
+# The benches' recipe until now, every new option off.
+today <- list(lr = 1e-3, lr_schedule = "constant", warmup_steps = 0, patience = 0, restore_best = FALSE, ema = 0)
 recipes <- list(
   "today, EMA off" = today,
   "today, EMA 0.999 no warm-up" = modifyList(today, list(ema = 0.999, ema_warmup = FALSE)),
@@ -60,10 +70,12 @@ candidates <- list(
                                                      ema = 0.999, batch_size = 128)
 )
 
-train_one <- function(args, seconds) {
+# A budget in seconds (time_limit) or, as "steps", a step count.
+train_one <- function(args, seconds = NULL, steps = NULL) {
   load0 <- loadavg()
-  fit <- do.call(dit_fit, c(list(train, config = cfg, strategy = s4, time_limit = seconds, validation = val,
-                                 val_every = 50, seed = 7, threads = threads, progress = FALSE), args))
+  fit <- do.call(dit_fit, c(list(train, config = cfg, strategy = s4, time_limit = seconds, steps = steps,
+                                 validation = val, seed = 7, threads = threads, progress = FALSE),
+                            args))
   list(fit = fit, load = paste(load0, "->", loadavg()))
 }
 
@@ -81,10 +93,10 @@ score <- function(fit) {
   do.call(rbind, rows)
 }
 
-row_of <- function(name, seconds, t) {
+row_of <- function(name, budget, t) {
   fit <- t$fit
   ti <- fit$train_info
-  data.frame(recipe = name, budget_s = seconds, steps = fit$steps, best_step = ti$best_step,
+  data.frame(recipe = name, budget = budget, seconds = round(ti$seconds), steps = fit$steps, best_step = ti$best_step,
              restored = isTRUE(ti$restored_best), val_loss_last = utils::tail(fit$history$val_loss, 1),
              val_loss_best = ti$best_val_loss, stop = ti$stop_reason, load = t$load)
 }
@@ -92,8 +104,8 @@ row_of <- function(name, seconds, t) {
 if ("sweep" %in% parts) {
   for (nm in names(candidates)) {
     if (!is.null(res$sweep[[nm]])) next
-    t <- train_one(modifyList(candidates[[nm]], list(restore_best = TRUE)), 60)
-    res$sweep[[nm]] <- row_of(nm, 60, t)
+    t <- train_one(modifyList(candidates[[nm]], list(restore_best = TRUE)), seconds = 60)
+    res$sweep[[nm]] <- row_of(nm, "60 s", t)
     print(res$sweep[[nm]])
     saveRDS(res, res_file)
   }
@@ -101,25 +113,30 @@ if ("sweep" %in% parts) {
 
 # The new default as dit_fit() has it (every argument left at its default).
 recipes[["new default"]] <- list()
-budgets <- list("today, EMA off" = c(60, 180), "today, EMA 0.999 no warm-up" = c(60, 180),
-                "today, EMA 0.999 warmed up" = c(60, 180), "new default" = c(60, 180, 600))
-# "today" runs the old recipes only (so that they can run before the new
-# default is installed).
-run_names <- if ("main" %in% parts) names(budgets) else if ("today" %in% parts) grep("^today", names(budgets), value = TRUE) else character()
+budgets <- list("today, EMA off" = c(1, 3), "today, EMA 0.999 no warm-up" = c(1, 3),
+                "today, EMA 0.999 warmed up" = c(1, 3), "new default" = c(1, 3, 10))   # minutes
+run_names <- c(if (any(c("main", "main:today") %in% parts)) grep("^today", names(budgets), value = TRUE),
+               if (any(c("main", "main:new") %in% parts)) "new default")
 if (length(run_names)) {
-  for (nm in run_names) for (secs in budgets[[nm]]) {
-    key <- paste(nm, secs)
+  for (nm in run_names) for (mins in budgets[[nm]]) {
+    key <- paste(nm, mins)
     if (!is.null(res$main[[key]])) next
-    t <- train_one(recipes[[nm]], secs)
+    t <- train_one(recipes[[nm]], steps = mins * steps_per_min)
     t0 <- proc.time()[["elapsed"]]
     sc <- score(t$fit)
-    res$main[[key]] <- cbind(row_of(nm, secs, t), sc, score_s = proc.time()[["elapsed"]] - t0)
+    res$main[[key]] <- cbind(row_of(nm, sprintf("%d min = %d steps", mins, mins * steps_per_min), t), sc,
+                             score_s = proc.time()[["elapsed"]] - t0)
     print(res$main[[key]])
     saveRDS(res, res_file)
   }
 }
 
 if ("report" %in% parts) {
+  for (f in Sys.glob("build/dit_learning-*.rds")) {
+    r <- readRDS(f)
+    for (k in names(r$sweep)) res$sweep[[k]] <- r$sweep[[k]]
+    for (k in names(r$main)) res$main[[k]] <- r$main[[k]]
+  }
   fmt <- function(df) {
     num <- vapply(df, is.numeric, TRUE)
     df[num] <- lapply(df[num], function(v) signif(v, 3))
@@ -136,7 +153,7 @@ if ("report" %in% parts) {
   if (length(res$main)) {
     m <- do.call(rbind, res$main)
     md <- c(md, sprintf("## Recipes by training budget: W2 / null and raw 95%% region coverage on P1-P4 (%d test sequences per pattern, 100 samples each)", n_test), "",
-            fmt(m[, c("recipe", "budget_s", "steps", "best_step", "stop", "pattern", "w2", "w2_null", "w2_ratio",
+            fmt(m[, c("recipe", "budget", "seconds", "steps", "best_step", "pattern", "w2", "w2_null", "w2_ratio",
                       "mahalanobis", "coverage", "load")]), "")
   }
   writeLines(md, "bench/results/dit_learning.md")

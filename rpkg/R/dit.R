@@ -109,6 +109,13 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
 #' the noise from the observed entries. Entries that are `NA` in `x` never
 #' enter the loss and are shown to the network as missing.
 #'
+#' The default recipe (chosen by `bench/dit_learning.R`,
+#' `bench/results/dit_learning.md`): AdamW at a peak learning rate of 2e-3,
+#' warmed up over 200 steps and decayed on a cosine to a tenth, an EMA of the
+#' weights (0.999, warmed up) for sampling, and the weights of the best
+#' validation record kept at the end. `time_limit` trains for a given number
+#' of seconds instead of a step count.
+#'
 #' Training can be interrupted with Ctrl-C: it stops cleanly after the current
 #' step and returns the model reached, with a warning (continue with
 #' `resume_from` and a checkpoint). A loss that turns `NaN` stops training with
@@ -136,7 +143,7 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
 #'   any checkpoint keep the whole run.
 #' @param optimizer `"adamw"` or `"adam"`.
 #' @param ema Decay of an exponential moving average of the weights used for
-#'   sampling (e.g. 0.999), or 0 for none.
+#'   sampling and for the validation loss, or 0 for none.
 #' @param ema_warmup Warm the average up: at step `k` its decay is
 #'   `min(ema, (1 + k) / (10 + k))`, so it leaves the initial weights behind
 #'   within a few dozen steps. Without warm-up, `ema = 0.999` still holds 37%
@@ -156,7 +163,7 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
 #'   (for a fixed thread count).
 #' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
 #' @param device `"auto"` (CUDA when the linked LibTorch has it), `"cpu"` or `"cuda"`.
-#' @param progress Show a progress bar.
+#' @param progress Show a progress bar (with the training and validation loss).
 #' @return An object of class `ditimpute_dit`, with methods `print()`,
 #'   `summary()`, `plot()` (the loss curve); sample it with [dit_sample()].
 #' @seealso [dit_sample()], [dit_save()]
@@ -169,9 +176,9 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
 #' fit
 #' @export
 dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit = NULL, batch_size = 64,
-                    lr = 3e-4, lr_schedule = c("constant", "cosine", "linear"), warmup_steps = 0, lr_min = 0.1,
-                    patience = 0, restore_best = FALSE, weight_decay = 0, optimizer = c("adamw", "adam"),
-                    ema = 0, ema_warmup = TRUE, grad_clip = 1,
+                    lr = 2e-3, lr_schedule = c("cosine", "linear", "constant"), warmup_steps = 200, lr_min = 0.1,
+                    patience = 10, restore_best = TRUE, weight_decay = 0, optimizer = c("adamw", "adam"),
+                    ema = 0.999, ema_warmup = TRUE, grad_clip = 1,
                     validation = 0.1, val_every = 100, t_sampling = c("log_uniform", "uniform"),
                     loss_weight = c("auto", "eps", "v"), checkpoint_path = NULL, checkpoint_every = 0,
                     resume_from = NULL, seed = NULL, threads = NULL, device = "auto", progress = interactive()) {
@@ -310,8 +317,11 @@ print.summary.ditimpute_dit <- function(x, ...) {
   ti <- x$train_info
   if (!is.null(ti$n_train)) {
     o <- ti$options
-    cat(sprintf("Training: %d steps, batch %d, %s lr %g, %d training / %d validation sequences, %.1f s on %d threads\n",
-                x$steps, o$batch_size, o$optimizer, o$lr, ti$n_train, ti$n_val, ti$seconds, ti$threads))
+    cat(sprintf("Training: %d steps, batch %d, %s lr %g (%s), EMA %g, %d training / %d validation sequences, %.1f s on %d threads\n",
+                x$steps, o$batch_size, o$optimizer, o$lr, o$lr_schedule %||% "constant", o$ema %||% 0, ti$n_train,
+                ti$n_val, ti$seconds, ti$threads))
+    if (!is.null(ti$stop_reason) && ti$stop_reason != "steps") cat(sprintf("Stopped by: %s\n", ti$stop_reason))
+    if (isTRUE(ti$restored_best)) cat(sprintf("Weights of step %d, the best validation loss (%.4g)\n", ti$best_step, ti$best_val_loss))
   }
   if (!is.null(x$strategy)) { cat("Masks: "); print(x$strategy) }
   if (nrow(x$history) > 0) {
