@@ -47,7 +47,11 @@ truth <- gp_simulate(spec, n_test, seed = 5)
 cfg <- dit_config(H, d, width = 64, depth = 3, heads = 4)
 steps_per_min <- as.integer(Sys.getenv("DITIMPUTE_BENCH_STEPS_PER_MIN", "800"))
 dir.create("build", showWarnings = FALSE)
-res_file <- sprintf("build/dit_learning-%s.rds", gsub("[^a-z]+", "_", paste(setdiff(parts, "report"), collapse = "_")))
+# DITIMPUTE_BENCH_ONLY: a regular expression; main runs only the keys
+# ("<recipe> <minutes>") it matches (to share the runs among processes).
+only <- Sys.getenv("DITIMPUTE_BENCH_ONLY", "")
+res_file <- sprintf("build/dit_learning-%s.rds", gsub("[^a-z0-9]+", "_", paste(c(setdiff(parts, "report"), only),
+                                                                             collapse = "_")))
 res <- if (file.exists(res_file)) readRDS(res_file) else list(sweep = list(), main = list())
 loadavg <- function() paste(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], collapse = " ")
 
@@ -120,7 +124,7 @@ run_names <- c(if (any(c("main", "main:today") %in% parts)) grep("^today", names
 if (length(run_names)) {
   for (nm in run_names) for (mins in budgets[[nm]]) {
     key <- paste(nm, mins)
-    if (!is.null(res$main[[key]])) next
+    if (!is.null(res$main[[key]]) || (nzchar(only) && !grepl(only, key))) next
     t <- train_one(recipes[[nm]], steps = mins * steps_per_min)
     t0 <- proc.time()[["elapsed"]]
     sc <- score(t$fit)
