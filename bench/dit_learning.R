@@ -118,7 +118,7 @@ if ("sweep" %in% parts) {
 # The new default as dit_fit() has it (every argument left at its default).
 recipes[["new default"]] <- list()
 budgets <- list("today, EMA off" = c(1, 3), "today, EMA 0.999 no warm-up" = c(1, 3),
-                "today, EMA 0.999 warmed up" = c(1, 3), "new default" = c(1, 3, 10))   # minutes
+                "today, EMA 0.999 warmed up" = c(1, 3), "new default" = c(1, 3, 5, 10))   # minutes
 run_names <- c(if (any(c("main", "main:today") %in% parts)) grep("^today", names(budgets), value = TRUE),
                if (any(c("main", "main:new") %in% parts)) "new default")
 if (length(run_names)) {
@@ -144,7 +144,7 @@ if ("report" %in% parts) {
   fmt <- function(df) {
     num <- vapply(df, is.numeric, TRUE)
     df[num] <- lapply(df[num], function(v) signif(v, 3))
-    c(paste("|", paste(names(df), collapse = " | "), "|"), paste(rep("|---", ncol(df)), collapse = ""),
+    c(paste("|", paste(names(df), collapse = " | "), "|"), paste0(paste(rep("|---", ncol(df)), collapse = ""), "|"),
       apply(df, 1, function(r) paste("|", paste(trimws(r), collapse = " | "), "|")))
   }
   md <- c("# DiT training recipes on a CPU budget (bench/dit_learning.R)", "",
@@ -160,5 +160,8 @@ if ("report" %in% parts) {
             fmt(m[, c("recipe", "budget", "seconds", "steps", "best_step", "pattern", "w2", "w2_null", "w2_ratio",
                       "mahalanobis", "coverage", "load")]), "")
   }
+  # Hand-written reading of the tables, kept across reruns of the report.
+  notes <- "bench/results/dit_learning_notes.md"
+  if (file.exists(notes)) md <- c(md, readLines(notes))
   writeLines(md, "bench/results/dit_learning.md")
 }
