@@ -41,18 +41,18 @@ sizes <- c(250L, 1000L, 4000L)
 results_file <- "inst/extdata/theory-results.rds"
 res <- if (file.exists(results_file)) readRDS(results_file) else list()
 res$settings <- list(H = H, d = d, lengthscale = 64, steps = steps, n_test = n_test, sizes = sizes,
-                     config = "width 64, depth 3, 4 heads", threads = threads,
+                     config = "width 64, depth 3, 4 heads, dit_fit()'s default recipe (peak lr 2e-3, cosine, EMA 0.999 warmed up)", threads = threads,
                      date = format(Sys.time(), "%Y-%m-%d"), R = R.version.string)
 elapsed <- function(t0) proc.time()[["elapsed"]] - t0
 
-model_file <- function(strategy, n) sprintf("build/theory-%s-n%d-%d.dit", strategy, n, steps)
+model_file <- function(strategy, n) sprintf("build/theory-%s-n%d-%d-recipe2.dit", strategy, n, steps)
 train_one <- function(strategy, n) {
   f <- model_file(strategy, n)
   if (file.exists(f)) return(dit_load(f))
   t0 <- proc.time()[["elapsed"]]
   fit <- dit_fit(gp_simulate(spec, n, seed = 100 + n), config = dit_config(H, d, width = 64, depth = 3, heads = 4),
-                 strategy = strategies[[strategy]], steps = steps, batch_size = 64, lr = 1e-3, ema = 0.999,
-                 seed = 7, threads = threads, progress = FALSE)
+                 strategy = strategies[[strategy]], steps = steps, batch_size = 64,
+                 seed = 7, threads = threads, progress = FALSE)  # dit_fit()'s default recipe (warmed EMA, cosine)
   dir.create("build", showWarnings = FALSE)
   dit_save(fit, f)
   cat(sprintf("trained %s n = %d: %.0f s\n", strategy, n, elapsed(t0)))

@@ -101,6 +101,13 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
 #' the noise from the observed entries. Entries that are `NA` in `x` never
 #' enter the loss and are shown to the network as missing.
 #'
+#' The default recipe (chosen by `bench/dit_learning.R`,
+#' `bench/results/dit_learning.md`): AdamW at a peak learning rate of 2e-3,
+#' warmed up over 200 steps and decayed on a cosine to a tenth, an EMA of the
+#' weights (0.999, warmed up) for sampling, and the weights of the best
+#' validation record kept at the end. `time_limit` trains for a given number
+#' of seconds instead of a step count.
+#'
 #' Training can be interrupted with Ctrl-C: it stops cleanly after the current
 #' step and returns the model reached, with a warning (continue with
 #' `resume_from` and a checkpoint). A loss that turns `NaN` stops training with
@@ -109,12 +116,30 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
 #' @param x Training sequences, an `n x H x d` array (`NA` = not observed).
 #' @param config A [dit_config()]; by default the small model for `x`'s `H` and `d`.
 #' @param strategy A [mask_strategy()]; by default [strategy_preset()]`("S4")`.
-#' @param steps Optimizer steps (in total, counting resumed ones).
+#' @param steps Optimizer steps (in total, counting resumed ones). `NULL`:
+#'   2000, or no step limit when `time_limit` is given.
+#' @param time_limit Seconds to train for (`NULL`: no limit; training also
+#'   stops after `steps`). The learning-rate schedule runs over whichever
+#'   budget is spent first, so a time-limited run decays its learning rate
+#'   over the time given. A run cut by time is not repeatable step for step.
 #' @param batch_size Sequences per step.
-#' @param lr,weight_decay Learning rate and weight decay.
+#' @param lr,weight_decay Peak learning rate and weight decay.
+#' @param lr_schedule Learning-rate decay over the run: `"cosine"` (down to
+#'   `lr_min * lr`), `"linear"` or `"constant"`.
+#' @param warmup_steps Steps of linear learning-rate warm-up from `lr / warmup_steps`.
+#' @param lr_min Final learning rate as a share of `lr` (cosine and linear schedules).
+#' @param patience Early stopping: stop after this many validation records
+#'   (every `val_every` steps) without a new best validation loss; 0 = never.
+#' @param restore_best Return the weights of the best validation record
+#'   rather than the last ones (needs a validation set). The loss history and
+#'   any checkpoint keep the whole run.
 #' @param optimizer `"adamw"` or `"adam"`.
 #' @param ema Decay of an exponential moving average of the weights used for
-#'   sampling (e.g. 0.999), or 0 for none.
+#'   sampling and for the validation loss, or 0 for none.
+#' @param ema_warmup Warm the average up: at step `k` its decay is
+#'   `min(ema, (1 + k) / (10 + k))`, so it leaves the initial weights behind
+#'   within a few dozen steps. Without warm-up, `ema = 0.999` still holds 37%
+#'   of the untrained network after 1,000 steps.
 #' @param grad_clip Maximum gradient norm, or 0 for none.
 #' @param validation Held-out sequences (an array) for the validation loss, or
 #'   a share of `x` to hold out (the last sequences), or 0 for none.
@@ -130,7 +155,7 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
 #'   (for a fixed thread count).
 #' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
 #' @param device `"auto"` (CUDA when the linked LibTorch has it), `"cpu"` or `"cuda"`.
-#' @param progress Show a progress bar.
+#' @param progress Show a progress bar (with the training and validation loss).
 #' @return An object of class `ditimpute_dit`, with methods `print()`,
 #'   `summary()`, `plot()` (the loss curve); sample it with [dit_sample()].
 #' @seealso [dit_sample()], [dit_save()]
@@ -142,8 +167,10 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
 #'                seed = 1, threads = 1, progress = FALSE)
 #' fit
 #' @export
-dit_fit <- function(x, config = NULL, strategy = NULL, steps = 2000, batch_size = 64, lr = 3e-4,
-                    weight_decay = 0, optimizer = c("adamw", "adam"), ema = 0, grad_clip = 1,
+dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit = NULL, batch_size = 64,
+                    lr = 2e-3, lr_schedule = c("cosine", "linear", "constant"), warmup_steps = 200, lr_min = 0.1,
+                    patience = 10, restore_best = TRUE, weight_decay = 0, optimizer = c("adamw", "adam"),
+                    ema = 0.999, ema_warmup = TRUE, grad_clip = 1,
                     validation = 0.1, val_every = 100, t_sampling = c("log_uniform", "uniform"),
                     loss_weight = c("auto", "eps", "v"), checkpoint_path = NULL, checkpoint_every = 0,
                     resume_from = NULL, seed = NULL, threads = NULL, device = "auto", progress = interactive()) {
@@ -179,8 +206,17 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = 2000, batch_size 
   if (dim(x)[1] < 1) abort_input("x", "has no training sequence left after holding out the validation share.")
   seed <- resolve_seed(seed)
   threads <- resolve_threads(threads)
-  opts <- list(steps = check_count(steps), batch_size = check_count(batch_size),
+  if (!is.null(time_limit)) time_limit <- check_number(time_limit, lower = 0, upper = Inf)
+  if (is.null(steps)) steps <- if (is.null(time_limit)) 2000L else .Machine$integer.max
+  opts <- list(steps = check_count(steps, max = .Machine$integer.max), batch_size = check_count(batch_size),
                lr = check_number(lr, lower = 0, upper = Inf),
+               lr_schedule = check_string(lr_schedule, c("constant", "cosine", "linear")),
+               warmup_steps = check_count(warmup_steps, min = 0, max = .Machine$integer.max),
+               lr_min = check_number(lr_min, lower = 0, upper = 1, open = FALSE),
+               time_limit = if (is.null(time_limit)) 0 else time_limit,
+               patience = check_count(patience, min = 0, max = .Machine$integer.max),
+               restore_best = check_flag(restore_best),
+               ema_warmup = check_flag(ema_warmup),
                weight_decay = check_number(weight_decay, lower = 0, upper = Inf, open = FALSE),
                optimizer = check_string(optimizer, c("adamw", "adam")),
                ema = check_number(ema, lower = 0, upper = 1, open = FALSE),
@@ -198,13 +234,19 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = 2000, batch_size 
     core_call(cpp_dit_create(unclass(config), seed, opts$device))
   callback <- NULL
   if (isTRUE(progress)) {
-    bar <- cli::cli_progress_bar("Training DiT", total = opts$steps,
-                                 format = "{cli::pb_bar} {cli::pb_current}/{cli::pb_total} loss {loss_txt} {cli::pb_eta}",
+    # A time-limited run shows seconds spent of the limit (its step count is
+    # open), otherwise steps done; both with the training and validation loss.
+    by_time <- opts$time_limit > 0
+    bar <- cli::cli_progress_bar("Training DiT", total = if (by_time) round(opts$time_limit) else opts$steps,
+                                 format = paste0("{cli::pb_bar} ", if (by_time) "{cli::pb_current}/{cli::pb_total} s, step {step_txt}" else
+                                                   "{cli::pb_current}/{cli::pb_total}", " loss {loss_txt} {cli::pb_eta}"),
                                  .envir = environment())
     loss_txt <- ""
+    step_txt <- ""
     callback <- function(step, total, loss, val_loss, seconds) {
-      loss_txt <<- sprintf("%.4f%s", loss, if (is.na(val_loss)) "" else sprintf(" (val %.4f)", val_loss))
-      cli::cli_progress_update(id = bar, set = step)
+      loss_txt <<- sprintf("%.4f%s", loss, if (is.na(val_loss)) "" else sprintf(", validation %.4f", val_loss))
+      step_txt <<- as.character(step)
+      cli::cli_progress_update(id = bar, set = if (by_time) min(round(seconds), round(opts$time_limit)) else step)
       TRUE
     }
   }
@@ -213,8 +255,11 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = 2000, batch_size 
   if (isTRUE(progress)) cli::cli_progress_done(id = bar)
   info <- list(n_train = dim(x)[1], n_val = if (is.null(val)) 0L else dim(val)[1], seconds = res$seconds,
                final_loss = res$final_loss, final_val_loss = res$final_val_loss, threads = threads,
-               options = opts[c("steps", "batch_size", "lr", "weight_decay", "optimizer", "ema", "grad_clip",
-                                "t_sampling", "loss_weight", "seed")])
+               stop_reason = res$stop_reason, best_step = res$best_step, best_val_loss = res$best_val_loss,
+               restored_best = res$restored_best,
+               options = opts[c("steps", "time_limit", "batch_size", "lr", "lr_schedule", "warmup_steps", "lr_min",
+                                "patience", "restore_best", "weight_decay", "optimizer", "ema", "ema_warmup",
+                                "grad_clip", "t_sampling", "loss_weight", "seed")])
   fit <- new_dit(ptr, strategy, info, device = opts$device)
   if (isTRUE(res$interrupted)) {
     cli::cli_warn("Training was interrupted at step {res$steps_done} of {opts$steps}; the model keeps the weights reached.")
@@ -233,6 +278,9 @@ print.ditimpute_dit <- function(x, ...) {
   cat(sprintf("  trained %d steps", x$steps))
   if (!is.null(x$train_info$n_train)) {
     cat(sprintf(" on %d sequences in %.1f s", x$train_info$n_train, x$train_info$seconds))
+    if (identical(x$train_info$stop_reason, "time_limit")) cat(" (time limit)")
+    if (identical(x$train_info$stop_reason, "early_stop")) cat(" (stopped early)")
+    if (isTRUE(x$train_info$restored_best)) cat(sprintf("; weights of step %d (best validation)", x$train_info$best_step))
   }
   cat("\n")
   if (!is.null(x$strategy)) { cat("  masks: "); print(x$strategy) }
@@ -263,8 +311,11 @@ print.summary.ditimpute_dit <- function(x, ...) {
   ti <- x$train_info
   if (!is.null(ti$n_train)) {
     o <- ti$options
-    cat(sprintf("Training: %d steps, batch %d, %s lr %g, %d training / %d validation sequences, %.1f s on %d threads\n",
-                x$steps, o$batch_size, o$optimizer, o$lr, ti$n_train, ti$n_val, ti$seconds, ti$threads))
+    cat(sprintf("Training: %d steps, batch %d, %s lr %g (%s), EMA %g, %d training / %d validation sequences, %.1f s on %d threads\n",
+                x$steps, o$batch_size, o$optimizer, o$lr, o$lr_schedule %||% "constant", o$ema %||% 0, ti$n_train,
+                ti$n_val, ti$seconds, ti$threads))
+    if (!is.null(ti$stop_reason) && ti$stop_reason != "steps") cat(sprintf("Stopped by: %s\n", ti$stop_reason))
+    if (isTRUE(ti$restored_best)) cat(sprintf("Weights of step %d, the best validation loss (%.4g)\n", ti$best_step, ti$best_val_loss))
   }
   if (!is.null(x$strategy)) { cat("Masks: "); print(x$strategy) }
   if (nrow(x$history) > 0) {

@@ -162,6 +162,13 @@ Rcpp::List cpp_dit_fit(SEXP ptr, Rcpp::NumericVector train, Rcpp::Nullable<Rcpp:
   o.weight_decay = glue::get_or<double>(options, "weight_decay", o.weight_decay);
   o.optimizer = glue::get_or<std::string>(options, "optimizer", o.optimizer);
   o.ema = glue::get_or<double>(options, "ema", o.ema);
+  o.ema_warmup = glue::get_or<bool>(options, "ema_warmup", o.ema_warmup);
+  o.warmup_steps = glue::get_or<int>(options, "warmup_steps", o.warmup_steps);
+  o.lr_schedule = glue::get_or<std::string>(options, "lr_schedule", o.lr_schedule);
+  o.lr_min = glue::get_or<double>(options, "lr_min", o.lr_min);
+  o.time_limit = glue::get_or<double>(options, "time_limit", o.time_limit);
+  o.patience = glue::get_or<int>(options, "patience", o.patience);
+  o.restore_best = glue::get_or<bool>(options, "restore_best", o.restore_best);
   o.grad_clip = glue::get_or<double>(options, "grad_clip", o.grad_clip);
   o.t_sampling = glue::get_or<std::string>(options, "t_sampling", o.t_sampling);
   o.loss_weight = glue::get_or<std::string>(options, "loss_weight", o.loss_weight);
@@ -191,7 +198,10 @@ Rcpp::List cpp_dit_fit(SEXP ptr, Rcpp::NumericVector train, Rcpp::Nullable<Rcpp:
   const ditimpute::TrainResult r = m->fit(train_b, val.isNotNull() ? &val_b : nullptr, strategy, o, cb);
   return Rcpp::List::create(Rcpp::Named("steps_done") = r.steps_done, Rcpp::Named("stopped") = r.stopped,
                             Rcpp::Named("interrupted") = interrupted, Rcpp::Named("final_loss") = r.final_loss,
-                            Rcpp::Named("final_val_loss") = r.final_val_loss, Rcpp::Named("seconds") = r.seconds);
+                            Rcpp::Named("final_val_loss") = r.final_val_loss, Rcpp::Named("seconds") = r.seconds,
+                            Rcpp::Named("stop_reason") = r.stop_reason, Rcpp::Named("best_step") = r.best_step,
+                            Rcpp::Named("best_val_loss") = r.best_val_loss,
+                            Rcpp::Named("restored_best") = r.restored_best);
   DITIMPUTE_GLUE_END
 }
 

@@ -175,3 +175,44 @@ test_that("device = 'cuda' without CUDA names what the LibTorch offers; an unkno
   expect_match(conditionMessage(err), "offers only \"cpu\"")
   expect_input_error(dit_sample(cs$fit, cs$x[1, , ], device = "cuda"), "device")
 })
+
+test_that("the warmed-up EMA is no worse than the raw weights after a short run; without warm-up it is", {
+  # The same seed gives the same raw weights in all three runs (the EMA draws
+  # no random numbers), and dit_loss() with one seed scores them on the same
+  # held-out masks, times and noise: the comparison is paired. The C++ test
+  # (cpp/tests/dit/test_dit_training.cpp) derives the 3% tolerance.
+  held <- gp_simulate(tiny_spec(), 200, seed = 9)
+  loss <- function(...) dit_loss(tiny_fit(steps = 200, validation = 0, ...), held, seed = 4, threads = 1)
+  raw <- loss(ema = 0)
+  warm <- loss(ema = 0.999)
+  cold <- loss(ema = 0.999, ema_warmup = FALSE)
+  expect_lte(warm, 1.03 * raw)
+  expect_gt(cold, 1.03 * raw)
+})
+
+test_that("time_limit bounds the training time; schedule and early-stopping arguments are checked", {
+  fit <- tiny_fit(steps = NULL, time_limit = 1, lr_schedule = "cosine", warmup_steps = 10)
+  expect_identical(fit$train_info$stop_reason, "time_limit")
+  expect_lt(fit$train_info$seconds, 2.5)
+  expect_gt(fit$steps, 0)
+  expect_output(print(fit), "time limit")
+  expect_input_error(tiny_fit(time_limit = -1), "time_limit")
+  expect_input_error(tiny_fit(lr_schedule = "step"), "lr_schedule")
+  expect_input_error(tiny_fit(warmup_steps = -1), "warmup_steps")
+  expect_input_error(tiny_fit(lr_min = 2), "lr_min")
+  expect_input_error(tiny_fit(patience = 1.5), "patience")
+  expect_input_error(tiny_fit(restore_best = NA), "restore_best")
+  expect_input_error(tiny_fit(ema_warmup = "yes"), "ema_warmup")
+})
+
+test_that("restore_best keeps the best validation record's weights; patience stops early", {
+  fit <- tiny_fit(steps = 120, lr = 1e-2, restore_best = TRUE, patience = 2)  # val_every = 10
+  h <- fit$history
+  ti <- fit$train_info
+  expect_equal(ti$best_step, h$step[which.min(h$val_loss)])
+  expect_equal(ti$best_val_loss, min(h$val_loss), tolerance = 1e-12)
+  # lr = 1e-2 makes this seed's curve turn up after step 20 (fixed seed, one thread).
+  expect_identical(ti$stop_reason, "early_stop")
+  expect_true(ti$restored_best)
+  expect_equal(fit$steps, ti$best_step + 2 * 10)
+})

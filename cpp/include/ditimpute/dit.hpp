@@ -61,6 +61,32 @@ struct TrainOptions {
   double weight_decay = 0.0;
   std::string optimizer = "adamw";  // "adam" or "adamw"
   double ema = 0.0;            // EMA decay of the weights, 0 = off (e.g. 0.999)
+  // Warm the EMA up: the decay at the model's k-th step (resumed steps
+  // counted) is min(ema, (1 + k) / (10 + k)), so the average forgets the
+  // initial weights within a few dozen steps. Without it, 0.999 keeps
+  // 0.999^k of the initial (zero-gated) network after k steps: 37% at k = 1000
+  // (bench/results/dit_learning.md measures what that costs).
+  bool ema_warmup = true;
+  // Learning rate at run step k (0-based, counted in this run and its
+  // resumptions): lr * min(1, (k + 1) / warmup_steps) * decay(f), where f is
+  // the share of the budget spent, max(k / steps, seconds / time_limit), and
+  // decay is 1 ("constant"), lr_min + (1 - lr_min) (1 - f) ("linear") or
+  // lr_min + (1 - lr_min) (1 + cos(pi f)) / 2 ("cosine").
+  int warmup_steps = 0;
+  std::string lr_schedule = "constant";
+  double lr_min = 0.1;         // final learning rate as a share of lr
+  // Stop after this many seconds (0 = no limit; the step count still caps the
+  // run). A run cut by time is not repeatable step for step.
+  double time_limit = 0;
+  // Early stopping on the validation loss (needs a validation batch): stop
+  // after `patience` validation records (every val_every steps) without a new
+  // best (0 = never stop early).
+  int patience = 0;
+  // At the end, return the weights (and EMA) of the best validation record
+  // when the last one is worse. The history and the step count keep the whole
+  // run; a checkpoint written at the end holds the last weights (so that
+  // resume_from continues the run), not the best ones.
+  bool restore_best = false;
   double grad_clip = 1.0;      // max global gradient norm, 0 = off
   // How t is drawn for each example: "log_uniform" (default) or "uniform" on
   // [t0, T]. Log-uniform puts the same weight on every decade of t, as the
@@ -115,6 +141,11 @@ struct TrainResult {
   double final_loss = std::numeric_limits<double>::quiet_NaN();
   double final_val_loss = std::numeric_limits<double>::quiet_NaN();
   double seconds = 0;
+  // Why the run ended: "steps", "time_limit", "early_stop" or "callback".
+  std::string stop_reason = "steps";
+  int best_step = -1;   // model step of the best validation record (-1: none)
+  double best_val_loss = std::numeric_limits<double>::quiet_NaN();
+  bool restored_best = false;  // the returned weights are those of best_step
 };
 
 class DiTModel {

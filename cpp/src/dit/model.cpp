@@ -58,6 +58,14 @@ void TrainOptions::validate() const {
   if (loss_weight != "auto" && loss_weight != "eps" && loss_weight != "v")
     throw input_error("loss_weight", "loss_weight must be \"auto\", \"eps\" or \"v\", not \"" + loss_weight + "\".");
   if (val_every < 1) throw input_error("val_every", "val_every must be at least 1.");
+  if (warmup_steps < 0) throw input_error("warmup_steps", "warmup_steps must be >= 0.");
+  if (lr_schedule != "constant" && lr_schedule != "linear" && lr_schedule != "cosine")
+    throw input_error("lr_schedule",
+                      "lr_schedule must be \"constant\", \"linear\" or \"cosine\", not \"" + lr_schedule + "\".");
+  if (!(lr_min >= 0 && lr_min <= 1)) throw input_error("lr_min", "lr_min must be in [0, 1].");
+  if (!(time_limit >= 0) || !std::isfinite(time_limit))
+    throw input_error("time_limit", "time_limit must be >= 0 seconds (0 = none).");
+  if (patience < 0) throw input_error("patience", "patience must be >= 0 (0 = no early stop).");
   if (checkpoint_every < 0) throw input_error("checkpoint_every", "checkpoint_every must be >= 0.");
   if (threads < 0) throw input_error("threads", "threads must be >= 0 (0 = all cores).");
   detail::parse_device(device);

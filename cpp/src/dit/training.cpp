@@ -113,6 +113,32 @@ void set_lr(torch::optim::Optimizer& opt, double lr) {
   for (auto& g : opt.param_groups()) g.options().set_lr(lr);
 }
 
+// TrainOptions' learning rate at run step k with `spent` of the budget used.
+double scheduled_lr(const TrainOptions& o, int k, double spent) {
+  const double warm = o.warmup_steps > 0 ? std::min(1.0, (k + 1.0) / o.warmup_steps) : 1.0;
+  const double f = std::min(1.0, std::max(0.0, spent));
+  double decay = 1.0;
+  if (o.lr_schedule == "linear") decay = o.lr_min + (1 - o.lr_min) * (1 - f);
+  if (o.lr_schedule == "cosine") decay = o.lr_min + (1 - o.lr_min) * 0.5 * (1 + std::cos(3.141592653589793 * f));
+  return o.lr * warm * decay;
+}
+
+// Copies of a network's parameters and buffers (the best weights so far).
+std::vector<torch::Tensor> snapshot(const DiTNet& net) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> out;
+  for (const auto& p : net->parameters()) out.push_back(p.detach().clone());
+  for (const auto& b : net->buffers()) out.push_back(b.detach().clone());
+  return out;
+}
+
+void restore(DiTNet& net, const std::vector<torch::Tensor>& saved) {
+  torch::NoGradGuard no_grad;
+  std::size_t i = 0;
+  for (auto& p : net->parameters()) p.copy_(saved[i++]);
+  for (auto& b : net->buffers()) b.copy_(saved[i++]);
+}
+
 
 }  // namespace
 }  // namespace detail
@@ -211,6 +237,11 @@ TrainResult DiTModel::fit(const Batch& train, const Batch* val, const MaskStrate
   const double clip = o.grad_clip > 0 ? o.grad_clip : std::numeric_limits<double>::infinity();
   std::vector<int> idx(o.batch_size);
   m.net->train();
+  // Best validation record of this call (early stopping, restore_best).
+  double best_val = std::numeric_limits<double>::infinity();
+  int since_best = 0;
+  std::vector<torch::Tensor> best_net, best_ema;
+  bool early_stop = false;
 
   auto record = [&]() {
     if (window_n == 0) return;
@@ -220,13 +251,32 @@ TrainResult DiTModel::fit(const Batch& train, const Batch* val, const MaskStrate
     if (val) {
       auto eval_net = m.sampling_net();
       r.val_loss = prog.val_loss = detail::fixed_loss(eval_net, val_ex, dev, v_weight);
+      if (r.val_loss < best_val) {
+        best_val = r.val_loss;
+        res.best_step = m.steps_trained;
+        since_best = 0;
+        if (o.restore_best) {
+          best_net = detail::snapshot(m.net);
+          if (m.ema) best_ema = detail::snapshot(m.ema);
+        }
+      } else if (++since_best >= o.patience && o.patience > 0) {
+        early_stop = true;
+      }
     }
     m.history.push_back(r);
     window_sum = 0;
     window_n = 0;
   };
 
+  double lr_now = o.lr;
   while (st.step < o.steps) {
+    {
+      const double secs = std::chrono::duration<double>(clock::now() - start).count();
+      double spent = o.steps > 0 ? static_cast<double>(st.step) / o.steps : 1.0;
+      if (o.time_limit > 0) spent = std::max(spent, secs / o.time_limit);
+      lr_now = detail::scheduled_lr(o, st.step, spent);
+      detail::set_lr(*opt, lr_now);
+    }
     // Sequences in shuffled epochs; a batch may straddle two epochs.
     for (auto& i : idx) {
       if (st.pos >= st.perm.size()) {
@@ -240,7 +290,7 @@ TrainResult DiTModel::fit(const Batch& train, const Batch* val, const MaskStrate
     auto loss = se.first / se.second.clamp_min(1.0);
     const double lv = loss.item<double>();
     const std::string where = " at step " + std::to_string(m.steps_trained + 1) + " (learning rate " +
-                              std::to_string(o.lr) + " too high?); the model keeps the weights of the last finite step" +
+                              std::to_string(lr_now) + " too high?); the model keeps the weights of the last finite step" +
                               (last_checkpoint >= 0 ? " and \"" + o.checkpoint_path + "\" those of step " +
                                                           std::to_string(last_checkpoint)
                                                     : std::string()) + ".";
@@ -252,7 +302,9 @@ TrainResult DiTModel::fit(const Batch& train, const Batch* val, const MaskStrate
     opt->step();
     if (m.ema) {
       torch::NoGradGuard no_grad;
-      for (std::size_t k = 0; k < params.size(); ++k) ema_params[k].mul_(o.ema).add_(params[k], 1.0 - o.ema);
+      const double k = m.steps_trained;
+      const double decay = o.ema_warmup ? std::min(o.ema, (1.0 + k) / (10.0 + k)) : o.ema;
+      for (std::size_t j = 0; j < params.size(); ++j) ema_params[j].mul_(decay).add_(params[j], 1.0 - decay);
     }
     ++st.step;
     ++m.steps_trained;
@@ -271,15 +323,31 @@ TrainResult DiTModel::fit(const Batch& train, const Batch* val, const MaskStrate
     prog.seconds = std::chrono::duration<double>(clock::now() - start).count();
     if (callback && !callback(prog)) {
       res.stopped = true;
+      res.stop_reason = "callback";
+      record();
+      break;
+    }
+    if (early_stop) {
+      res.stop_reason = "early_stop";
+      break;
+    }
+    if (o.time_limit > 0 && prog.seconds >= o.time_limit && st.step < o.steps) {
+      res.stop_reason = "time_limit";
       record();
       break;
     }
   }
-  if (st.step == o.steps || res.stopped) {
-    if (last_checkpoint != m.steps_trained) save_checkpoint();
-  }
+  if (last_checkpoint != m.steps_trained) save_checkpoint();
   res.steps_done = m.steps_trained;
   res.final_val_loss = prog.val_loss;
+  res.best_val_loss = res.best_step >= 0 ? best_val : std::numeric_limits<double>::quiet_NaN();
+  // The best weights replace the last ones only after the checkpoint above
+  // has saved the last ones (a resumed run continues from where it stopped).
+  if (o.restore_best && !best_net.empty() && res.best_step != m.steps_trained && best_val < prog.val_loss) {
+    detail::restore(m.net, best_net);
+    if (m.ema && !best_ema.empty()) detail::restore(m.ema, best_ema);
+    res.restored_best = true;
+  }
   res.seconds = std::chrono::duration<double>(clock::now() - start).count();
   return res;
 }
