@@ -4,17 +4,20 @@
 #include "lapack.hpp"
 
 #include "ditimpute/common.hpp"
+#include "ditimpute/threads.hpp"
 #include "gaussian_internal.hpp"
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 
+#include <dlfcn.h>
 #include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <limits>
+#include <thread>
 #include <vector>
 
 extern "C" {
@@ -58,6 +61,31 @@ void mark_forked_child() { forked_child.store(true); }
 const bool atfork_registered = pthread_atfork(nullptr, nullptr, &mark_forked_child) == 0;
 
 }  // namespace
+
+std::atomic<int> budget{0};
+
+}  // namespace detail
+
+bool in_forked_child() { return detail::forked_child.load(); }
+
+bool set_thread_budget(int threads) {
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  detail::budget.store(threads);
+  if (detail::forked_child.load()) return false;  // children keep to Eigen (above): leave the BLAS alone
+  using SetThreads = void (*)(int);
+  // RTLD_DEFAULT: the BLAS the process loaded (R's, or the one this library links).
+  const auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  if (set == nullptr) return false;
+  set(threads);
+  return true;
+}
+
+int thread_budget() {
+  const int b = detail::budget.load();
+  return b > 0 ? b : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+namespace detail {
 
 bool use_lapack(Eigen::Index n) {
   return n >= kLapackMin && !inside_parallel_for() && atfork_registered && !forked_child.load();
