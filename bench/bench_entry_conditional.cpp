@@ -28,6 +28,7 @@
 //        bench_entry_conditional state-space
 #include "ditimpute/gaussian.hpp"
 #include "ditimpute/state_space.hpp"
+#include "../cpp/src/lapack.hpp"  // the reference: dpotrf + dpotri, as R's chol2inv(chol(A))
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -211,11 +212,65 @@ int state_space_scaling() {
   return 0;
 }
 
+// Part 5 (`bench_entry_conditional covariance [method]`): where the time of
+// R's gp_conditional(spec, x) with its covariance goes, at BeijingAir size
+// (H = 48, d = 132, Matern 3/2 l = 6, nugget 0.01, full-rank Lambda, 30%
+// MCAR): each call the glue makes, timed on its own, in the glue's order.
+int covariance_profile(ConditionalMethod method) {
+  Rng rng(2024);
+  const GaussianProcess gp = make_gp(48, 132, rng, 6.0);
+  const Mask mask = mcar(48, 132, 0.3, rng);
+  const Batch x = gp.simulate(1, rng);
+  ConditionalOptions o;
+  o.method = method;
+  double t0 = now_s();
+  auto c = make_conditional(gp, mask, o);
+  const double t_build = now_s() - t0;
+  t0 = now_s();
+  const Matrix mu = c->mean(x);
+  const double t_mean = now_s() - t0;
+  t0 = now_s();
+  const Matrix S = c->covariance();
+  const double t_cov = now_s() - t0;
+  t0 = now_s();
+  const Vector sd = c->marginal_sd();
+  const double t_sd = now_s() - t0;
+  t0 = now_s();
+  const double kc = c->kappa_cond();
+  const double t_kc = now_s() - t0;
+  t0 = now_s();
+  const double ko = c->kappa_obs();
+  const double t_ko = now_s() - t0;
+  std::printf("Part 5: gp_conditional's calls, %s path, m = %d of %d entries\n", c->method().c_str(),
+              mask.n_missing(), 48 * 132);
+  std::printf("  build %.3f s | mean %.3f s | covariance %.3f s | marginal_sd %.3f s | kappa_cond %.3f s (%.6g) |"
+              " kappa_obs %.3f s (%.6g)\n",
+              t_build, t_mean, t_cov, t_sd, t_kc, kc, t_ko, ko);
+  const double total = t_build + t_mean + t_cov + t_kc + t_ko;  // the glue's calls (marginal_sd is not one)
+  // Same run: chol2inv(chol(A)) on an SPD matrix of the same size (LAPACK
+  // dpotrf + dpotri through lapack.hpp, both triangles written as R's).
+  const Eigen::Index m = mask.n_missing();
+  Matrix M(m, m);
+  fill_standard_normal(rng, M.data(), static_cast<std::size_t>(M.size()));
+  Matrix A = M * M.transpose() / static_cast<double>(m);
+  A.diagonal().array() += 1.0;
+  t0 = now_s();
+  detail::cholesky_in_place(A);
+  detail::inverse_from_cholesky_in_place(A);
+  const double t_ref = now_s() - t0;
+  std::printf("  total (build + mean + covariance + kappas) %.3f s; same run, chol2inv(chol(A)) at m = %d: %.3f s;"
+              " ratio %.2f\n  checksums: sum(mean) %.12g, sum(cov) %.12g, sum(sd) %.12g\n",
+              total, static_cast<int>(m), t_ref, total / t_ref, mu.sum(), S.sum(), sd.sum());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc > 2 && std::string(argv[1]) == "state-space-one") return state_space_one(std::atoi(argv[2]));
   if (argc > 1 && std::string(argv[1]) == "state-space") return state_space_scaling();
+  if (argc > 1 && std::string(argv[1]) == "covariance")
+    return covariance_profile(parse_conditional_method(argc > 2 ? argv[2] : "auto"));
   const double max_entries = argc > 1 ? std::atof(argv[1]) : 3e4;
   const int Z = 100;
   std::printf("Part 1: BeijingAir size, H = 48, d = 132, Matern 3/2 (l = 6, nugget 0.01), full-rank Lambda, MCAR\n");

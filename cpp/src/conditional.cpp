@@ -14,6 +14,7 @@
 #include "ditimpute/gaussian.hpp"
 
 #include "gaussian_internal.hpp"
+#include "lapack.hpp"
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
@@ -208,10 +209,19 @@ Matrix kron_entries(const Matrix& G, const Matrix& L, const std::vector<int>& ro
   check_memory(8.0 * rows.size() * cols.size(), "x",
                "the dense covariance of " + std::to_string(rows.size()) + " x " + std::to_string(cols.size()) +
                    " entries (method \"precision\" or \"cg\" never forms it)");
+  // Frames and variables of the rows once (no division in the inner loop).
+  std::vector<int> rf(rows.size()), rv(rows.size());
+  for (std::size_t p = 0; p < rows.size(); ++p) {
+    rf[p] = rows[p] / d;
+    rv[p] = rows[p] % d;
+  }
   Matrix S(rows.size(), cols.size());
-  for (std::size_t q = 0; q < cols.size(); ++q)
-    for (std::size_t p = 0; p < rows.size(); ++p)
-      S(p, q) = G(rows[p] / d, cols[q] / d) * L(rows[p] % d, cols[q] % d);
+  for (std::size_t q = 0; q < cols.size(); ++q) {
+    const double* g = G.col(cols[q] / d).data();
+    const double* l = L.col(cols[q] % d).data();
+    double* s = S.col(static_cast<Eigen::Index>(q)).data();
+    for (std::size_t p = 0; p < rows.size(); ++p) s[p] = g[rf[p]] * l[rv[p]];
+  }
   return S;
 }
 
@@ -222,31 +232,39 @@ class DenseConditional final : public Conditional {
     std::vector<int> order = obs_;
     order.insert(order.end(), miss_.begin(), miss_.end());
     factor_ = kron_entries(G_, L_, order, order);
-    Eigen::LLT<Eigen::Ref<Matrix>> llt(factor_);  // in place: the Hd x Hd matrix is stored once
-    if (llt.info() != Eigen::Success)
+    // In place (the Hd x Hd matrix is stored once): LAPACK dpotrf from 128
+    // rows on a plain thread (lapack.hpp), else Eigen.
+    if (!detail::cholesky_in_place(factor_))
       throw numeric_error("the covariance of the pattern's entries is not numerically positive definite.");
     // With [o; m] order, Sigma = L L^T gives Sigma_cond = L_mm L_mm^T and
     // Sigma_mo Sigma_oo^{-1} = L_mo L_oo^{-1}.
     const Eigen::Index m = n_missing();
     Lmm_ = factor_.bottomRightCorner(m, m).triangularView<Eigen::Lower>();
-    const Matrix cov = Lmm_ * Lmm_.transpose();
-    Eigen::SelfAdjointEigenSolver<Matrix> es(cov);
-    if (es.info() != Eigen::Success) throw numeric_error("eigen-decomposition of Sigma_cond failed.");
-    lambda_ = es.eigenvalues();
-    U_ = es.eigenvectors();
+    U_ = covariance();
+    if (!detail::symmetric_eigen_in_place(U_, lambda_, true))  // LAPACK dsyevd for large m
+      throw numeric_error("eigen-decomposition of Sigma_cond failed.");
   }
 
   bool kronecker() const override { return false; }
   std::string method() const override { return "dense"; }
   Vector mean(const double* x) const override { return means(std::vector<const double*>{x}).row(0).transpose(); }
   Matrix mean(const Batch& x) const override { return means(sequence_pointers(x, mask_)); }
-  Matrix covariance() const override { return Lmm_ * Lmm_.transpose(); }
+  // L_mm L_mm^T by one BLAS dsyrk (lapack.hpp) on the lower triangle, mirrored.
+  Matrix covariance() const override {
+    Matrix C(n_missing(), n_missing());
+    detail::lower_outer_product(Lmm_, 1.0, C);
+    C.triangularView<Eigen::StrictlyUpper>() = C.transpose();
+    return C;
+  }
   Vector eigenvalues() const override { return lambda_; }
 
   // Computed on request: an eigen-decomposition of the observed block costs
   // O((|o| d)^3) and nothing else needs it.
   double kappa_obs() const override {
-    const Vector ev = symmetric_eigenvalues(kron_entries(G_, L_, obs_, obs_));
+    Matrix S = kron_entries(G_, L_, obs_, obs_);
+    Vector ev;
+    if (!detail::symmetric_eigen_in_place(S, ev, false))  // LAPACK dsyevd for large |o|
+      throw numeric_error("eigen-decomposition failed.");
     return kappa_of(ev(0), ev(ev.size() - 1));
   }
 
@@ -275,7 +293,7 @@ class DenseConditional final : public Conditional {
     for (Eigen::Index i = 0; i < n; ++i)
       for (Eigen::Index p = 0; p < o; ++p) Y(p, i) = xs[i][obs_[p]] - mu[obs_[p]];
     if (!Y.allFinite()) throw_first_nonfinite(xs, obs_, d);
-    factor_.topLeftCorner(o, o).triangularView<Eigen::Lower>().solveInPlace(Y);
+    detail::solve_lower_in_place(factor_.topLeftCorner(o, o), Y);  // BLAS dtrsm for large |o|
     Matrix out = (factor_.bottomLeftCorner(n_missing(), o) * Y).transpose();
     for (int k = 0; k < n_missing(); ++k) out.col(k).array() += mu[miss_[k]];
     return out;

@@ -90,6 +90,99 @@ Matrix block_pcg(const Block& apply, const Block& precond, const Matrix& B, doub
   }
 }
 
+// Extreme-eigenvalue problems from this many rows go to largest_eigenvalue;
+// smaller ones take a dense eigen-decomposition (milliseconds).
+constexpr Eigen::Index kKrylovMinRows = 200;
+// Columns per block: 4 and 8 took the same time at BeijingAir size, 16 more.
+constexpr Eigen::Index kKrylovBlock = 8;
+// Residual tolerance of largest_eigenvalue for condition numbers: each
+// eigenvalue to 1e-8 relative at worst (the residual bounds the error); in
+// practice the error is of order residual^2 / gap (Ritz values converge
+// quadratically): at BeijingAir size about 1e-15 (bench_entry_conditional
+// covariance prints both ways).
+constexpr double kKrylovTol = 1e-8;
+// The largest Krylov basis before falling back to a dense decomposition.
+constexpr Eigen::Index kKrylovMaxDim = 600;
+
+// The largest eigenvalue of a symmetric n x n operator given by its action
+// on blocks: Rayleigh-Ritz on a block Krylov space (blocks of 8 columns, each
+// orthogonalised twice against the whole basis, so no ghost eigenvalues), the
+// projected matrix V^T A V kept from the stored products A V. Stops when the
+// top Ritz pair (theta, v) has ||A v - theta v|| <= tol |theta|: theta is a
+// Rayleigh quotient, so theta <= lambda_max, and some eigenvalue lies within
+// the residual of theta (Bauer-Fike for symmetric matrices), so theta is
+// lambda_max to tol relative unless the start block missed lambda_max's
+// eigenvector (a fixed-seed Gaussian block: probability zero). `converged`
+// is false when the basis reached max_dim columns first; the caller then
+// takes a dense eigen-decomposition. The start block has a fixed seed, so
+// results are reproducible.
+double largest_eigenvalue(const Block& apply, Eigen::Index n, double tol, Eigen::Index max_dim, bool& converged) {
+  converged = false;
+  if (n == 0) return 0.0;
+  max_dim = std::min(max_dim, n);
+  const Eigen::Index b = std::min<Eigen::Index>(kKrylovBlock, n);
+  check_memory(8.0 * (2.0 * n * max_dim + 1.0 * max_dim * max_dim), "x", "a Krylov basis for an extreme eigenvalue");
+  Matrix V(n, max_dim), AV(n, max_dim), T(max_dim, max_dim);
+  Matrix X(n, b), AX;
+  Rng rng(0x6b72796c6f76ULL);
+  fill_standard_normal(rng, X.data(), static_cast<std::size_t>(X.size()));
+  Eigen::Index k = 0, blocks = 0;
+  double theta = 0.0;
+  for (;;) {
+    // Orthonormalise the new block against the basis and within itself,
+    // dropping columns that the basis already spans.
+    const Vector norm0 = X.colwise().norm().transpose();
+    for (int pass = 0; pass < 2 && k > 0; ++pass) {  // classical Gram-Schmidt twice, BLAS dgemm
+      Matrix C(k, X.cols()), P(n, X.cols());
+      detail::multiply(V.leftCols(k), true, X, false, C);
+      detail::multiply(V.leftCols(k), false, C, false, P);
+      X -= P;
+    }
+    Eigen::Index kept = 0;
+    for (Eigen::Index c = 0; c < X.cols() && k + kept < max_dim; ++c) {
+      for (int pass = 0; pass < 2; ++pass)
+        for (Eigen::Index p = 0; p < kept; ++p) X.col(c) -= X.col(p).dot(X.col(c)) * X.col(p);
+      const double nrm = X.col(c).norm();
+      if (!(nrm > 1e-10 * norm0(c))) continue;
+      X.col(kept++) = X.col(c) / nrm;
+    }
+    if (kept == 0) {  // the basis spans an invariant subspace: its Ritz values are eigenvalues
+      converged = k > 0;
+      return theta;
+    }
+    apply(X.leftCols(kept), AX);
+    V.middleCols(k, kept) = X.leftCols(kept);
+    AV.middleCols(k, kept) = AX;
+    const Eigen::Index k1 = k + kept;
+    {
+      Matrix C(k1, kept);
+      detail::multiply(V.leftCols(k1), true, AX, false, C);
+      T.block(0, k, k1, kept) = C;
+    }
+    T.block(k, 0, kept, k) = T.block(0, k, k, kept).transpose();
+    k = k1;
+    // Rayleigh-Ritz (O(k^3)) after every block while the basis is small,
+    // then about every k / 64 blocks, so its cost stays below the products'.
+    ++blocks;
+    if (k < n && k + b <= max_dim && blocks % std::max<Eigen::Index>(1, k / 64) != 0) {
+      X = AX;
+      continue;
+    }
+    Matrix Tk = 0.5 * (T.topLeftCorner(k, k) + T.topLeftCorner(k, k).transpose());
+    Vector ritz;
+    if (!detail::symmetric_eigen_in_place(Tk, ritz, true)) return theta;  // LAPACK dsyevd from 128
+    theta = ritz(k - 1);
+    const Vector s = Tk.col(k - 1);
+    const double r = (AV.leftCols(k) * s - theta * (V.leftCols(k) * s)).norm();
+    if (r <= tol * std::abs(theta) || k == n) {
+      converged = true;
+      return theta;
+    }
+    if (k + 1 > max_dim) return theta;
+    X = AX;
+  }
+}
+
 class PrecisionConditional final : public Conditional {
  public:
   PrecisionConditional(const GaussianProcess& gp, const Mask& mask, bool cg, const ConditionalOptions& options)
@@ -164,20 +257,65 @@ class PrecisionConditional final : public Conditional {
       const double m = n_missing();
       check_memory(8.0 * 2.0 * m * m, "x", "the eigenvalues of the " + std::to_string(n_missing()) + " x " +
                                               std::to_string(n_missing()) + " precision of the missing entries");
-      Eigen::SelfAdjointEigenSolver<Matrix> es(Qmm(), Eigen::EigenvaluesOnly);
-      if (es.info() != Eigen::Success) throw numeric_error("eigen-decomposition of Q_mm failed.");
-      q = es.eigenvalues();
+      Matrix Q = Qmm();
+      if (!detail::symmetric_eigen_in_place(Q, q, false))  // LAPACK dsyevd for large m
+        throw numeric_error("eigen-decomposition of Q_mm failed.");
     }
     Vector ev(q.size());
     for (Eigen::Index i = 0; i < q.size(); ++i) ev(i) = 1.0 / q(q.size() - 1 - i);
     return ev;
   }
 
+  // kappa(Sigma_oo) = lambda_max(Sigma_oo) lambda_max(Sigma_oo^{-1}), both
+  // top eigenvalues (each found to 1e-10 relative by largest_eigenvalue),
+  // with products by Sigma_oo (Kronecker products on the observed entries)
+  // and by its inverse, the Schur complement Q_oo - Q_om Q_mm^{-1} Q_mo (two
+  // Kronecker products and the factor of Q_mm): never the |o| x |o| matrix.
+  // Small problems, the CG path (inexact solves) and a Krylov space that has
+  // not converged take the dense eigenvalues of Sigma_oo (LAPACK dsyevd).
   double kappa_obs() const override {
-    Eigen::SelfAdjointEigenSolver<Matrix> es(covariance_entries_of(obs_), Eigen::EigenvaluesOnly);
-    if (es.info() != Eigen::Success) throw numeric_error("eigen-decomposition failed.");
-    const Vector& ev = es.eigenvalues();
+    const Eigen::Index o = static_cast<Eigen::Index>(obs_.size());
+    if (!cg_ && o >= kKrylovMinRows) {
+      bool ok_max = false, ok_inv = false;
+      const double lmax = largest_eigenvalue(
+          [this](const Matrix& V, Matrix& out) {
+            out = gather_entries(kron_apply(scatter_entries(V, obs_), Gamma_, Lambda_), obs_, V.cols());
+          },
+          o, kKrylovTol, kKrylovMaxDim, ok_max);
+      const double imax = ok_max ? largest_eigenvalue(
+                                       [this](const Matrix& V, Matrix& out) {
+                                         const Eigen::Index k = V.cols();
+                                         const Matrix T = kron_apply(scatter_entries(V, obs_));
+                                         const Matrix y = solve(gather_missing(T, k));
+                                         out = gather_entries(T, obs_, k) -
+                                               gather_entries(kron_apply(scatter_entries(y, miss_)), obs_, k);
+                                       },
+                                       o, kKrylovTol, kKrylovMaxDim, ok_inv)
+                                 : 0.0;
+      if (ok_max && ok_inv && lmax > 0.0 && imax > 0.0) return lmax * imax;
+    }
+    Matrix S = covariance_entries_of(obs_);
+    Vector ev;
+    if (!detail::symmetric_eigen_in_place(S, ev, false)) throw numeric_error("eigen-decomposition failed.");
     return ev(0) > 0.0 ? ev(ev.size() - 1) / ev(0) : std::numeric_limits<double>::infinity();
+  }
+
+  // kappa(Sigma_cond) = lambda_max(Q_mm) lambda_max(Q_mm^{-1}), as kappa_obs:
+  // products by Q_mm through the Kronecker factors and by Q_mm^{-1} through
+  // its Cholesky factor, to 1e-10 relative; otherwise all eigenvalues.
+  double kappa_cond() const override {
+    const Eigen::Index m = n_missing();
+    if (!cg_ && !eigen_ready_ && m >= kKrylovMinRows) {
+      bool ok_q = false, ok_s = false;
+      const double qmax = largest_eigenvalue([this](const Matrix& V, Matrix& out) { apply_mm(V, out, Gi_, Li_); }, m,
+                                             kKrylovTol, kKrylovMaxDim, ok_q);
+      const double smax =
+          ok_q ? largest_eigenvalue([this](const Matrix& V, Matrix& out) { out = solve(V); }, m, kKrylovTol,
+                                    kKrylovMaxDim, ok_s)
+               : 0.0;
+      if (ok_q && ok_s && qmax > 0.0 && smax > 0.0) return qmax * smax;
+    }
+    return Conditional::kappa_cond();
   }
 
   Vector marginal_sd() const override {
@@ -213,7 +351,7 @@ class PrecisionConditional final : public Conditional {
     if (!cg_) {
       Matrix E(m, Z);
       fill_standard_normal(rng, E.data(), static_cast<std::size_t>(E.size()));
-      Lq_.transpose().triangularView<Eigen::Upper>().solveInPlace(E);  // L^{-T} e ~ N(0, Q_mm^{-1})
+      detail::solve_lower_transposed_in_place(Lq_, E);  // L^{-T} e ~ N(0, Q_mm^{-1})
       Matrix X = E.transpose();
       X.rowwise() += mu.transpose();
       return X;
@@ -250,11 +388,12 @@ class PrecisionConditional final : public Conditional {
  private:
   // A W_c B for every H x d column block W_c of W (H x k d).
   Matrix kron_apply(const Matrix& W, const Matrix& A, const Matrix& B) const {
-    Matrix T = A * W;
+    Matrix T(H_, W.cols());
+    detail::multiply(A, false, W, false, T);  // BLAS dgemm for large sizes (lapack.hpp)
     const Eigen::Index k = W.cols() / d_;
     Matrix tmp(H_, d_);
     for (Eigen::Index c = 0; c < k; ++c) {
-      tmp.noalias() = T.middleCols(c * d_, d_) * B;
+      detail::multiply(T.middleCols(c * d_, d_), false, B, false, tmp);
       T.middleCols(c * d_, d_) = tmp;
     }
     return T;
@@ -265,6 +404,22 @@ class PrecisionConditional final : public Conditional {
     Matrix out(n_missing(), k);
     for (Eigen::Index c = 0; c < k; ++c)
       for (Eigen::Index a = 0; a < n_missing(); ++a) out(a, c) = T(frame_[a], c * d_ + var_[a]);
+    return out;
+  }
+  // The rows of V (one per entry of e, frame-major) into H x d blocks, one
+  // block per column of V (zero elsewhere): H x (k d).
+  Matrix scatter_entries(const Matrix& V, const std::vector<int>& e) const {
+    const Eigen::Index k = V.cols();
+    Matrix W = Matrix::Zero(H_, k * d_);
+    for (Eigen::Index c = 0; c < k; ++c)
+      for (std::size_t a = 0; a < e.size(); ++a) W(e[a] / d_, c * d_ + e[a] % d_) = V(static_cast<Eigen::Index>(a), c);
+    return W;
+  }
+  // The entries e of each H x d block of T: |e| x k.
+  Matrix gather_entries(const Matrix& T, const std::vector<int>& e, Eigen::Index k) const {
+    Matrix out(static_cast<Eigen::Index>(e.size()), k);
+    for (Eigen::Index c = 0; c < k; ++c)
+      for (std::size_t a = 0; a < e.size(); ++a) out(static_cast<Eigen::Index>(a), c) = T(e[a] / d_, c * d_ + e[a] % d_);
     return out;
   }
   // (A (x) B)_mm V for a block V (m x k): scatter into H x d blocks, A . B, gather.
@@ -284,7 +439,12 @@ class PrecisionConditional final : public Conditional {
   }
   // Q_mm^{-1} B.
   Matrix solve(const Matrix& B) const {
-    if (!cg_) return Lq_.transpose().triangularView<Eigen::Upper>().solve(Lq_.triangularView<Eigen::Lower>().solve(B));
+    if (!cg_) {  // two blocked triangular solves (BLAS dtrsm for large m, lapack.hpp)
+      Matrix X = B;
+      detail::solve_lower_in_place(Lq_, X);
+      detail::solve_lower_transposed_in_place(Lq_, X);
+      return X;
+    }
     check_memory(8.0 * 3.0 * H_ * d_ * B.cols() + 8.0 * 8.0 * n_missing() * B.cols(), "x",
                  "conjugate gradients on " + std::to_string(B.cols()) + " right-hand sides");
     // Preconditioner: the frame blocks of Q_mm. (Sigma_mm, applied through
@@ -314,9 +474,11 @@ class PrecisionConditional final : public Conditional {
       check_memory(8.0 * 3.0 * m * m, "x",
                    "an eigen-decomposition of the " + std::to_string(n_missing()) + " x " +
                        std::to_string(n_missing()) + " precision of the missing entries");
-      Eigen::SelfAdjointEigenSolver<Matrix> es(Qmm());
-      if (es.info() != Eigen::Success) throw numeric_error("eigen-decomposition of Q_mm failed.");
-      eigen_ = {es.eigenvalues(), es.eigenvectors()};
+      Matrix Q = Qmm();
+      Vector q;
+      if (!detail::symmetric_eigen_in_place(Q, q, true))  // LAPACK dsyevd for large m
+        throw numeric_error("eigen-decomposition of Q_mm failed.");
+      eigen_ = {std::move(q), std::move(Q)};
       eigen_ready_ = true;
     });
     return eigen_;

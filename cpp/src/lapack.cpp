@@ -4,15 +4,21 @@
 #include "lapack.hpp"
 
 #include "ditimpute/common.hpp"
+#include "ditimpute/threads.hpp"
 #include "gaussian_internal.hpp"
 
 #include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
 
+#include <dlfcn.h>
 #include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <limits>
+#include <thread>
+#include <vector>
 
 extern "C" {
 void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info, std::size_t uplo_len);
@@ -23,6 +29,11 @@ void dlauum_(const char* uplo, const int* n, double* a, const int* lda, int* inf
 void dtrsm_(const char* side, const char* uplo, const char* transa, const char* diag, const int* m, const int* n,
             const double* alpha, const double* a, const int* lda, double* b, const int* ldb, std::size_t side_len,
             std::size_t uplo_len, std::size_t transa_len, std::size_t diag_len);
+void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w, double* work,
+             const int* lwork, int* iwork, const int* liwork, int* info, std::size_t jobz_len, std::size_t uplo_len);
+void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const double* alpha,
+            const double* a, const int* lda, const double* b, const int* ldb, const double* beta, double* c,
+            const int* ldc, std::size_t transa_len, std::size_t transb_len);
 void dsyrk_(const char* uplo, const char* trans, const int* n, const int* k, const double* alpha, const double* a,
             const int* lda, const double* beta, double* c, const int* ldc, std::size_t uplo_len, std::size_t trans_len);
 }
@@ -50,6 +61,31 @@ void mark_forked_child() { forked_child.store(true); }
 const bool atfork_registered = pthread_atfork(nullptr, nullptr, &mark_forked_child) == 0;
 
 }  // namespace
+
+std::atomic<int> budget{0};
+
+}  // namespace detail
+
+bool in_forked_child() { return detail::forked_child.load(); }
+
+bool set_thread_budget(int threads) {
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  detail::budget.store(threads);
+  if (detail::forked_child.load()) return false;  // children keep to Eigen (above): leave the BLAS alone
+  using SetThreads = void (*)(int);
+  // RTLD_DEFAULT: the BLAS the process loaded (R's, or the one this library links).
+  const auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  if (set == nullptr) return false;
+  set(threads);
+  return true;
+}
+
+int thread_budget() {
+  const int b = detail::budget.load();
+  return b > 0 ? b : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+namespace detail {
 
 bool use_lapack(Eigen::Index n) {
   return n >= kLapackMin && !inside_parallel_for() && atfork_registered && !forked_child.load();
@@ -93,6 +129,70 @@ void solve_lower_transposed_in_place(const Eigen::Ref<const Eigen::MatrixXd>& L,
             ldb = fortran_int(B.outerStride());
   const double one = 1.0;
   dtrsm_("L", "L", "T", "N", &m, &n, &one, L.data(), &lda, B.data(), &ldb, 1, 1, 1, 1);
+}
+
+void solve_lower_in_place(const Eigen::Ref<const Eigen::MatrixXd>& L, Eigen::Ref<Eigen::MatrixXd> B) {
+  if (L.rows() != B.rows()) throw numeric_error("solve_lower_in_place: sizes differ.");
+  if (B.size() == 0) return;
+  if (!use_lapack(L.rows())) {
+    L.triangularView<Eigen::Lower>().solveInPlace(B);
+    return;
+  }
+  const int m = fortran_int(B.rows()), n = fortran_int(B.cols()), lda = fortran_int(L.outerStride()),
+            ldb = fortran_int(B.outerStride());
+  const double one = 1.0;
+  dtrsm_("L", "L", "N", "N", &m, &n, &one, L.data(), &lda, B.data(), &ldb, 1, 1, 1, 1);
+}
+
+void multiply(const Eigen::Ref<const Eigen::MatrixXd>& A, bool transpose_a, const Eigen::Ref<const Eigen::MatrixXd>& B,
+              bool transpose_b, Eigen::Ref<Eigen::MatrixXd> C) {
+  const Eigen::Index m = transpose_a ? A.cols() : A.rows(), k = transpose_a ? A.rows() : A.cols(),
+                     n = transpose_b ? B.rows() : B.cols();
+  if ((transpose_b ? B.cols() : B.rows()) != k || C.rows() != m || C.cols() != n)
+    throw numeric_error("multiply: sizes differ.");
+  if (C.size() == 0) return;
+  if (k == 0) {
+    C.setZero();
+    return;
+  }
+  if (!use_lapack(std::max({m, n, k}))) {
+    if (transpose_a && transpose_b) C.noalias() = A.transpose() * B.transpose();
+    else if (transpose_a) C.noalias() = A.transpose() * B;
+    else if (transpose_b) C.noalias() = A * B.transpose();
+    else C.noalias() = A * B;
+    return;
+  }
+  const int mi = fortran_int(m), ni = fortran_int(n), ki = fortran_int(k), lda = fortran_int(A.outerStride()),
+            ldb = fortran_int(B.outerStride()), ldc = fortran_int(C.outerStride());
+  const double one = 1.0, zero = 0.0;
+  dgemm_(transpose_a ? "T" : "N", transpose_b ? "T" : "N", &mi, &ni, &ki, &one, A.data(), &lda, B.data(), &ldb, &zero,
+         C.data(), &ldc, 1, 1);
+}
+
+bool symmetric_eigen_in_place(Eigen::Ref<Eigen::MatrixXd> A, Eigen::VectorXd& values, bool vectors) {
+  if (A.rows() != A.cols()) throw numeric_error("symmetric_eigen_in_place: the matrix is not square.");
+  values.resize(A.rows());
+  if (A.rows() == 0) return true;
+  if (!use_lapack(A.rows())) {
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(
+        A, vectors ? Eigen::ComputeEigenvectors : Eigen::EigenvaluesOnly);  // reads the lower triangle
+    if (es.info() != Eigen::Success) return false;
+    values = es.eigenvalues();
+    if (vectors) A = es.eigenvectors();
+    return true;
+  }
+  const int n = fortran_int(A.rows()), lda = fortran_int(A.outerStride());
+  const char* jobz = vectors ? "V" : "N";
+  int info = 0, lwork = -1, liwork = -1, iwork_query = 0;
+  double work_query = 0.0;
+  dsyevd_(jobz, "L", &n, A.data(), &lda, values.data(), &work_query, &lwork, &iwork_query, &liwork, &info, 1, 1);
+  if (info != 0) return false;
+  lwork = static_cast<int>(work_query) + 1;
+  liwork = iwork_query;
+  std::vector<double> work(static_cast<std::size_t>(lwork));
+  std::vector<int> iwork(static_cast<std::size_t>(std::max(liwork, 1)));
+  dsyevd_(jobz, "L", &n, A.data(), &lda, values.data(), work.data(), &lwork, iwork.data(), &liwork, &info, 1, 1);
+  return info == 0;
 }
 
 void lower_outer_product(const Eigen::Ref<const Eigen::MatrixXd>& Y, double alpha, Eigen::Ref<Eigen::MatrixXd> C) {

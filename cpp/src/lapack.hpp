@@ -37,6 +37,23 @@ void solve_lower_transposed_in_place(const Eigen::Ref<const Eigen::MatrixXd>& L,
 // upper part is left as it was). BLAS dsyrk where use_lapack(Y.rows()), else Eigen.
 void lower_outer_product(const Eigen::Ref<const Eigen::MatrixXd>& Y, double alpha, Eigen::Ref<Eigen::MatrixXd> C);
 
+// B := L^{-1} B for the lower triangular L (its strictly upper part is not
+// read). BLAS dtrsm where use_lapack(L.rows()), else Eigen.
+void solve_lower_in_place(const Eigen::Ref<const Eigen::MatrixXd>& L, Eigen::Ref<Eigen::MatrixXd> B);
+
+// C := op(A) op(B) with op(X) = X or X^T. BLAS dgemm where use_lapack() of
+// the largest dimension, else Eigen (the core's Eigen is compiled for
+// baseline x86-64, the system BLAS picks AVX2/AVX-512 at run time).
+void multiply(const Eigen::Ref<const Eigen::MatrixXd>& A, bool transpose_a, const Eigen::Ref<const Eigen::MatrixXd>& B,
+              bool transpose_b, Eigen::Ref<Eigen::MatrixXd> C);
+
+// Eigenvalues of the symmetric A (lower triangle read), ascending, and with
+// `vectors` its orthonormal eigenvectors, written over A (else A is
+// destroyed). LAPACK dsyevd (divide and conquer; its back-transformation is
+// blocked) where use_lapack(), else Eigen's SelfAdjointEigenSolver. False
+// when the algorithm did not converge.
+bool symmetric_eigen_in_place(Eigen::Ref<Eigen::MatrixXd> A, Eigen::VectorXd& values, bool vectors);
+
 // LAPACK/BLAS entry points used by gaussian_process.cpp's invert_lower and
 // lower_gram (declared here so that one file names the Fortran symbols).
 void lapack_invert_lower(Eigen::Ref<Eigen::MatrixXd> T);   // dtrtri

@@ -100,13 +100,11 @@ check_numeric_matrix <- function(x, arg = rlang::caller_arg(x), nrow = NULL, nco
   x
 }
 
-# CPU threads for the core: the number given, else option `ditimpute.threads`,
-# else every core.
+# CPU threads for the core: the number given, else the process's thread
+# budget (thread_budget(), threads.R).
 resolve_threads <- function(threads, arg = "threads", call = rlang::caller_env()) {
   if (!is.null(threads)) return(check_count(threads, arg = arg, call = call))
-  n <- getOption("ditimpute.threads", NA)
-  if (is.na(n)) n <- parallel::detectCores()
-  if (is.na(n)) 1L else as.integer(n)
+  thread_budget(apply = TRUE)
 }
 
 # A C++ seed: the one given, or one drawn from R's RNG so that set.seed()

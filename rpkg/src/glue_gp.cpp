@@ -1,5 +1,6 @@
 // Glue for the Gaussian layer (cpp/include/ditimpute/gaussian.hpp).
 #include "glue.h"
+#include "ditimpute/threads.hpp"
 
 #include "ditimpute/state_space.hpp"
 
@@ -120,5 +121,21 @@ Rcpp::List cpp_impute_state_space(Rcpp::List kernel, double nugget, Eigen::Matri
   const ditimpute::StateSpaceGP gp(kernel_from_r(kernel), nugget, Lambda, ditimpute::RowMatrix(mean));
   return glue::imputation_to_r(ditimpute::impute(ditimpute::StateSpaceSampler(gp), glue::batch_from_r(x),
                                                  glue::impute_options_from_r(options)));
+  DITIMPUTE_GLUE_END
+}
+
+// The process-wide thread budget (threads.hpp): records it and sets
+// OpenBLAS's threads; TRUE when a BLAS took it.
+// [[Rcpp::export]]
+bool cpp_set_thread_budget(int threads) {
+  DITIMPUTE_GLUE_BEGIN
+  return ditimpute::set_thread_budget(threads);
+  DITIMPUTE_GLUE_END
+}
+
+// [[Rcpp::export]]
+bool cpp_in_forked_child() {
+  DITIMPUTE_GLUE_BEGIN
+  return ditimpute::in_forked_child();
   DITIMPUTE_GLUE_END
 }

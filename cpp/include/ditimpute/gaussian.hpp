@@ -80,7 +80,9 @@ class Conditional {
   virtual Matrix covariance() const = 0;
   // Eigenvalues of Sigma_cond, ascending.
   virtual Vector eigenvalues() const = 0;
-  double kappa_cond() const;
+  // kappa(Sigma_cond); by default the ratio of eigenvalues() (the precision
+  // path finds its two extreme eigenvalues by a Krylov method).
+  virtual double kappa_cond() const;
   // kappa(Sigma_obs): the covariance of the observed entries.
   virtual double kappa_obs() const = 0;
 

@@ -1,6 +1,7 @@
 #include "ditimpute/backend.hpp"
 
 #include "ditimpute/common.hpp"
+#include "ditimpute/threads.hpp"
 
 #include <torch/torch.h>
 
@@ -56,6 +57,9 @@ void set_threads(int threads) {
   tune_allocator_once();
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (at::get_num_threads() != threads) at::set_num_threads(threads);
+  // The BLAS that LibTorch and the core call gets the same count (one budget:
+  // cpp/DESIGN.md, "Threads").
+  if (thread_budget() != threads) set_thread_budget(threads);
 }
 
 void release_free_memory() {
