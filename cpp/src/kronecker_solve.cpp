@@ -119,6 +119,7 @@ constexpr Eigen::Index kKrylovMaxDim = 600;
 double largest_eigenvalue(const Block& apply, Eigen::Index n, double tol, Eigen::Index max_dim, bool& converged) {
   converged = false;
   if (n == 0) return 0.0;
+  const detail::SerialBlasScope serial;  // many small products: one BLAS thread
   max_dim = std::min(max_dim, n);
   const Eigen::Index b = std::min<Eigen::Index>(kKrylovBlock, n);
   check_memory(8.0 * (2.0 * n * max_dim + 1.0 * max_dim * max_dim), "x", "a Krylov basis for an extreme eigenvalue");

@@ -80,6 +80,35 @@ bool set_thread_budget(int threads) {
   return true;
 }
 
+namespace detail {
+namespace {
+using SetThreads = void (*)(int);
+SetThreads openblas_setter() {
+  static const SetThreads set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  return set;
+}
+
+using GetThreads = int (*)();
+GetThreads openblas_getter() {
+  static const GetThreads get = reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+  return get;
+}
+thread_local int serial_saved = 0;  // the count to restore (0: not inside a scope)
+}  // namespace
+
+SerialBlasScope::SerialBlasScope()
+    : active_(serial_saved == 0 && !forked_child.load() && openblas_setter() != nullptr && openblas_getter() != nullptr) {
+  if (!active_) return;
+  serial_saved = std::max(1, openblas_getter()());
+  if (serial_saved > 1) openblas_setter()(1);
+}
+SerialBlasScope::~SerialBlasScope() {
+  if (!active_) return;
+  if (serial_saved > 1) openblas_setter()(serial_saved);
+  serial_saved = 0;
+}
+}  // namespace detail
+
 int thread_budget() {
   const int b = detail::budget.load();
   return b > 0 ? b : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -54,6 +54,22 @@ void multiply(const Eigen::Ref<const Eigen::MatrixXd>& A, bool transpose_a, cons
 // when the algorithm did not converge.
 bool symmetric_eigen_in_place(Eigen::Ref<Eigen::MatrixXd> A, Eigen::VectorXd& values, bool vectors);
 
+// While alive, OpenBLAS runs on one thread (openblas_set_num_threads(1));
+// then back to the process's thread budget (threads.hpp). For loops of many
+// small BLAS calls (the Krylov products of kronecker_solve.cpp), whose
+// threads cost more in start-up and waiting than they gain, above all on
+// loaded cores. Nothing with another BLAS.
+class SerialBlasScope {
+ public:
+  SerialBlasScope();
+  ~SerialBlasScope();
+  SerialBlasScope(const SerialBlasScope&) = delete;
+  SerialBlasScope& operator=(const SerialBlasScope&) = delete;
+
+ private:
+  bool active_;
+};
+
 // LAPACK/BLAS entry points used by gaussian_process.cpp's invert_lower and
 // lower_gram (declared here so that one file names the Fortran symbols).
 void lapack_invert_lower(Eigen::Ref<Eigen::MatrixXd> T);   // dtrtri

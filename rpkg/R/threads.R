@@ -14,7 +14,12 @@
 #' 4. `1` inside a worker: a forked child (`parallel::mclapply()`,
 #'    `future::plan(multicore)`) or a socket worker (`parallel::makeCluster()`,
 #'    `future::plan(multisession)`), since such workers come in numbers;
-#' 5. otherwise every core (`parallel::detectCores()`).
+#' 5. `1` when this session's OpenMP threads wait actively (R was started
+#'    without `OMP_WAIT_POLICY=PASSIVE`) and other processes are running at
+#'    the time of the call (`/proc/loadavg`): spinning threads on shared cores
+#'    made a small DiT's training 50-90x slower on 2 threads than on one
+#'    (`bench/results/threads.md`);
+#' 6. otherwise every core (`parallel::detectCores()`).
 #'
 #' Each call sets LibTorch's threads (`at::set_num_threads`) and OpenBLAS's
 #' (`openblas_set_num_threads`, when R's BLAS is OpenBLAS) to the figure it
@@ -51,7 +56,7 @@ thread_budget <- function(apply = FALSE) {
   } else if (!is.numeric(n) || length(n) != 1 || is.na(n) || n < 1 || n != round(n)) {
     abort_input("ditimpute.threads", "the option must be a whole number >= 1.")
   }
-  if (is.na(n)) n <- if (in_worker()) 1L else parallel::detectCores()
+  if (is.na(n)) n <- if (in_worker() || (omp_waits_actively() && others_running())) 1L else parallel::detectCores()
   n <- if (is.na(n)) 1L else as.integer(n)
   if (isTRUE(apply)) cpp_set_thread_budget(n)
   n
@@ -65,7 +70,23 @@ in_worker <- function() {
   isTRUE(cpp_in_forked_child()) || any(grepl("workRSOCK|slaveRSOCK", commandArgs()))
 }
 
+# Whether this session's OpenMP threads spin while they wait: GNU OpenMP read
+# OMP_WAIT_POLICY when R started, before .onLoad could set it (recorded there).
+omp_waits_actively <- function() isTRUE(.threads_state$active_wait)
+
+# Whether other processes are runnable right now (the running count of
+# /proc/loadavg, which includes this one). FALSE where it cannot be read.
+others_running <- function() {
+  l <- tryCatch(readLines("/proc/loadavg", warn = FALSE), error = function(e) "")
+  r <- suppressWarnings(as.integer(sub("/.*", "", strsplit(l, " ")[[1]][4])))
+  isTRUE(r > 1L)
+}
+
+.threads_state <- new.env(parent = emptyenv())
+
 .onLoad <- function(libname, pkgname) {
+  policy <- toupper(Sys.getenv("OMP_WAIT_POLICY"))
+  .threads_state$active_wait <- !identical(policy, "PASSIVE")
   if (!identical(getOption("ditimpute.omp_passive"), FALSE) && !nzchar(Sys.getenv("OMP_WAIT_POLICY"))) {
     Sys.setenv(OMP_WAIT_POLICY = "PASSIVE")
   }

@@ -1,6 +1,16 @@
 # The thread budget (rpkg/R/threads.R, ?threads).
 
+# Pretends the session waits passively (as when started with
+# OMP_WAIT_POLICY=PASSIVE) for the duration of the calling test.
+local_passive <- function(env = parent.frame()) {
+  st <- ditimpute:::.threads_state
+  old <- st$active_wait
+  st$active_wait <- FALSE
+  withr::defer(st$active_wait <- old, envir = env)
+}
+
 test_that("the budget follows the option, then DITIMPUTE_THREADS, then the cores", {
+  local_passive()
   withr::local_options(ditimpute.threads = NULL)
   withr::local_envvar(DITIMPUTE_THREADS = NA)
   expect_equal(thread_budget(), parallel::detectCores())
@@ -22,11 +32,25 @@ test_that("bad budgets are input errors naming the option or variable", {
 
 test_that("a forked worker gets one thread", {
   skip_on_os("windows")
+  local_passive()
   withr::local_options(ditimpute.threads = NULL)
   withr::local_envvar(DITIMPUTE_THREADS = NA)
   inside <- parallel::mclapply(1:2, function(i) thread_budget(), mc.cores = 2)
   expect_equal(unlist(inside), c(1L, 1L))
   expect_equal(thread_budget(), parallel::detectCores())  # the parent keeps its budget
+})
+
+test_that("actively waiting OpenMP threads and other running processes give one thread", {
+  st <- ditimpute:::.threads_state
+  old <- st$active_wait
+  withr::defer(st$active_wait <- old)
+  withr::local_options(ditimpute.threads = NULL)
+  withr::local_envvar(DITIMPUTE_THREADS = NA)
+  st$active_wait <- TRUE
+  busy <- ditimpute:::others_running()
+  expect_equal(thread_budget(), if (busy) 1L else parallel::detectCores())
+  withr::local_options(ditimpute.threads = 2)  # an explicit budget wins
+  expect_equal(thread_budget(), 2L)
 })
 
 test_that("loading the package asks OpenMP threads to wait passively in later processes", {
