@@ -177,6 +177,7 @@ test_that("device = 'cuda' without CUDA names what the LibTorch offers; an unkno
 })
 
 test_that("the warmed-up EMA is no worse than the raw weights after a short run; without warm-up it is", {
+  skip_if_no_torch()
   # The same seed gives the same raw weights in all three runs (the EMA draws
   # no random numbers), and dit_loss() with one seed scores them on the same
   # held-out masks, times and noise: the comparison is paired. The C++ test
@@ -191,6 +192,7 @@ test_that("the warmed-up EMA is no worse than the raw weights after a short run;
 })
 
 test_that("time_limit bounds the training time; schedule and early-stopping arguments are checked", {
+  skip_if_no_torch()
   fit <- tiny_fit(steps = NULL, time_limit = 1, lr_schedule = "cosine", warmup_steps = 10)
   expect_identical(fit$train_info$stop_reason, "time_limit")
   expect_lt(fit$train_info$seconds, 2.5)
@@ -206,6 +208,7 @@ test_that("time_limit bounds the training time; schedule and early-stopping argu
 })
 
 test_that("restore_best keeps the best validation record's weights; patience stops early", {
+  skip_if_no_torch()
   fit <- tiny_fit(steps = 120, lr = 1e-2, restore_best = TRUE, patience = 2)  # val_every = 10
   h <- fit$history
   ti <- fit$train_info

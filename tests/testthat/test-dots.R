@@ -29,6 +29,7 @@ test_that("impute() methods reject misspelled arguments", {
   expect_misspelled(impute(dots_spec, dots_x, seeds = 1), "seeds", "seed")
   # `device` belongs to the DiT method, not to a Gaussian process.
   expect_misspelled(impute(dots_spec, dots_x, device = "cpu"), "device")
+  skip_if_no_torch()
   cfg <- dit_config(12, 2, width = 16, depth = 1, heads = 2)
   fit <- dit_fit(gp_simulate(dots_spec, 8, seed = 2), cfg, strategy = mask_strategy("mcar0.2"), steps = 1,
                  seed = 1, threads = 1, progress = FALSE)
