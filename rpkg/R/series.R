@@ -60,10 +60,16 @@
 #' are shown to the network as missing and kept out of the loss, and the
 #' training masks are half one block of a length drawn from the series' own
 #' gaps (capped at `H / 2`), half the paper's scattered frames and one long
-#' block. Windows overlapping by half are then imputed one after another along
-#' each of the `n_samples` paths, each window conditioned on its observed
-#' values and on the values its path already holds for the first half. Per-entry
-#' intervals are `point +/- z sd` over the paths.
+#' block. The core then draws the `n_samples` paths block by block: the
+#' frames are cut into blocks of `H / 2`, and each block is drawn from a
+#' window holding `H / 4` frames before it (the path's own values) and `H / 4`
+#' after it (the observed values ahead), so a gap that ends inside the window
+#' is bridged from both sides; every path of a block goes through the network
+#' in one batch. The point is the mean of the paths and the per-entry
+#' intervals are their order statistics (as [impute()] gives them), which
+#' hold their level when the paths and the truth are exchangeable: at `level =
+#' 0.95` that needs at least 39 paths, at 0.99 199 (fewer is an input error
+#' naming `n_samples`).
 #'
 #' @param x The series: a `ts` or `mts`, a data frame with a time column
 #'   (`Date` or `POSIXct`, equally spaced or monthly) and numeric columns, a
@@ -74,7 +80,8 @@
 #' @param method `"gp"` (the structural model), or `"dit"`: a diffusion
 #'   transformer trained on the series' own windows (see Details).
 #' @param level Level of the per-entry intervals, in (0, 1).
-#' @param n_samples Sample paths (at least 20).
+#' @param n_samples Sample paths (at least 20; with `method = "dit"` enough
+#'   for finite-sample intervals at `level`, see Details).
 #' @param period Season length in frames; by default `frequency(x)` for a
 #'   `ts`, 12 for monthly, 7 for daily and 24 for hourly time stamps, none
 #'   otherwise (then only the smooth kernel is fitted).
@@ -169,8 +176,7 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   if (method == "dit") {
     out <- impute_series_dit(v, level, n_samples, period, dit, seed, threads)
     out$model$seconds <- proc.time()[["elapsed"]] - start
-    iv <- series_intervals(out$res, out$model, v, level, n_samples)
-    return(new_series_imputation(input, v, iv, out$model, level, n_samples, out$win, truth, out$res$blocks))
+    return(new_series_imputation(input, v, out$iv, out$model, level, n_samples, out$win, truth, out$blocks))
   }
   fitted <- fit_series_model(v, period, model_arg, kernel, transform, ridge, fit_frames, threads)
   fitted$fit_seconds <- proc.time()[["elapsed"]] - start

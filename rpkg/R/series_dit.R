@@ -1,9 +1,9 @@
 # impute_series(method = "dit"): a small diffusion transformer trained on the
 # series' own windows (entries already missing stay out of the loss; extra
 # training masks from the series' own gap lengths mixed with the paper's
-# strategies), then windows imputed one after another along each sample path,
-# each conditioned on the values its path already holds for the frames it
-# shares with the window before it.
+# strategies), then the series drawn block by block by the core's block
+# sampler (cpp/include/ditimpute/series_blocks.hpp), the loop the GP's window
+# imputers share.
 
 # The per-variable centre, scale and linear trend (in standardised units, on
 # time scaled to [0, 1]) that both methods remove before modelling.
@@ -79,46 +79,33 @@ impute_series_dit <- function(v, level, n_samples, period, dit, seed, threads, c
                  steps = o$steps, batch_size = o$batch_size, validation = 0, seed = sub_seed(seed, 11),
                  threads = threads, progress = FALSE)
   fit_seconds <- proc.time()[["elapsed"]] - start
-  # Windows overlapping by half: window k's first half is what its path holds.
-  ctx <- H %/% 2L
-  stride <- max(1L, H - ctx)
-  wstart <- unique(pmin(seq.int(1L, max(1L, n_time - H + 1L) + stride - 1L, by = stride), n_time - H + 1L))
-  paths <- array(rep(resid, each = n_samples), c(n_samples, n_time, d))  # NA where missing, per path
-  done <- matrix(FALSE, n_time, d)  # entries each path already holds
-  done[!miss] <- TRUE
-  n_windows <- 0L
-  for (k in seq_along(wstart)) {
-    rows <- wstart[k] + seq_len(H) - 1L
-    todo <- miss[rows, , drop = FALSE] & !done[rows, , drop = FALSE]
-    if (!any(todo)) next
-    cases <- paths[, rows, , drop = FALSE]
-    if (all(is.na(cases[1, , ]))) {
-      abort_input("x", sprintf("frames %d-%d have no observed value: use a longer dit window (dit = list(H = ...)) or method = \"gp\".",
-                               rows[1], rows[H]), call = call)
-    }
-    imp <- impute(fit, cases, n_samples = 2, level = 0.5, region = "quantile", steps = o$sample_steps,
-                  seed = sub_seed(seed, 100 + k), threads = threads)
-    m <- is.na(cases[1, , ])
-    ij <- missing_index(matrix(m, H, d))
-    for (z in seq_len(n_samples)) {
-      draw <- imp$samples[[z]][1, ]
-      for (a in seq_len(nrow(ij))) paths[z, rows[ij[a, 1]], ij[a, 2]] <- draw[a]
-    }
-    done[rows, ] <- TRUE
-    n_windows <- n_windows + 1L
-  }
-  ij <- missing_index(miss)
-  samples <- vapply(seq_len(nrow(ij)), function(a) paths[, ij[a, 1], ij[a, 2]] + tr$trend_path[ij[a, 1], ij[a, 2]],
-                    numeric(n_samples))
-  samples <- matrix(samples, n_samples)
-  point <- sweep(sweep(v, 2, tr$center), 2, tr$scale, "/")
-  if (nrow(ij)) point[ij] <- colMeans(samples)
+  # The core draws the series block by block (blocks of H/2 frames, each from
+  # a window with H/4 frames before and after it, so a gap that ends inside
+  # the window is bridged from both sides) and summarises the paths as
+  # impute() does: finite-sample order-statistic intervals.
+  opts <- impute_options(n_samples, level, "mean", sub_seed(seed, 100), threads, call = call)
+  res <- core_call(cpp_series_dit_impute(dit_ptr(fit), resid, sampler_options(steps = o$sample_steps), list(), opts),
+                   call = call)
   model <- structure(list(kernel_name = "dit", center = tr$center, scale = tr$scale, trend = tr$trend, dit = fit,
                           options = o, strategy = strategy, n_windows_trained = dim(train)[1],
                           fit_seconds = fit_seconds, variables = colnames(v)),
                      class = "ditimpute_series_dit_model")
-  list(res = list(point = point, samples = samples, blocks = n_windows), model = model,
-       win = c(past = ctx, block = stride, future = 0L))
+  # Back to the data's units: residual + trend, times scale, plus centre (an
+  # increasing map per variable, so intervals map endpoint by endpoint).
+  back <- function(a) sweep(sweep(matrix(a, n_time, d) + tr$trend_path, 2, tr$scale, "*"), 2, tr$center, "+")
+  point <- back(res$point)
+  point[!miss] <- v[!miss]  # exactly the observed values, not a rounding of them
+  lower <- back(res$lower)
+  upper <- back(res$upper)
+  dimnames(point) <- dimnames(lower) <- dimnames(upper) <- dimnames(v)
+  ij <- missing_index(miss)
+  samples <- res$samples[[1]]
+  if (nrow(ij)) {
+    samples <- samples + rep(tr$trend_path[ij], each = nrow(samples))
+    samples <- sweep(sweep(samples, 2, tr$scale[ij[, 2]], "*"), 2, tr$center[ij[, 2]], "+")
+  }
+  list(iv = list(point = point, lower = lower, upper = upper, samples = samples, ij = ij), model = model,
+       win = res$window, blocks = length(res$starts))
 }
 
 #' @export
@@ -129,25 +116,4 @@ print.ditimpute_series_dit_model <- function(x, ...) {
   cat("  training masks: ")
   print(x$strategy)
   invisible(x)
-}
-
-# The DiT paths' result in the data's units: the completed values (observed
-# entries exactly as given), the draws of the missing entries (n_samples x m,
-# frame-major as missing_index()) and per-entry intervals point +/- z sd.
-series_intervals <- function(res, model, v, level, n_samples) {
-  miss <- is.na(v)
-  ij <- missing_index(miss)
-  sc <- model$scale[ij[, 2]]; ce <- model$center[ij[, 2]]
-  samples <- sweep(sweep(res$samples, 2, sc, "*"), 2, ce, "+")
-  point <- sweep(sweep(res$point, 2, model$scale, "*"), 2, model$center, "+")
-  point[!miss] <- v[!miss]  # exactly the observed values, not a rounding of them
-  dimnames(point) <- dimnames(v)
-  lower <- upper <- matrix(NA_real_, nrow(v), ncol(v), dimnames = dimnames(v))
-  if (nrow(ij)) {
-    sds <- sqrt(pmax(0, colMeans(samples^2) - colMeans(samples)^2) * n_samples / (n_samples - 1))
-    z <- stats::qnorm(1 - (1 - level) / 2)
-    lower[ij] <- point[ij] - z * sds
-    upper[ij] <- point[ij] + z * sds
-  }
-  list(point = point, lower = lower, upper = upper, samples = samples, ij = ij)
 }

@@ -5,6 +5,7 @@
 
 #include "ditimpute/backend.hpp"
 #include "ditimpute/dit.hpp"
+#include "ditimpute/series_blocks.hpp"
 #include "ditimpute/sampler.hpp"
 
 #include <Rinternals.h>
@@ -235,5 +236,30 @@ Rcpp::List cpp_impute_dit(SEXP ptr, Rcpp::NumericVector x, Rcpp::List sampler, R
   const ditimpute::DiTSampler dit(*ModelPtr(ptr), glue::sampler_from_r(sampler),
                                   glue::get_or<int>(options, "batch_size", 0));
   return glue::imputation_to_r(ditimpute::impute(dit, glue::batch_from_r(x), glue::impute_options_from_r(options)));
+  DITIMPUTE_GLUE_END
+}
+
+// A whole series (T x d, NA = missing) imputed block by block with a DiT of
+// window H (series_blocks.hpp); blocks: list(past, future), -1 = H / 4.
+// [[Rcpp::export]]
+Rcpp::List cpp_series_dit_impute(SEXP ptr, Eigen::MatrixXd y, Rcpp::List sampler, Rcpp::List blocks,
+                                 Rcpp::List options) {
+  DITIMPUTE_GLUE_BEGIN
+  const ditimpute::DiTModel& model = *ModelPtr(ptr);
+  const ditimpute::DiTSampler dit(model, glue::sampler_from_r(sampler), glue::get_or<int>(options, "batch_size", 0));
+  ditimpute::SeriesBlockOptions b;
+  b.H = model.config().H;
+  b.past = glue::get_or<int>(blocks, "past", b.past);
+  b.future = glue::get_or<int>(blocks, "future", b.future);
+  const ditimpute::RowMatrix series = y;  // R's NA is a NaN
+  const ditimpute::SeriesImputation s =
+      ditimpute::impute_series_blocks(dit, series, b, glue::impute_options_from_r(options));
+  Rcpp::List out = glue::imputation_to_r(s.imputation);
+  std::vector<int> starts(s.paths.starts.begin(), s.paths.starts.end());
+  for (int& v : starts) ++v;
+  out["starts"] = starts;
+  out["window"] = Rcpp::IntegerVector::create(Rcpp::Named("past") = s.paths.past, Rcpp::Named("block") = s.paths.block,
+                                              Rcpp::Named("future") = s.paths.future);
+  return out;
   DITIMPUTE_GLUE_END
 }

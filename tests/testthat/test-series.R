@@ -212,6 +212,12 @@ test_that("method = \"dit\" trains on the series' own windows and completes it (
   miss <- imp$missing
   expect_true(all(is.finite(imp$lower[miss]) & imp$lower[miss] <= imp$upper[miss]))
   expect_equal(dim(imp$samples[[1]]), c(20L, sum(miss)))
+  # The core's block layout: blocks of H / 2 frames, H / 4 before and after.
+  expect_equal(imp$window, c(past = 6L, block = 12L, future = 6L))
+  expect_equal(imp$blocks, sum(tapply(is.na(y), (seq_along(y) - 1) %/% 12, any)))  # blocks with a gap
+  # Finite-sample intervals at 95% need 39 paths: 20 is an input error naming n_samples.
+  expect_error(impute_series(y, method = "dit", n_samples = 20, level = 0.95, dit = small, seed = 1, threads = 1),
+               class = "ditimpute_error_input", regexp = "n_samples")
   # Training masks: the series' own gap lengths (13 capped at H / 2 = 12, and 1) beside the paper's.
   labels <- vapply(imp$model$strategy$generators, `[[`, "", "label")
   expect_true(all(c("1x12", "1x1", "4x1", "1x6") %in% labels))
