@@ -363,6 +363,16 @@ constexpr int kSmall = 20;
 using SmallMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kSmall, kSmall>;
 using SmallVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kSmall, 1>;
 
+// One frame's filtered moments into the store: the mean, then the lower
+// triangle of the covariance column by column (what the smoother reads back).
+template <class V, class M>
+void store_moments(double* s, const V& m, const M& P) {
+  const int n = static_cast<int>(m.size());
+  for (int i = 0; i < n; ++i) *s++ = m(i);
+  for (int j = 0; j < n; ++j)
+    for (int i = j; i < n; ++i) *s++ = P(i, j);
+}
+
 }  // namespace
 
 double StateSpaceGP::filter_univariate(const Mask& mask, const double* x, std::vector<double>* store, long* used,
@@ -420,12 +430,7 @@ double StateSpaceGP::filter_univariate(const Mask& mask, const double* x, std::v
       P.noalias() -= Ph * (Ph.transpose() * (lam / F));
       P = 0.5 * (P + P.transpose()).eval();
     }
-    if (store) {
-      double* s = store->data() + t * stride;
-      for (int i = 0; i < n; ++i) *s++ = m(i);
-      for (int j = 0; j < n; ++j)
-        for (int i = j; i < n; ++i) *s++ = P(i, j);
-    }
+    if (store) store_moments(store->data() + t * stride, m, P);
     if ((t & 1023) == 0) check_cancelled();
   }
   if (used) *used = counted;
@@ -490,12 +495,7 @@ double StateSpaceGP::filter(const Mask& mask, const double* x, std::vector<doubl
       mt += KT.transpose() * v;
       P = symmetric(P - PH * KT);
     }
-    if (store) {
-      double* s = store->data() + t * stride;
-      for (int i = 0; i < n; ++i) *s++ = mt(i);
-      for (int j = 0; j < n; ++j)
-        for (int i = j; i < n; ++i) *s++ = P(i, j);
-    }
+    if (store) store_moments(store->data() + t * stride, mt, P);
     if ((t & 1023) == 0) check_cancelled();
   }
   if (used) *used = counted;

@@ -13,8 +13,9 @@
 # of magnitude (largest / smallest >= 10) and are right-skewed (sample
 # skewness above 1): concentrations, counts, prices. Such a variable is
 # logged whatever the likelihood on the data's scale says, because a model on
-# that scale puts imputations and interval bounds below zero (BeijingAir's
-# ozone: 1,146 per repetition in bench/series_long.R when the likelihood chose).
+# that scale can put imputations and interval bounds below zero (as
+# imputeTS::na_seadec does on BeijingAir's ozone: 129 values per repetition
+# in bench/results/series_long.md).
 series_log_flags <- function(v, transform, call = rlang::caller_env()) {
   pos <- apply(v, 2, function(col) all(col[!is.na(col)] > 0))
   if (transform == "none") return(rep(FALSE, ncol(v)))
@@ -165,7 +166,8 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
 series_model_intervals <- function(model, v, level, n_samples, seed, threads, call = rlang::caller_env()) {
   miss <- is.na(v)
   ij <- missing_index(miss)
-  res <- core_call(cpp_structural_impute(scale_cols(v, model), model$candidate, n_samples, seed, threads), call = call)
+  res <- core_call(cpp_structural_impute(scale_cols(v, model), model$candidate,
+                                         list(n_samples = n_samples, seed = seed, threads = threads)), call = call)
   sc <- model$scale[ij[, 2]]; ce <- model$center[ij[, 2]]
   lg <- model$logged[ij[, 2]]
   back <- function(z) {  # standardised model scale -> data (vectors over the m missing entries)

@@ -82,10 +82,14 @@ Rcpp::List cpp_structural_fit(Eigen::MatrixXd y, Rcpp::List candidates, Rcpp::Li
 }
 
 // The exact conditional of y's missing entries (frame-major) under one
-// fitted candidate (a list as cpp_structural_fit returns them).
+// fitted candidate (a list as cpp_structural_fit returns them); options:
+// list(n_samples, seed, threads).
 // [[Rcpp::export]]
-Rcpp::List cpp_structural_impute(Eigen::MatrixXd y, Rcpp::List candidate, int n_samples, double seed, int threads) {
+Rcpp::List cpp_structural_impute(Eigen::MatrixXd y, Rcpp::List candidate, Rcpp::List options) {
   DITIMPUTE_GLUE_BEGIN
+  const int n_samples = glue::get_or<int>(options, "n_samples", 0);
+  const double seed = glue::get_or<double>(options, "seed", 1.0);
+  const int threads = glue::get_or<int>(options, "threads", 0);
   ditimpute::StructuralCandidate c;
   c.spec = spec_from_r(candidate["spec"]);
   c.Lambda = Rcpp::as<Eigen::MatrixXd>(candidate["Lambda"]);
