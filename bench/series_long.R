@@ -95,7 +95,7 @@ methods <- list(
     imp <- impute_series(y, level = 0.9, n_samples = 50, seed = 1)
     list(point = as.numeric(imp$point), lower = as.numeric(imp$lower), upper = as.numeric(imp$upper),
          model = paste(imp$model$model_name, imp$model$kernel_name,
-                       if (any(imp$model$logged)) "log" else ""))
+                       if (any(!is.na(imp$model$lambda))) paste(unique(ditimpute:::transform_label(imp$model$lambda[!is.na(imp$model$lambda)])), collapse = ",") else ""))
   },
   gp_calibrated = function(y, name) {
     imp <- impute_series(y, level = 0.9, n_samples = 50, seed = 1, calibrate = TRUE)

@@ -11,7 +11,7 @@
 #'
 #' **The model** (`method = "gp"`) is a structural time-series model, as in
 #' [stats::StructTS()] or KFAS, written as a Gaussian process: each variable
-#' (after the optional log transform, centred and scaled) is
+#' (after the optional Box-Cox or log transform, centred and scaled) is
 #' `level + smooth + season + noise`, the variables sharing the form and
 #' correlated through a `d x d` covariance `Lambda` (the covariance of the
 #' whole series is `Gamma %x% Lambda`):
@@ -45,14 +45,20 @@
 #'
 #' **Intervals** are the model's exact Gaussian intervals,
 #' `mean +/- z sd` on the model's scale; the point is the conditional mean.
-#' **Positive, skewed data** (concentrations, counts, prices): `transform =
-#' "log"` models the log of every variable, `"auto"` (the default) the log
-#' of each variable whose values are all positive, span at least an order of
-#' magnitude (largest / smallest at least 10) and are right-skewed (sample
-#' skewness above 1). The point and the interval ends are then mapped back
-#' with `exp()`: the point is the conditional median, every imputation and
-#' bound is positive, and intervals are wider above than below. `logLik()`
-#' and the BIC are on the data's scale (the log's Jacobian included).
+#' **Positive, skewed data** (concentrations, counts, prices): `"auto"` (the
+#' default) models each variable whose values are all positive, span at least
+#' an order of magnitude (largest / smallest at least 10) and are
+#' right-skewed (sample skewness above 1) on a Box-Cox scale,
+#' `(y^lambda - 1) / lambda` (the log at `lambda = 0`), with `lambda` in
+#' `[0, 1]` chosen so that the series' one-frame changes look most Gaussian
+#' (their profile likelihood, on a grid of 0.05); `"boxcox"` does so for
+#' every variable, `"log"` takes the log of every variable. The point and
+#' the interval ends are mapped back: the point is the conditional median,
+#' intervals are wider above than below, and no imputation or bound is
+#' negative (on the log scale all are positive; with `lambda > 0` the model's
+#' mass below the transform of 0 maps to 0, so a bound or draw can be 0).
+#' `logLik()` and the BIC are on the data's scale (the transform's Jacobian
+#' included); `print()` of the model shows each variable's scale.
 #'
 #' With `method = "dit"`, a linear trend and the scaling are removed and a
 #' small diffusion transformer ([dit_fit()]) is trained on windows of `H`
@@ -88,7 +94,7 @@
 #' @param model `"auto"` (the smallest BIC), `"level"`, `"trend"` or
 #'   `"stationary"` (see Details).
 #' @param kernel `"auto"` (the smaller BIC), `"seasonal"` or `"smooth"`.
-#' @param transform `"auto"`, `"log"` or `"none"` (see Details).
+#' @param transform `"auto"`, `"boxcox"`, `"log"` or `"none"` (see Details).
 #' @param truth Optional true values in the form of `x`, kept for
 #'   [imputation_metrics()] and [coverage()].
 #' @param fit_frames Fit on the stretch of at most this many frames with the
@@ -146,7 +152,7 @@
 #' @export
 impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 100, period = NULL,
                           model = c("auto", "level", "trend", "stationary"), kernel = c("auto", "seasonal", "smooth"),
-                          transform = c("auto", "log", "none"), truth = NULL, fit_frames = 6000, ridge = 1e-2,
+                          transform = c("auto", "boxcox", "log", "none"), truth = NULL, fit_frames = 6000, ridge = 1e-2,
                           calibrate = FALSE, dit = list(), seed = NULL, threads = NULL, time = NULL, ...) {
   check_dots(environment(), "impute_series()")
   x <- frame_time(x, time); truth <- frame_time(truth, time, "truth")  # time = columns of a data frame
@@ -155,7 +161,7 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   n_samples <- check_count(n_samples, min = 20)
   model_arg <- check_string(model, c("auto", "level", "trend", "stationary"), arg = "model")
   kernel <- check_string(kernel, c("auto", "seasonal", "smooth"))
-  transform <- check_string(transform, c("auto", "log", "none"))
+  transform <- check_string(transform, c("auto", "boxcox", "log", "none"))
   fit_frames <- check_count(fit_frames, min = 10)
   ridge <- check_number(ridge, lower = 0, upper = Inf, open = FALSE)
   if (!is.logical(calibrate) || length(calibrate) != 1 || is.na(calibrate)) abort_input("calibrate", "must be TRUE or FALSE.")

@@ -76,10 +76,10 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
     xr[mask] <- NA
     iv <- series_model_intervals(model, xr, level, n_samples, sub_seed(seed, 2 * r + 1), threads, call = call)
     idx <- which(mask)
-    # Scores on the model's scale (log for logged variables, where intervals are symmetric).
-    lg <- model$logged[col(v)[idx]]
-    lo <- on_model_scale(iv$lower[idx], lg); hi <- on_model_scale(iv$upper[idx], lg)
-    y <- on_model_scale(v[idx], lg)
+    # Scores on the model's scale (Box-Cox or log where transformed: intervals are symmetric there).
+    cj <- col(v)[idx]
+    lo <- on_model_scale(iv$lower[idx], cj, model$lambda); hi <- on_model_scale(iv$upper[idx], cj, model$lambda)
+    y <- on_model_scale(v[idx], cj, model$lambda)
     half <- (hi - lo) / 2
     list(score = pmax(lo - y, y - hi) / pmax(half, .Machine$double.eps),
          gap = run_lengths(is.na(xr))[idx], round = rep(r, length(idx)), hidden = length(idx) / sum(!miss))
@@ -123,10 +123,7 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
 }
 
 # Widens each imputed entry's interval by its gap-length group's factor.
-# Interval ends and values of logged variables go to the log scale and back.
-on_model_scale <- function(a, logged) ifelse(logged, log(a), a)
-from_model_scale_vec <- function(a, logged) ifelse(logged, exp(a), a)
-
+# Interval ends of transformed variables go to the model's scale and back.
 apply_series_calibration <- function(imputation, calibration, call = rlang::caller_env()) {
   if (!inherits(imputation, "ditimpute_series_imputation")) {
     abort_input("imputation", "must be a result of impute_series() for a series calibration.", call = call)
@@ -135,11 +132,12 @@ apply_series_calibration <- function(imputation, calibration, call = rlang::call
   gap <- run_lengths(miss)
   g <- assign_groups(calibration$grouping, list(gap = gap[miss], n = sum(miss)))
   q <- calibration$factors$interval[g]
-  lg <- if (is.null(imputation$model$logged)) rep(FALSE, sum(miss)) else imputation$model$logged[col(miss)[miss]]
-  lo <- on_model_scale(imputation$lower[miss], lg); hi <- on_model_scale(imputation$upper[miss], lg)
+  lambda <- imputation$model$lambda %||% rep(NA_real_, ncol(miss))  # a DiT model has none
+  cj <- col(miss)[miss]
+  lo <- on_model_scale(imputation$lower[miss], cj, lambda); hi <- on_model_scale(imputation$upper[miss], cj, lambda)
   half <- (hi - lo) / 2
-  imputation$lower[miss] <- from_model_scale_vec(lo - q * half, lg)
-  imputation$upper[miss] <- from_model_scale_vec(hi + q * half, lg)
+  imputation$lower[miss] <- from_model_scale_vec(lo - q * half, cj, lambda)
+  imputation$upper[miss] <- from_model_scale_vec(hi + q * half, cj, lambda)
   if (nrow(imputation$record)) {
     ij <- cbind(imputation$record$frame, match(imputation$record$variable, colnames(imputation$x)))
     imputation$record$lower <- imputation$lower[ij]

@@ -8,24 +8,28 @@
 
 # ------------------------------------------------------------- transform --
 
-# Per variable: TRUE where the values are modelled on the log scale. "auto":
-# a variable whose observed values are all positive, span at least an order
-# of magnitude (largest / smallest >= 10) and are right-skewed (sample
-# skewness above 1): concentrations, counts, prices. Such a variable is
-# logged whatever the likelihood on the data's scale says, because a model on
-# that scale can put imputations and interval bounds below zero (as
-# imputeTS::na_seadec does on BeijingAir's ozone: 129 values per repetition
-# in bench/results/series_long.md).
-series_log_flags <- function(v, transform, call = rlang::caller_env()) {
+# Per variable: the Box-Cox lambda of the scale it is modelled on (NA: the
+# data's own scale; 0: log). "auto": a variable whose observed values are all
+# positive, span at least an order of magnitude (largest / smallest >= 10)
+# and are right-skewed (sample skewness above 1) -- concentrations, counts,
+# prices -- gets a Box-Cox transform whose lambda is estimated
+# (boxcox_lambda()), whatever the likelihood on the data's scale says,
+# because a model on that scale can put imputations and interval bounds
+# below zero (as imputeTS::na_seadec does on BeijingAir's ozone: 129 values
+# per repetition in bench/results/series_long.md). "boxcox": every variable
+# (all must be positive), "log": lambda 0 for every variable.
+series_lambdas <- function(v, transform, call = rlang::caller_env()) {
   pos <- apply(v, 2, function(col) all(col[!is.na(col)] > 0))
-  if (transform == "none") return(rep(FALSE, ncol(v)))
-  if (transform == "log") {
+  none <- stats::setNames(rep(NA_real_, ncol(v)), colnames(v))
+  if (transform == "none") return(none)
+  if (transform %in% c("log", "boxcox")) {
     if (!all(pos)) {
       j <- which(!pos)[1]
-      abort_input("transform", sprintf("\"log\" needs positive values; variable \"%s\" has values <= 0 (use transform = \"none\", or \"auto\" to log only the positive, skewed variables).",
-                                       colnames(v)[j]), call = call)
+      abort_input("transform", sprintf("\"%s\" needs positive values; variable \"%s\" has values <= 0 (use transform = \"none\", or \"auto\" to transform only the positive, skewed variables).",
+                                       transform, colnames(v)[j]), call = call)
     }
-    return(rep(TRUE, ncol(v)))
+    if (transform == "log") return(none * 0 + 0)
+    return(stats::setNames(apply(v, 2, boxcox_lambda), colnames(v)))
   }
   skewed <- apply(v, 2, function(col) {
     col <- col[!is.na(col)]
@@ -33,25 +37,78 @@ series_log_flags <- function(v, transform, call = rlang::caller_env()) {
     skew <- if (s > 0) mean((col - mean(col))^3) / s^3 else 0
     min(col) > 0 && max(col) / min(col) >= 10 && skew > 1
   })
-  pos & skewed
+  out <- none
+  for (j in which(pos & skewed)) out[j] <- boxcox_lambda(v[, j])
+  out
 }
 
-to_model_scale <- function(v, logged) {
-  if (any(logged)) v[, logged] <- log(v[, logged])
+# The Box-Cox lambda in [0, 1] (steps of 0.05) under which the series'
+# one-frame changes look most Gaussian: the maximum of their Gaussian profile
+# log-likelihood, Jacobian included. The changes, not the values, because
+# the structural models are driven by increments (a level's random walk);
+# the grid keeps the map between log (0) and the identity (1). On
+# BeijingAir's PM2.5 and O3 it gives 0.35; bench/results/series_long.md
+# compares it with the log.
+boxcox_lambda <- function(col) {
+  ok <- !is.na(col)
+  both <- ok[-1] & ok[-length(col)]
+  if (sum(both) < 10) return(0)
+  lc <- log(col[-1][both])
+  grid <- seq(0, 1, by = 0.05)
+  prof <- vapply(grid, function(l) {
+    z <- boxcox(col, l)
+    dz <- diff(z)[both]
+    -0.5 * length(dz) * log(mean((dz - mean(dz))^2)) + (l - 1) * sum(lc)
+  }, 0)
+  grid[which.max(prof)]
+}
+
+boxcox <- function(a, lambda) if (lambda == 0) log(a) else (a^lambda - 1) / lambda
+# The inverse, with the Gaussian's mass below the transform of 0 at 0 (lambda > 0).
+boxcox_inverse <- function(z, lambda) if (lambda == 0) exp(z) else pmax(lambda * z + 1, 0)^(1 / lambda)
+
+to_model_scale <- function(v, lambda) {
+  for (j in which(!is.na(lambda))) v[, j] <- boxcox(v[, j], lambda[[j]])
   v
 }
 
-from_model_scale <- function(v, cols, logged) {
-  lg <- logged[cols]
-  if (any(lg)) v[, lg] <- exp(v[, lg])
-  v
+# Values (vectors) of variables `cols` from the model's scale back to the data's.
+from_model_scale_vec <- function(a, cols, lambda) {
+  lam <- lambda[cols]
+  for (l in unique(lam[!is.na(lam)])) {
+    k <- which(!is.na(lam) & lam == l)
+    a[k] <- boxcox_inverse(a[k], l)
+  }
+  a
+}
+on_model_scale <- function(a, cols, lambda) {
+  lam <- lambda[cols]
+  for (l in unique(lam[!is.na(lam)])) {
+    k <- which(!is.na(lam) & lam == l)
+    a[k] <- boxcox(a[k], l)
+  }
+  a
+}
+
+# "; log scale for a; Box-Cox (lambda 0.35) for b" (or "").
+series_scale_text <- function(lambda) {
+  if (all(is.na(lambda))) return("")
+  lab <- ifelse(lambda == 0, "log scale", sprintf("Box-Cox scale (lambda %.2f)", lambda))[!is.na(lambda)]
+  nm <- names(lambda)[!is.na(lambda)]
+  paste0("; ", paste(vapply(unique(lab), function(l) sprintf("%s for %s", l, paste(nm[lab == l], collapse = ", ")), ""),
+                     collapse = "; "))
+}
+
+# How the candidate table names the variables' scales.
+transform_label <- function(lambda) {
+  ifelse(is.na(lambda), "none", ifelse(lambda == 0, "log", sprintf("Box-Cox %.2f", lambda)))
 }
 
 # ------------------------------------------------------------------ model --
 
 # Standardised values on the model's scale are what the core models.
 scale_cols <- function(v, model) {
-  sweep(sweep(to_model_scale(v, model$logged), 2, model$center), 2, model$scale, "/")
+  sweep(sweep(to_model_scale(v, model$lambda), 2, model$center), 2, model$scale, "/")
 }
 
 # The parameters of a candidate form (as the core counts them), plus the
@@ -104,8 +161,9 @@ series_start_spec <- function(model, kernel, period) {
 
 # Fits every candidate form in one core call and keeps the one with the
 # smallest BIC. The log-likelihood is reported on the data's scale: that of
-# the standardised (and logged) values plus the log-Jacobian of the map from
-# the data, -log(scale_j) per observed value and -log(y) per logged one (over
+# the standardised (and transformed) values plus the log-Jacobian of the map
+# from the data, -log(scale_j) per observed value and (lambda - 1) log(y) per
+# transformed one (over
 # the observed values that count, estimated from the fitting stretch's means).
 fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_frames, threads,
                              call = rlang::caller_env()) {
@@ -119,8 +177,8 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
   # Nelder-Mead's budget: evaluations are cheap on short series, so let them
   # converge (600 at 6,000 frames, up to 3,000 on short series).
   evaluations <- as.integer(min(3000, max(600, 3.6e6 / min(n_time, fit_frames))))
-  fits <- lapply(list(series_log_flags(v, transform, call = call)), function(logged) {
-    u <- to_model_scale(v, logged)
+  fits <- lapply(list(series_lambdas(v, transform, call = call)), function(lambda) {
+    u <- to_model_scale(v, lambda)
     center <- colMeans(u, na.rm = TRUE)
     scale <- apply(u, 2, stats::sd, na.rm = TRUE)
     y <- sweep(sweep(u, 2, center), 2, scale, "/")
@@ -129,16 +187,17 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
     rows <- fit$fit_start + seq_len(fit$fit_frames) - 1L
     obs <- colSums(!is.na(v[rows, , drop = FALSE]))
     per_obs <- sum(obs * log(scale)) / sum(obs)  # mean log-Jacobian of the scaling per observed value
-    if (any(logged)) {
-      per_obs <- per_obs + sum(vapply(which(logged), function(j) sum(log(v[rows, j]), na.rm = TRUE), 0)) / sum(obs)
+    # The Box-Cox Jacobian: (lambda - 1) log y per observed value.
+    for (j in which(!is.na(lambda))) {
+      per_obs <- per_obs - (lambda[[j]] - 1) * sum(log(v[rows, j]), na.rm = TRUE) / sum(obs)
     }
     tab <- data.frame(model = forms$model, kernel = forms$kernel, envelope = forms$envelope,
-                      transform = if (any(logged)) "log" else "none",
+                      transform = paste(unique(transform_label(lambda)), collapse = ", "),
                       logLik = vapply(fit$candidates, function(c) c$loglik - c$nobs * per_obs, 0),
                       df = vapply(fit$candidates, `[[`, 0, "df"), nobs = vapply(fit$candidates, `[[`, 0, "nobs"),
                       evaluations = vapply(fit$candidates, `[[`, 0L, "evaluations"),
                       converged = vapply(fit$candidates, `[[`, TRUE, "converged"), stringsAsFactors = FALSE)
-    list(fit = fit, tab = tab, logged = logged, center = center, scale = scale)
+    list(fit = fit, tab = tab, lambda = lambda, center = center, scale = scale)
   })
   tab <- do.call(rbind, lapply(fits, `[[`, "tab"))
   tab$AIC <- -2 * tab$logLik + 2 * tab$df
@@ -150,7 +209,7 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
   b <- f$fit$candidates[[(best - 1L) %% nrow(forms) + 1L]]
   rownames(tab) <- NULL
   structure(list(model_name = tab$model[best], kernel_name = tab$kernel[best], spec = b$spec, candidate = b,
-                 Lambda = b$Lambda, period = period, logged = stats::setNames(f$logged, colnames(v)),
+                 Lambda = b$Lambda, period = period, lambda = stats::setNames(f$lambda, colnames(v)),
                  center = f$center, scale = f$scale, loglik = tab$logLik[best], df = b$df, nobs = b$nobs,
                  fit_start = f$fit$fit_start, fit_frames = f$fit$fit_frames,
                  candidates = tab[, c("model", "kernel", "envelope", "transform", "logLik", "df", "AIC", "BIC", "evaluations",
@@ -160,7 +219,8 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
 }
 
 # The exact conditional of v's missing entries under the model, in the data's
-# units: point (the conditional mean; its exp, the median, on a log scale),
+# units: point (the conditional mean; mapped back from a Box-Cox or log
+# scale, the conditional median),
 # per-entry intervals (exact Gaussian quantiles on the model's scale, mapped
 # back), the draws (n_samples x m, frame-major) and their indices.
 series_model_intervals <- function(model, v, level, n_samples, seed, threads, call = rlang::caller_env()) {
@@ -169,11 +229,7 @@ series_model_intervals <- function(model, v, level, n_samples, seed, threads, ca
   res <- core_call(cpp_structural_impute(scale_cols(v, model), model$candidate,
                                          list(n_samples = n_samples, seed = seed, threads = threads)), call = call)
   sc <- model$scale[ij[, 2]]; ce <- model$center[ij[, 2]]
-  lg <- model$logged[ij[, 2]]
-  back <- function(z) {  # standardised model scale -> data (vectors over the m missing entries)
-    u <- ce + sc * z
-    ifelse(lg, exp(u), u)
-  }
+  back <- function(z) from_model_scale_vec(ce + sc * z, ij[, 2], model$lambda)  # over the m missing entries
   z <- stats::qnorm(1 - (1 - level) / 2)
   point <- v
   lower <- upper <- matrix(NA_real_, nrow(v), ncol(v), dimnames = dimnames(v))
@@ -182,8 +238,8 @@ series_model_intervals <- function(model, v, level, n_samples, seed, threads, ca
     point[ij] <- back(res$mean)
     lower[ij] <- back(res$mean - z * res$sd)
     upper[ij] <- back(res$mean + z * res$sd)
-    samples <- sweep(sweep(res$samples, 2, sc, "*"), 2, ce, "+")
-    if (any(lg)) samples[, lg] <- exp(samples[, lg])
+    samples <- t(apply(res$samples, 1, back))
+    if (nrow(ij) == 1) samples <- t(samples)
   }
   dimnames(point) <- dimnames(v)
   list(point = point, lower = lower, upper = upper, samples = samples, ij = ij, sd = res$sd)
@@ -196,7 +252,7 @@ print.ditimpute_series_model <- function(x, ...) {
                   trend = "local linear trend")
   cat(sprintf("<ditimpute_series_model> %s, %s kernel%s%s\n", trend, x$kernel_name,
               if (x$kernel_name == "seasonal") sprintf(" (period %g)", x$period) else "",
-              if (any(x$logged)) sprintf("; log scale for %s", paste(names(x$logged)[x$logged], collapse = ", ")) else ""))
+              series_scale_text(x$lambda)))
   tot <- s$smooth_var + s$nugget + (if (isTRUE(s$seasonal)) s$season_var else 0)
   cat(sprintf("  variance shares of the stationary part: smooth %.3f (lengthscale %.3g)%s, nugget %.3f\n",
               s$smooth_var / tot, s$smooth_lengthscale,

@@ -281,6 +281,25 @@ test_that("the model's 90% intervals hold their level on series simulated from a
   expect_lt(mean(cover), 0.93)
 })
 
+test_that("positive skewed data: the Box-Cox lambda recovers the scale whose changes are Gaussian", {
+  set.seed(2)
+  s <- 20 + cumsum(rnorm(3000, sd = 0.3))  # a random walk far from 0
+  # Its square has Gaussian changes on the square-root scale, its exp on the log scale.
+  expect_equal(ditimpute:::boxcox_lambda(s^2), 0.5)
+  expect_equal(ditimpute:::boxcox_lambda(exp(s / 5)), 0)
+  y <- s^2
+  y[c(500:700, 1500:1520)] <- NA
+  bc <- impute_series(y, level = 0.9, n_samples = 30, seed = 1, transform = "boxcox")
+  expect_equal(unname(bc$model$lambda), 0.5)
+  expect_match(paste(capture.output(print(bc$model)), collapse = "\n"), "Box-Cox scale (lambda 0.50)", fixed = TRUE)
+  miss <- bc$missing
+  expect_true(all(bc$point[miss] > 0 & bc$lower[miss] >= 0))
+  # The inverse maps the model's scale back exactly where it is defined.
+  z <- c(-1, 0, 2.5)
+  expect_equal(ditimpute:::boxcox(ditimpute:::boxcox_inverse(z, 0.5), 0.5), z)
+  expect_error(impute_series(y - 500, transform = "boxcox"), class = "ditimpute_error_input", regexp = "transform")
+})
+
 test_that("positive skewed data: the log scale keeps every imputation and bound positive", {
   set.seed(9)
   n <- 1200
@@ -288,7 +307,7 @@ test_that("positive skewed data: the log scale keeps every imputation and bound 
   y <- y0
   y[c(300:420, sample(n, 100))] <- NA
   auto <- impute_series(y, level = 0.95, n_samples = 30, seed = 1)
-  expect_true(auto$model$logged[[1]])
+  expect_equal(unname(auto$model$lambda), 0)  # "auto": Box-Cox, and the changes of log(y) are the Gaussian ones
   expect_true("log" %in% auto$model$candidates$transform)
   miss <- auto$missing
   expect_true(all(auto$point[miss] > 0 & auto$lower[miss] > 0))
@@ -297,8 +316,8 @@ test_that("positive skewed data: the log scale keeps every imputation and bound 
   expect_true(all(vapply(completions(auto, 1:3), function(v) all(v > 0), TRUE)))
   # On the data's own scale the same series gets negative lower bounds in the long gap.
   none <- impute_series(y, level = 0.95, n_samples = 30, seed = 1, transform = "none")
-  expect_false(any(none$model$logged))
+  expect_true(all(is.na(none$model$lambda)))
   expect_true(any(none$lower[miss] < 0))
   # A series with values <= 0 is never logged under "auto".
-  expect_false(any(impute_series(y - 20, n_samples = 20, seed = 1)$model$logged))
+  expect_true(all(is.na(impute_series(y - 20, n_samples = 20, seed = 1)$model$lambda)))
 })
