@@ -54,9 +54,10 @@
 #' (their profile likelihood, on a grid of 0.05); `"boxcox"` does so for
 #' every variable, `"log"` takes the log of every variable. The point and
 #' the interval ends are mapped back: the point is the conditional median,
-#' intervals are wider above than below, and no imputation or bound is
-#' negative (on the log scale all are positive; with `lambda > 0` the model's
-#' mass below the transform of 0 maps to 0, so a bound or draw can be 0).
+#' intervals are wider above than below, and every imputation, draw and
+#' bound is positive (below the smallest observed value a Box-Cox scale
+#' continues as a log scale with the same slope, so the model's whole real
+#' line maps onto the positive values).
 #' `logLik()` and the BIC are on the data's scale (the transform's Jacobian
 #' included); `print()` of the model shows each variable's scale.
 #'

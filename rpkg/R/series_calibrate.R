@@ -78,8 +78,8 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
     idx <- which(mask)
     # Scores on the model's scale (Box-Cox or log where transformed: intervals are symmetric there).
     cj <- col(v)[idx]
-    lo <- on_model_scale(iv$lower[idx], cj, model$lambda); hi <- on_model_scale(iv$upper[idx], cj, model$lambda)
-    y <- on_model_scale(v[idx], cj, model$lambda)
+    lo <- on_model_scale(iv$lower[idx], cj, model$transform); hi <- on_model_scale(iv$upper[idx], cj, model$transform)
+    y <- on_model_scale(v[idx], cj, model$transform)
     half <- (hi - lo) / 2
     list(score = pmax(lo - y, y - hi) / pmax(half, .Machine$double.eps),
          gap = run_lengths(is.na(xr))[idx], round = rep(r, length(idx)), hidden = length(idx) / sum(!miss))
@@ -132,12 +132,12 @@ apply_series_calibration <- function(imputation, calibration, call = rlang::call
   gap <- run_lengths(miss)
   g <- assign_groups(calibration$grouping, list(gap = gap[miss], n = sum(miss)))
   q <- calibration$factors$interval[g]
-  lambda <- imputation$model$lambda %||% rep(NA_real_, ncol(miss))  # a DiT model has none
+  tr <- imputation$model$transform %||% list(lambda = rep(NA_real_, ncol(miss)))  # a DiT model has none
   cj <- col(miss)[miss]
-  lo <- on_model_scale(imputation$lower[miss], cj, lambda); hi <- on_model_scale(imputation$upper[miss], cj, lambda)
+  lo <- on_model_scale(imputation$lower[miss], cj, tr); hi <- on_model_scale(imputation$upper[miss], cj, tr)
   half <- (hi - lo) / 2
-  imputation$lower[miss] <- from_model_scale_vec(lo - q * half, cj, lambda)
-  imputation$upper[miss] <- from_model_scale_vec(hi + q * half, cj, lambda)
+  imputation$lower[miss] <- from_model_scale_vec(lo - q * half, cj, tr)
+  imputation$upper[miss] <- from_model_scale_vec(hi + q * half, cj, tr)
   if (nrow(imputation$record)) {
     ij <- cbind(imputation$record$frame, match(imputation$record$variable, colnames(imputation$x)))
     imputation$record$lower <- imputation$lower[ij]

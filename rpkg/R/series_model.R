@@ -8,38 +8,39 @@
 
 # ------------------------------------------------------------- transform --
 
-# Per variable: the Box-Cox lambda of the scale it is modelled on (NA: the
-# data's own scale; 0: log). "auto": a variable whose observed values are all
+# Per variable: the scale it is modelled on, list(lambda, floor): lambda NA
+# is the data's own scale, 0 the log, > 0 a Box-Cox power; floor is the
+# smallest observed value, below which a Box-Cox scale continues as a log
+# (transform_scale()). "auto": a variable whose observed values are all
 # positive, span at least an order of magnitude (largest / smallest >= 10)
 # and are right-skewed (sample skewness above 1) -- concentrations, counts,
-# prices -- gets a Box-Cox transform whose lambda is estimated
-# (boxcox_lambda()), whatever the likelihood on the data's scale says,
-# because a model on that scale can put imputations and interval bounds
-# below zero (as imputeTS::na_seadec does on BeijingAir's ozone: 129 values
-# per repetition in bench/results/series_long.md). "boxcox": every variable
-# (all must be positive), "log": lambda 0 for every variable.
-series_lambdas <- function(v, transform, call = rlang::caller_env()) {
+# prices -- gets a Box-Cox scale with lambda estimated (boxcox_lambda()),
+# whatever the likelihood on the data's scale says, because a model on that
+# scale can put imputations and interval bounds below zero (as
+# imputeTS::na_seadec does on BeijingAir's ozone: 129 values per repetition
+# in bench/results/series_long.md). "boxcox": every variable (all must be
+# positive), "log": lambda 0 for every variable.
+series_transforms <- function(v, transform, call = rlang::caller_env()) {
   pos <- apply(v, 2, function(col) all(col[!is.na(col)] > 0))
-  none <- stats::setNames(rep(NA_real_, ncol(v)), colnames(v))
-  if (transform == "none") return(none)
-  if (transform %in% c("log", "boxcox")) {
-    if (!all(pos)) {
-      j <- which(!pos)[1]
-      abort_input("transform", sprintf("\"%s\" needs positive values; variable \"%s\" has values <= 0 (use transform = \"none\", or \"auto\" to transform only the positive, skewed variables).",
-                                       transform, colnames(v)[j]), call = call)
-    }
-    if (transform == "log") return(none * 0 + 0)
-    return(stats::setNames(apply(v, 2, boxcox_lambda), colnames(v)))
+  lambda <- stats::setNames(rep(NA_real_, ncol(v)), colnames(v))
+  if (transform %in% c("log", "boxcox") && !all(pos)) {
+    j <- which(!pos)[1]
+    abort_input("transform", sprintf("\"%s\" needs positive values; variable \"%s\" has values <= 0 (use transform = \"none\", or \"auto\" to transform only the positive, skewed variables).",
+                                     transform, colnames(v)[j]), call = call)
   }
-  skewed <- apply(v, 2, function(col) {
-    col <- col[!is.na(col)]
-    s <- stats::sd(col)
-    skew <- if (s > 0) mean((col - mean(col))^3) / s^3 else 0
-    min(col) > 0 && max(col) / min(col) >= 10 && skew > 1
-  })
-  out <- none
-  for (j in which(pos & skewed)) out[j] <- boxcox_lambda(v[, j])
-  out
+  if (transform == "log") lambda[] <- 0
+  if (transform == "boxcox") lambda[] <- apply(v, 2, boxcox_lambda)
+  if (transform == "auto") {
+    skewed <- apply(v, 2, function(col) {
+      col <- col[!is.na(col)]
+      s <- stats::sd(col)
+      skew <- if (s > 0) mean((col - mean(col))^3) / s^3 else 0
+      min(col) > 0 && max(col) / min(col) >= 10 && skew > 1
+    })
+    for (j in which(pos & skewed)) lambda[j] <- boxcox_lambda(v[, j])
+  }
+  floor <- ifelse(is.na(lambda), NA_real_, apply(v, 2, function(col) if (all(is.na(col))) NA_real_ else min(col, na.rm = TRUE)))
+  list(lambda = lambda, floor = stats::setNames(floor, colnames(v)))
 }
 
 # The Box-Cox lambda in [0, 1] (steps of 0.05) under which the series'
@@ -47,8 +48,7 @@ series_lambdas <- function(v, transform, call = rlang::caller_env()) {
 # log-likelihood, Jacobian included. The changes, not the values, because
 # the structural models are driven by increments (a level's random walk);
 # the grid keeps the map between log (0) and the identity (1). On
-# BeijingAir's PM2.5 and O3 it gives 0.35; bench/results/series_long.md
-# compares it with the log.
+# BeijingAir's PM2.5 and O3 it gives 0.35-0.40 (bench/results/series_long.md).
 boxcox_lambda <- function(col) {
   ok <- !is.na(col)
   both <- ok[-1] & ok[-length(col)]
@@ -56,36 +56,46 @@ boxcox_lambda <- function(col) {
   lc <- log(col[-1][both])
   grid <- seq(0, 1, by = 0.05)
   prof <- vapply(grid, function(l) {
-    z <- boxcox(col, l)
-    dz <- diff(z)[both]
+    dz <- diff(boxcox(col, l))[both]
     -0.5 * length(dz) * log(mean((dz - mean(dz))^2)) + (l - 1) * sum(lc)
   }, 0)
   grid[which.max(prof)]
 }
 
-boxcox <- function(a, lambda) if (lambda == 0) log(a) else (a^lambda - 1) / lambda
-# The inverse, with the Gaussian's mass below the transform of 0 at 0 (lambda > 0).
-boxcox_inverse <- function(z, lambda) if (lambda == 0) exp(z) else pmax(lambda * z + 1, 0)^(1 / lambda)
+# The Box-Cox map (y^lambda - 1) / lambda (log at lambda 0), continued below
+# `floor` as a log with the same value and slope there, so that the map is
+# one-to-one from (0, Inf) onto the real line: every value the Gaussian model
+# puts on the scale maps back to a positive one (a plain Box-Cox with lambda
+# > 0 would map the mass below -1 / lambda to zero or nowhere). With floor =
+# the smallest observed value, observed values never reach the log part.
+boxcox <- function(a, lambda, floor = 0) {
+  if (lambda == 0) return(log(a))
+  z <- (a^lambda - 1) / lambda
+  low <- !is.na(a) & a < floor
+  if (any(low)) z[low] <- (floor^lambda - 1) / lambda + floor^lambda * log(a[low] / floor)
+  z
+}
+boxcox_inverse <- function(z, lambda, floor = 0) {
+  if (lambda == 0) return(exp(z))
+  z0 <- (floor^lambda - 1) / lambda
+  y <- pmax(lambda * z + 1, 0)^(1 / lambda)
+  low <- !is.na(z) & z < z0
+  if (any(low)) y[low] <- floor * exp((z[low] - z0) / floor^lambda)
+  y
+}
 
-to_model_scale <- function(v, lambda) {
-  for (j in which(!is.na(lambda))) v[, j] <- boxcox(v[, j], lambda[[j]])
+to_model_scale <- function(v, tr) {
+  for (j in which(!is.na(tr$lambda))) v[, j] <- boxcox(v[, j], tr$lambda[[j]], tr$floor[[j]])
   v
 }
 
-# Values (vectors) of variables `cols` from the model's scale back to the data's.
-from_model_scale_vec <- function(a, cols, lambda) {
-  lam <- lambda[cols]
-  for (l in unique(lam[!is.na(lam)])) {
-    k <- which(!is.na(lam) & lam == l)
-    a[k] <- boxcox_inverse(a[k], l)
-  }
-  a
-}
-on_model_scale <- function(a, cols, lambda) {
-  lam <- lambda[cols]
-  for (l in unique(lam[!is.na(lam)])) {
-    k <- which(!is.na(lam) & lam == l)
-    a[k] <- boxcox(a[k], l)
+# Values (vectors) of variables `cols` between the data's scale and the model's.
+from_model_scale_vec <- function(a, cols, tr) map_by_variable(a, cols, tr, boxcox_inverse)
+on_model_scale <- function(a, cols, tr) map_by_variable(a, cols, tr, boxcox)
+map_by_variable <- function(a, cols, tr, f) {
+  for (j in unique(cols[!is.na(tr$lambda[cols])])) {
+    k <- which(cols == j)
+    a[k] <- f(a[k], tr$lambda[[j]], tr$floor[[j]])
   }
   a
 }
@@ -108,7 +118,7 @@ transform_label <- function(lambda) {
 
 # Standardised values on the model's scale are what the core models.
 scale_cols <- function(v, model) {
-  sweep(sweep(to_model_scale(v, model$lambda), 2, model$center), 2, model$scale, "/")
+  sweep(sweep(to_model_scale(v, model$transform), 2, model$center), 2, model$scale, "/")
 }
 
 # The parameters of a candidate form (as the core counts them), plus the
@@ -177,8 +187,9 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
   # Nelder-Mead's budget: evaluations are cheap on short series, so let them
   # converge (600 at 6,000 frames, up to 3,000 on short series).
   evaluations <- as.integer(min(3000, max(600, 3.6e6 / min(n_time, fit_frames))))
-  fits <- lapply(list(series_lambdas(v, transform, call = call)), function(lambda) {
-    u <- to_model_scale(v, lambda)
+  fits <- lapply(list(series_transforms(v, transform, call = call)), function(tr) {
+    lambda <- tr$lambda
+    u <- to_model_scale(v, tr)
     center <- colMeans(u, na.rm = TRUE)
     scale <- apply(u, 2, stats::sd, na.rm = TRUE)
     y <- sweep(sweep(u, 2, center), 2, scale, "/")
@@ -187,7 +198,8 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
     rows <- fit$fit_start + seq_len(fit$fit_frames) - 1L
     obs <- colSums(!is.na(v[rows, , drop = FALSE]))
     per_obs <- sum(obs * log(scale)) / sum(obs)  # mean log-Jacobian of the scaling per observed value
-    # The Box-Cox Jacobian: (lambda - 1) log y per observed value.
+    # The Box-Cox Jacobian: (lambda - 1) log y per observed value (all at or
+    # above the floor, so none in the log part).
     for (j in which(!is.na(lambda))) {
       per_obs <- per_obs - (lambda[[j]] - 1) * sum(log(v[rows, j]), na.rm = TRUE) / sum(obs)
     }
@@ -197,7 +209,7 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
                       df = vapply(fit$candidates, `[[`, 0, "df"), nobs = vapply(fit$candidates, `[[`, 0, "nobs"),
                       evaluations = vapply(fit$candidates, `[[`, 0L, "evaluations"),
                       converged = vapply(fit$candidates, `[[`, TRUE, "converged"), stringsAsFactors = FALSE)
-    list(fit = fit, tab = tab, lambda = lambda, center = center, scale = scale)
+    list(fit = fit, tab = tab, transform = tr, center = center, scale = scale)
   })
   tab <- do.call(rbind, lapply(fits, `[[`, "tab"))
   tab$AIC <- -2 * tab$logLik + 2 * tab$df
@@ -209,7 +221,7 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
   b <- f$fit$candidates[[(best - 1L) %% nrow(forms) + 1L]]
   rownames(tab) <- NULL
   structure(list(model_name = tab$model[best], kernel_name = tab$kernel[best], spec = b$spec, candidate = b,
-                 Lambda = b$Lambda, period = period, lambda = stats::setNames(f$lambda, colnames(v)),
+                 Lambda = b$Lambda, period = period, lambda = f$transform$lambda, transform = f$transform,
                  center = f$center, scale = f$scale, loglik = tab$logLik[best], df = b$df, nobs = b$nobs,
                  fit_start = f$fit$fit_start, fit_frames = f$fit$fit_frames,
                  candidates = tab[, c("model", "kernel", "envelope", "transform", "logLik", "df", "AIC", "BIC", "evaluations",
@@ -229,7 +241,7 @@ series_model_intervals <- function(model, v, level, n_samples, seed, threads, ca
   res <- core_call(cpp_structural_impute(scale_cols(v, model), model$candidate,
                                          list(n_samples = n_samples, seed = seed, threads = threads)), call = call)
   sc <- model$scale[ij[, 2]]; ce <- model$center[ij[, 2]]
-  back <- function(z) from_model_scale_vec(ce + sc * z, ij[, 2], model$lambda)  # over the m missing entries
+  back <- function(z) from_model_scale_vec(ce + sc * z, ij[, 2], model$transform)  # over the m missing entries
   z <- stats::qnorm(1 - (1 - level) / 2)
   point <- v
   lower <- upper <- matrix(NA_real_, nrow(v), ncol(v), dimnames = dimnames(v))

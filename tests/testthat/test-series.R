@@ -293,10 +293,16 @@ test_that("positive skewed data: the Box-Cox lambda recovers the scale whose cha
   expect_equal(unname(bc$model$lambda), 0.5)
   expect_match(paste(capture.output(print(bc$model)), collapse = "\n"), "Box-Cox scale (lambda 0.50)", fixed = TRUE)
   miss <- bc$missing
-  expect_true(all(bc$point[miss] > 0 & bc$lower[miss] >= 0))
-  # The inverse maps the model's scale back exactly where it is defined.
-  z <- c(-1, 0, 2.5)
-  expect_equal(ditimpute:::boxcox(ditimpute:::boxcox_inverse(z, 0.5), 0.5), z)
+  expect_true(all(bc$point[miss] > 0 & bc$lower[miss] > 0 & bc$samples[[1]] > 0))
+  # The scale is one-to-one from (0, Inf) onto the real line: Box-Cox above
+  # the floor, a log below it with the same value and slope at the floor.
+  z <- c(-40, -5, -2.5, 0, 2.5)  # -2 is where a plain lambda = 0.5 Box-Cox ends
+  back <- ditimpute:::boxcox_inverse(z, 0.5, floor = 4)
+  expect_true(all(back > 0) && !is.unsorted(back))
+  expect_equal(ditimpute:::boxcox(back, 0.5, floor = 4), z)
+  eps <- 1e-6
+  slope <- function(a) (ditimpute:::boxcox(a + eps, 0.5, 4) - ditimpute:::boxcox(a - eps, 0.5, 4)) / (2 * eps)
+  expect_equal(slope(4 - 1e-4), slope(4 + 1e-4), tolerance = 1e-3)
   expect_error(impute_series(y - 500, transform = "boxcox"), class = "ditimpute_error_input", regexp = "transform")
 })
 
