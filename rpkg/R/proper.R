@@ -146,7 +146,7 @@ proper_candidates <- function(model, v, y, n_samples, seed, threads, call = rlan
     lapply(seq_len(n_samples), function(k) {
       out <- cand
       if (length(th$names)) {
-        delta <- drop(chol_psd(th$cov) %*% stats::rnorm(length(th$names)))
+        delta <- drop(stats::rnorm(length(th$names)) %*% chol_psd(th$cov))  # covariance th$cov
         for (i in seq_along(th$names)) out$spec[[th$names[i]]] <- exp(th$theta[[i]] + delta[i])
       }
       W <- stats::rWishart(1, n_lambda, solve(n_lambda * Lhat))[, , 1]
