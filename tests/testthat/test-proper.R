@@ -82,3 +82,15 @@ test_that("proper is checked", {
   expect_input_error(impute_series(x, proper = "yes"), "proper")
   expect_input_error(impute_series(x, method = "dit", proper = TRUE), "proper")
 })
+
+test_that("as_mids() says once that improper completions leave out the parameters' uncertainty", {
+  skip_if_not_installed("mice")
+  withr::local_options(rlib_message_verbosity = "verbose")  # every time, not once per session
+  x <- proper_series()
+  improper <- impute_series(x, n_samples = 20, seed = 1, threads = 1)
+  expect_message(as_mids(improper), class = "ditimpute_improper_message")
+  proper <- impute_series(x, n_samples = 20, seed = 1, threads = 1, proper = TRUE)
+  expect_no_message(as_mids(proper), class = "ditimpute_improper_message")
+  pooled <- mice::pool(with(proper, lm(a ~ b)))
+  expect_true(all(is.finite(pooled$pooled$fmi)))
+})
