@@ -33,7 +33,7 @@
 #
 # Usage: Rscript bench/mi_pooling.R [scenario] [reps] [T] [m]
 #   (defaults: ar1 200 200 20; iid 200 60 20). Each finished replication is
-#   appended to bench/results/mi_pooling_<scenario>.csv (a rerun resumes after
+#   appended to bench/results/mi_pooling_<scenario>.csv (git-ignored; a rerun resumes after
 #   the replications there); then bench/results/mi_pooling.md is rewritten from
 #   every scenario's csv: `Rscript bench/mi_pooling.R report` rewrites it alone.
 suppressMessages(library(ditimpute))
@@ -127,7 +127,7 @@ fmt <- function(df) {
 
 report <- function() {
   lines <- c("# Pooled 95% intervals of a regression slope over m completions (bench/mi_pooling.R)", "",
-             "Written by `bench/mi_pooling.R` from the per-replication files `bench/results/mi_pooling_<scenario>.csv` (their first and last lines give the start, the end and the machine's load, `uptime`, then). 2-core machine shared with other jobs; one thread per fit.", "",
+             "Written by `bench/mi_pooling.R` from its per-replication working files `bench/results/mi_pooling_<scenario>.csv` (not kept in the repository: about 0.5 MB each); their comment lines, copied under each heading, give the start, each run's end and the machine's load (`uptime`) then (a run resumed to more replications adds an end line). 2-core machine shared with other jobs; one thread per fit, so `seconds` are wall times under that load.", "",
              "Series: a = 1 + 0.5 b + N(0, 0.5^2) noise, true slope 0.5; 30% of a hidden in gaps of 5-15 frames (the last one shortened to hide exactly 30%), b complete. Scenario `ar1`: b AR(1) (phi 0.7), a series with memory whose cross-structure the model's separable covariance cannot hold exactly. Scenario `iid`: b white noise on a short series, which the model holds exactly, so that the parameters' uncertainty is what remains. Replication r: simulated under set.seed(1000 + r), imputed with seed = r.", "",
              "- `complete`: lm(a ~ b) on the complete data, the reference.",
              "- `ditimpute`: impute_series(x, n_samples = m) of the series as a matrix, then mice::pool(with(imp, lm(a ~ b))); improper (parameters fixed at their fit).",
