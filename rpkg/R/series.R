@@ -113,6 +113,17 @@
 #'   width of intervals whose model is wrong in scale (heavier tails, changing
 #'   volatility) on average over each gap-length group; it cannot move a point
 #'   that is biased, nor make intervals right entry by entry.
+#' @param proper `TRUE` for *proper* multiple imputation (`method = "gp"`):
+#'   each sample path is drawn under its own draw of the model's parameters
+#'   from their approximate sampling distribution (the form's log-parameters
+#'   from the normal of the likelihood's curvature, `Lambda` from an inverse
+#'   Wishart, the stationary model's line from its autocorrelation-consistent
+#'   normal), so that analyses pooled over the paths with Rubin's rules
+#'   ([as_mids()], `mice::pool()`) include the uncertainty about the
+#'   parameters. The point and intervals are then those of the mixture over
+#'   the draws. It costs one Kalman smoothing per path. `FALSE`: every path
+#'   is drawn under the fitted parameters (see [as_mids()] for when that
+#'   matters).
 #' @param dit Options of `method = "dit"`, a list with any of `H` (window
 #'   length, default `max(2 period, 16)`), `width`, `depth`, `heads` (the
 #'   network, default 64, 2, 4), `steps` (training steps, default 800),
@@ -154,7 +165,7 @@
 impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 100, period = NULL,
                           model = c("auto", "level", "trend", "stationary"), kernel = c("auto", "seasonal", "smooth"),
                           transform = c("auto", "boxcox", "log", "none"), truth = NULL, fit_frames = 6000, ridge = 1e-2,
-                          calibrate = FALSE, dit = list(), seed = NULL, threads = NULL, time = NULL, ...) {
+                          calibrate = FALSE, proper = FALSE, dit = list(), seed = NULL, threads = NULL, time = NULL, ...) {
   check_dots(environment(), "impute_series()")
   x <- frame_time(x, time); truth <- frame_time(truth, time, "truth")  # time = columns of a data frame
   method <- check_string(method, c("gp", "dit"))
@@ -167,6 +178,8 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   ridge <- check_number(ridge, lower = 0, upper = Inf, open = FALSE)
   if (!is.logical(calibrate) || length(calibrate) != 1 || is.na(calibrate)) abort_input("calibrate", "must be TRUE or FALSE.")
   if (calibrate && method == "dit") abort_input("calibrate", "is available for method = \"gp\" only (it re-imputes with the fitted model).")
+  proper <- check_flag(proper)  # proper imputation: rpkg/R/proper.R
+  if (proper && method == "dit") abort_input("proper", "is available for method = \"gp\" only.")
   seed <- resolve_seed(seed)
   threads <- resolve_threads(threads)
   input <- series_input(x, "x")
@@ -187,7 +200,8 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   }
   fitted <- fit_series_model(v, period, model_arg, kernel, transform, ridge, fit_frames, threads)
   fitted$fit_seconds <- proc.time()[["elapsed"]] - start
-  iv <- series_model_intervals(fitted, v, level, n_samples, seed, threads)
+  iv <- (if (proper) series_proper_intervals else series_model_intervals)(fitted, v, level, n_samples, seed, threads)
+  fitted$proper <- proper
   fitted$seconds <- proc.time()[["elapsed"]] - start
   out <- new_series_imputation(input, v, iv, fitted, level, n_samples, NULL, truth)
   if (calibrate && any(out$missing)) {

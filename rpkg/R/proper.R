@@ -1,0 +1,210 @@
+# Proper multiple imputation for impute_series(method = "gp", proper = TRUE):
+# every sample path is drawn under its own draw of the structural model's
+# parameters from their approximate sampling distribution, so that the spread
+# of the completions carries the uncertainty about the parameters as well as
+# about the missing values given them (what Rubin's rules assume).
+#
+# Per path k:
+#  * the form's parameters (nugget, lengthscale, level and slope rates, the
+#    season's; the core moves them on log scales) from the normal
+#    approximation of the likelihood at its maximum: mean the fitted log
+#    values, covariance the inverse of the observed information, the negative
+#    Hessian of the log-likelihood by central differences (h = 0.05 on the log
+#    scale). The core evaluates the log-likelihood at given parameters through
+#    cpp_structural_fit() with one evaluation per candidate (no search), all
+#    the difference points in one call. Parameters within 0.1 (log scale) of
+#    the core's bounds stay fixed, and the information is floored at 1 in
+#    every direction (a standard deviation of at most 1 on the log scale): a
+#    likelihood flat in some direction would otherwise send draws to the
+#    bounds;
+#  * Lambda (the variables' covariance) from the inverse Wishart with n
+#    degrees of freedom and scale n Lambda-hat, n the frames of the fitting
+#    stretch where every pair of variables is observed (the smallest pair),
+#    the posterior of a covariance estimated from n independent vectors,
+#    which is how the core estimates it (correlations of one-step innovations);
+#  * the stationary model's mean line (intercept and slope per variable, least
+#    squares in the core) from a normal with its heteroscedasticity- and
+#    autocorrelation-consistent covariance (Bartlett weights, bandwidth from the
+#    fitted lengthscale), correlated across variables as Lambda-hat is. The
+#    level and trend models' starts are diffuse: the smoother integrates them
+#    out already.
+# The draws of R's generator run under a seed derived from `seed` (the
+# caller's stream is restored); each path's conditional draw is one call of
+# the core's smoother (cpp_structural_impute, n_samples = 1).
+
+# Log-scale parameters of a form, in the core's order (structural.cpp's
+# params_of), with its bounds; season_decay is bounded relative to the period.
+proper_parameters <- function(spec) {
+  p <- list(nugget = c(1e-6, 1e4), smooth_lengthscale = c(0.3, 1e5))
+  if (spec$model != "stationary") p$level_rate <- c(1e-10, 1e4)
+  if (spec$model == "trend") p$slope_rate <- c(1e-14, 1e2)
+  if (isTRUE(spec$seasonal)) {
+    p$season_var <- c(1e-6, 1e4)
+    p$periodic_lengthscale <- c(0.1, 10)
+    p$season_decay <- c(0.5, 1e4) * spec$period
+  }
+  p
+}
+
+# The observed information of the form's free log-parameters at the fit:
+# list(names, theta, cov) with cov = the (floored) inverse information.
+proper_theta <- function(model, y, threads, h = 0.05, call = rlang::caller_env()) {
+  spec <- model$candidate$spec
+  bounds <- proper_parameters(spec)
+  theta <- log(vapply(names(bounds), function(p) spec[[p]], 0))
+  free <- vapply(names(bounds), function(p) {
+    all(abs(theta[[p]] - log(bounds[[p]])) > 2 * h)
+  }, TRUE)
+  nm <- names(bounds)[free]
+  k <- length(nm)
+  if (k == 0) return(list(names = character(), theta = numeric(), cov = matrix(0, 0, 0)))
+  # The difference points: 0, +-h e_i, and +-h e_i +-h e_j (i < j).
+  pts <- list(numeric(k))
+  for (i in seq_len(k)) for (s in c(1, -1)) pts[[length(pts) + 1]] <- replace(numeric(k), i, s * h)
+  pairs <- if (k > 1) utils::combn(k, 2) else matrix(0L, 2, 0)
+  for (q in seq_len(ncol(pairs))) {
+    for (s in list(c(1, 1), c(1, -1), c(-1, 1), c(-1, -1))) {
+      pts[[length(pts) + 1]] <- replace(numeric(k), pairs[, q], s * h)
+    }
+  }
+  specs <- lapply(pts, function(delta) {
+    s <- spec
+    for (i in seq_len(k)) s[[nm[i]]] <- exp(theta[[nm[i]]] + delta[i])
+    s
+  })
+  fit <- core_call(cpp_structural_fit(y, specs, list(max_frames = model$fit_frames, ridge = 0, threads = threads,
+                                                     max_evaluations = 1L)), call = call)
+  ll <- vapply(fit$candidates, `[[`, 0, "loglik")
+  f0 <- ll[1]
+  info <- matrix(0, k, k)
+  for (i in seq_len(k)) info[i, i] <- -(ll[2 * i] - 2 * f0 + ll[2 * i + 1]) / h^2
+  base <- 1 + 2 * k
+  for (q in seq_len(ncol(pairs))) {
+    f <- ll[base + 4 * (q - 1) + 1:4]  # ++, +-, -+, --
+    i <- pairs[1, q]; j <- pairs[2, q]
+    info[i, j] <- info[j, i] <- -(f[1] - f[2] - f[3] + f[4]) / (4 * h^2)
+  }
+  cov <- proper_floored_inverse(info, 1)
+  list(names = nm, theta = theta[nm], cov = cov)
+}
+
+# The inverse of a symmetric information matrix whose eigenvalues are first
+# floored at `floor` (non-finite entries count as no information).
+proper_floored_inverse <- function(info, floor) {
+  info[!is.finite(info)] <- 0
+  e <- eigen((info + t(info)) / 2, symmetric = TRUE)
+  e$vectors %*% diag(1 / pmax(e$values, floor), nrow(info)) %*% t(e$vectors)
+}
+
+# Degrees of freedom behind Lambda-hat: frames of the fitting stretch where
+# both variables of a pair are observed, the smallest over pairs (one
+# variable: its observed frames).
+proper_lambda_df <- function(model, v) {
+  rows <- model$fit_start + seq_len(model$fit_frames) - 1L
+  obs <- !is.na(v[rows, , drop = FALSE])
+  d <- ncol(v)
+  n <- if (d == 1) sum(obs) else min(crossprod(obs)[upper.tri(diag(d))])
+  max(n, d + 2)
+}
+
+# The covariance of the stationary model's mean line (intercept, slope per
+# frame, as in the core: frames numbered from 0) of each variable: a list of
+# 2 x 2 matrices, least squares with Bartlett-weighted autocovariances of the
+# residuals up to the bandwidth (frames), gaps left out of the sums.
+proper_line_cov <- function(y, trend, bandwidth) {
+  n_time <- nrow(y)
+  tt <- seq_len(n_time) - 1
+  lapply(seq_len(ncol(y)), function(j) {
+    obs <- !is.na(y[, j])
+    X <- cbind(1, tt)
+    e <- ifelse(obs, y[, j] - (trend[1, j] + trend[2, j] * tt), 0)
+    xe <- X * e  # zero rows where missing
+    bread <- solve(crossprod(X[obs, , drop = FALSE]))
+    meat <- crossprod(xe)
+    for (l in seq_len(min(bandwidth, n_time - 1))) {
+      g <- crossprod(xe[seq_len(n_time - l), , drop = FALSE], xe[l + seq_len(n_time - l), , drop = FALSE])
+      meat <- meat + (1 - l / (bandwidth + 1)) * (g + t(g))
+    }
+    bread %*% meat %*% bread
+  })
+}
+
+# n_samples parameter draws of a fitted model: a list of candidates (as
+# cpp_structural_fit returns them) for cpp_structural_impute().
+proper_candidates <- function(model, v, y, n_samples, seed, threads, call = rlang::caller_env()) {
+  th <- proper_theta(model, y, threads, call = call)
+  cand <- model$candidate
+  d <- ncol(v)
+  n_lambda <- proper_lambda_df(model, v)
+  Lhat <- cand$Lambda
+  Rhat <- stats::cov2cor(Lhat)
+  stationary <- cand$spec$model == "stationary"
+  line_cov <- if (stationary) {
+    proper_line_cov(y, cand$trend, max(1L, as.integer(ceiling(3 * cand$spec$smooth_lengthscale))))
+  }
+  with_local_seed(seed, {
+    lapply(seq_len(n_samples), function(k) {
+      out <- cand
+      if (length(th$names)) {
+        delta <- drop(stats::rnorm(length(th$names)) %*% chol_psd(th$cov))  # covariance th$cov
+        for (i in seq_along(th$names)) out$spec[[th$names[i]]] <- exp(th$theta[[i]] + delta[i])
+      }
+      W <- stats::rWishart(1, n_lambda, solve(n_lambda * Lhat))[, , 1]
+      out$Lambda <- solve(matrix(W, d, d))
+      out$Lambda <- (out$Lambda + t(out$Lambda)) / 2
+      if (stationary) {
+        E <- matrix(stats::rnorm(2 * d), 2, d) %*% chol_psd(Rhat)
+        for (j in seq_len(d)) out$trend[, j] <- out$trend[, j] + drop(t(chol_psd(line_cov[[j]])) %*% E[, j])
+      }
+      out
+    })
+  }, call = call)
+}
+
+# An upper-triangular U with t(U) %*% U = S for a symmetric positive
+# semi-definite S (through its eigen decomposition, so that a singular S works).
+chol_psd <- function(S) {
+  e <- eigen((S + t(S)) / 2, symmetric = TRUE)
+  t(e$vectors %*% diag(sqrt(pmax(e$values, 0)), nrow(S)))
+}
+
+# As series_model_intervals(), with proper draws: path k is the conditional
+# draw under parameter draw k. The point and intervals are those of the
+# mixture of the n_samples conditionals (mean: the mean of their means;
+# variance: the mean of their variances plus the variance of their means),
+# Gaussian on the model's scale; the point is the mixture's mean (mapped
+# back from a Box-Cox or log scale: the median).
+series_proper_intervals <- function(model, v, level, n_samples, seed, threads, call = rlang::caller_env()) {
+  miss <- is.na(v)
+  ij <- missing_index(miss)
+  y <- scale_cols(v, model)
+  cands <- proper_candidates(model, v, y, n_samples, sub_seed(seed, 1001), threads, call = call)
+  m <- nrow(ij)
+  means <- sds <- samples <- matrix(0, n_samples, m)
+  for (k in seq_len(n_samples)) {
+    res <- core_call(cpp_structural_impute(y, cands[[k]], list(n_samples = 1L, seed = sub_seed(seed, 1001 + k),
+                                                                threads = threads)), call = call)
+    if (m) {
+      means[k, ] <- res$mean
+      sds[k, ] <- res$sd
+      samples[k, ] <- res$samples[1, ]
+    }
+  }
+  sc <- model$scale[ij[, 2]]; ce <- model$center[ij[, 2]]
+  back <- function(z) from_model_scale_vec(ce + sc * z, ij[, 2], model$transform)  # over the m missing entries
+  z <- stats::qnorm(1 - (1 - level) / 2)
+  point <- v
+  lower <- upper <- matrix(NA_real_, nrow(v), ncol(v), dimnames = dimnames(v))
+  sd <- numeric(m)
+  if (m) {
+    mu <- colMeans(means)
+    sd <- sqrt(colMeans(sds^2) + colMeans(sweep(means, 2, mu)^2))
+    point[ij] <- back(mu)
+    lower[ij] <- back(mu - z * sd)
+    upper[ij] <- back(mu + z * sd)
+    samples <- t(apply(samples, 1, back))
+    if (m == 1) samples <- t(samples)
+  }
+  dimnames(point) <- dimnames(v)
+  list(point = point, lower = lower, upper = upper, samples = samples, ij = ij, sd = sd)
+}
