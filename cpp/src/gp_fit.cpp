@@ -835,6 +835,9 @@ struct Eval {
   // Complete-data information: n w (for mu, times Lambda^{-1}), n H + nu (for
   // Lambda), and the diagonal for log(lengthscale) and log(nugget).
   double nw = 0.0, nH_nu = 0.0, info_ell = 0.0, info_nug = 0.0;
+  // The ECM step's closed-form mean and Lambda from this E-step (Gamma fixed).
+  Vector em_mu;
+  Matrix em_Lambda;
 };
 
 Eval evaluate(const FitSetup& s, const GpFitOptions& o, const Params& p) {
@@ -872,6 +875,11 @@ Eval evaluate(const FitSetup& s, const GpFitOptions& o, const Params& p) {
   ev.G_Lambda = 0.5 * L.inv * S * L.inv - 0.5 * ev.nH_nu * L.inv;
   ev.G_Lambda = 0.5 * (ev.G_Lambda + ev.G_Lambda.transpose()).eval();
   ev.g_mu = L.inv * r;
+  // ECM with Gamma fixed: mu-hat = mu + r / (n w), and S at mu-hat is S - n w (mu-hat - mu)(mu-hat - mu)'.
+  const Vector dmu = r / ev.nw;
+  ev.em_mu = p.mu + dmu;
+  ev.em_Lambda = (S - ev.nw * dmu * dmu.transpose()) / ev.nH_nu;
+  ev.em_Lambda = 0.5 * (ev.em_Lambda + ev.em_Lambda.transpose()).eval();
   if (o.fixed_Gamma.size() == 0) {
     Matrix GG = 0.5 * G.inv * T * G.inv - 0.5 * n * d * G.inv;
     GG = 0.5 * (GG + GG.transpose()).eval();
@@ -1052,16 +1060,63 @@ GpFitResult gp_fit_lbfgs(const Batch& x, const GpFitOptions& options) {
   if (!ev.ok) throw numeric_error("the log-likelihood is not finite at the start.");
   res.objective_trace.push_back(ev.objective);
   res.lengthscale_trace.push_back(p.ell);
+  res.gradient_trace.push_back(gradient_norm(ev, p, options, fit_ell, fit_nug));
+
+  // Warm-up: ECM steps from the same E-steps (the closed-form mean and Lambda
+  // at the current Gamma, with a scoring step in the log lengthscale and
+  // nugget, kept only if the objective rose; else Gamma stays). Far from the
+  // maximum they move Lambda much further than a quasi-Newton step in
+  // coordinates whitened at a diagonal start (measured on BeijingAir at 10%
+  // missing: L-BFGS from the start was still far below after 100 iterations
+  // where ECM had converged in 47). They stop once the gains shrink
+  // geometrically (ratio above kWarmRatio, the slow phase where EM creeps)
+  // or after lbfgs_em_steps, and the quasi-Newton search starts whitened at
+  // that point.
+  constexpr double kWarmRatio = 0.5;
+  double last_gain = std::numeric_limits<double>::infinity();
+  int it0 = 0;
+  for (; it0 < options.lbfgs_em_steps && it0 < options.max_iter; ++it0) {
+    check_cancelled();
+    auto kernel_step = [](double x, double g, double info, double lo, double hi) {
+      if (!(info > 0.0)) return x;
+      const double t = std::max(-0.5, std::min(0.5, g / info));
+      return std::min(hi, std::max(lo, x * std::exp(t)));
+    };
+    Params q{ev.em_mu, ev.em_Lambda, p.ell, p.nugget};
+    if (fit_ell) q.ell = kernel_step(p.ell, ev.g_ell, ev.info_ell, options.lengthscale_lower, options.lengthscale_upper);
+    if (fit_nug) q.nugget = kernel_step(p.nugget, ev.g_nug, ev.info_nug, options.nugget_lower, options.nugget_upper);
+    Eval eq = evaluate(s, options, q);
+    ++res.evaluations;
+    if ((!eq.ok || !(eq.objective > ev.objective)) && (q.ell != p.ell || q.nugget != p.nugget)) {
+      q.ell = p.ell;
+      q.nugget = p.nugget;
+      eq = evaluate(s, options, q);
+      ++res.evaluations;
+    }
+    if (!eq.ok || !(eq.objective > ev.objective)) break;
+    const double gain = eq.objective - ev.objective;
+    p = std::move(q);
+    ev = std::move(eq);
+    res.iterations = it0 + 1;
+    res.objective_trace.push_back(ev.objective);
+    res.lengthscale_trace.push_back(p.ell);
+    res.gradient_trace.push_back(gradient_norm(ev, p, options, fit_ell, fit_nug));
+    const bool slow = gain > kWarmRatio * last_gain;
+    last_gain = gain;
+    if (slow || res.gradient_trace.back() < options.gradient_tol) {
+      ++it0;
+      break;
+    }
+  }
 
   Coords c = coords_at(p, ev, fit_ell, fit_nug);
   Vector z = Vector::Zero(c.size());
   Vector g = gradient_z(c, z, ev, p, options);  // of the objective (to be maximised)
   double gn = gradient_norm(ev, p, options, fit_ell, fit_nug);
-  res.gradient_trace.push_back(gn);
   std::vector<Vector> S_mem, Y_mem;  // s_k = z_{k+1} - z_k, y_k = -(g_{k+1} - g_k) (minimisation convention)
   std::vector<double> rho;
   int since_refresh = 0;
-  for (int it = 0; it < options.max_iter; ++it) {
+  for (int it = it0; it < options.max_iter; ++it) {
     if (gn < options.gradient_tol) {
       res.converged = true;
       break;

@@ -139,9 +139,13 @@ struct GpFitOptions {
   // step, about an EM step, would still make to second order), the number of
   // correction pairs kept, and how often (iterations) the whitening is taken
   // afresh at the current Lambda (the memory then restarts; 0 = never).
+  // The search starts after up to lbfgs_em_steps ECM steps from the same
+  // exact E-steps (they stop once their gains shrink geometrically).
   double gradient_tol = 0.1;
   int lbfgs_memory = 20;
-  int lbfgs_refresh = 0;
+  int lbfgs_refresh = 25;
+  // ECM warm-up steps before the quasi-Newton search (at most; see gp_fit.cpp).
+  int lbfgs_em_steps = 20;
 };
 constexpr std::uint64_t kValidationStream = 0x76616c6964ULL;
 
