@@ -85,8 +85,12 @@
 #' lengthscale, and the log nugget) and in the mean `Lambda^-1 sum_i R_i'
 #' Gamma^-1 1`. The search runs over the mean, the Cholesky factor of
 #' `Lambda` and the logs of the lengthscale and nugget, scaled by the
-#' complete-data information at the start, so its first step is about an EM
-#' step; each step passes an Armijo test, so the objective never falls. It
+#' complete-data information (taken afresh every 25 iterations), so a unit
+#' step is about an EM step; each step passes an Armijo test, so the
+#' objective never falls. It starts with up to 20 ECM steps from the same
+#' E-steps (the closed-form mean and `Lambda` with a scoring step on the
+#' kernel), until their gains shrink geometrically: from the diagonal start
+#' EM moves `Lambda` much further than a quasi-Newton step does. It
 #' stops when the gradient norm `sqrt(g' I_c^-1 g)` (`I_c` the complete-data
 #' information, block diagonal) is below `gradient_tol`: half its square is
 #' the gain a further complete-data Newton step (about an EM step) would
