@@ -96,7 +96,11 @@
 #' the gain a further complete-data Newton step (about an EM step) would
 #' make, so at 0.1 that step would gain 0.005. Each iteration costs one exact
 #' E-step (the sampled E-step is not used: its gradient would not be exact),
-#' usually one evaluation an iteration. Early stopping (`validation`) is
+#' and line-search trials add more (about 1.9 evaluations an iteration on
+#' BeijingAir). Measured there (`bench/gp_fit_ml.R`, a loaded shared 2-core
+#' machine): at 10% missing it reached EM's maximum in 0.62 times EM's CPU
+#' time; at 50% it climbed more slowly than EM (still far below after 20
+#' iterations), so `"em"` stays the default. Early stopping (`validation`) is
 #' the EM fit's only.
 #'
 #' Early stopping (`validation > 0`). With many free parameters and heavy
