@@ -558,3 +558,146 @@ TEST_CASE("gp_fit_em: E-step statistics over the memory limit are an input error
     CHECK(std::string(e.what()).find("E-step") != std::string::npos);
   }
 }
+
+TEST_CASE("gp_fit_gradient matches central finite differences of the penalised log-likelihood", "[gp_fit][lbfgs]") {
+  // Small problem, every term present: 30% missing, a nugget, ridge and shrinkage.
+  const int H = 8;
+  const GaussianProcess gp = nugget_gp(H, 3.0, 0.1);
+  const Batch x = simulate_with_gaps(gp, 12, 0.3, 77);
+  GpFitOptions opt = nugget_options(2.0);
+  opt.ridge = 0.05;
+  opt.shrinkage = 0.2;
+  // A point away from the maximum, so the gradient is far from zero.
+  Matrix Lam = lambda3();
+  Lam(0, 1) = Lam(1, 0) = 0.3;
+  const Vector mu = (Vector(3) << 0.2, -0.1, 0.3).finished();
+  const double ell = 2.5, nug = 0.15;
+  const GpFitGradient g = gp_fit_gradient(x, opt, ell, nug, mu, Lam);
+  auto f = [&](double e, double nu, const Vector& m, const Matrix& L) {
+    return gp_fit_gradient(x, opt, e, nu, m, L).objective;
+  };
+  // Central differences have error O(h^2 f''') ~ 1e-10 relative at h = 1e-5;
+  // rounding in an objective of ~1e2 adds ~1e-16 * 1e2 / 1e-5 = 1e-9. A wrong
+  // term (a missing factor 2, a transposed block) is off by O(1) relative.
+  const double h = 1e-5;
+  auto check = [&](double analytic, double plus, double minus) {
+    const double fd = (plus - minus) / (2.0 * h);
+    CHECK(std::abs(analytic - fd) <= 1e-5 * std::max(1.0, std::abs(fd)));
+  };
+  for (int j = 0; j < 3; ++j) {
+    Vector mp = mu, mm = mu;
+    mp(j) += h;
+    mm(j) -= h;
+    check(g.mean(j), f(ell, nug, mp, Lam), f(ell, nug, mm, Lam));
+  }
+  for (int j = 0; j < 3; ++j)
+    for (int k = 0; k <= j; ++k) {
+      Matrix Lp = Lam, Lm = Lam;  // a symmetric perturbation: d f = G_jj h, or 2 G_jk h off the diagonal
+      Lp(j, k) += h;
+      Lm(j, k) -= h;
+      if (j != k) {
+        Lp(k, j) += h;
+        Lm(k, j) -= h;
+      }
+      check((j == k ? 1.0 : 2.0) * g.Lambda(j, k), f(ell, nug, mu, Lp), f(ell, nug, mu, Lm));
+    }
+  check(g.log_lengthscale, f(ell * std::exp(h), nug, mu, Lam), f(ell * std::exp(-h), nug, mu, Lam));
+  check(g.log_nugget, f(ell, nug * std::exp(h), mu, Lam), f(ell, nug * std::exp(-h), mu, Lam));
+  CHECK(g.gradient_norm > 1.0);  // far from a stationary point
+  // The loglik it reports is the exact one.
+  Matrix Gm = kernel_matrix(matern(ell), H);
+  Gm.diagonal().array() += nug;
+  CHECK(g.loglik == Approx(gp_marginal_loglik(x, Gm, Lam, mu)).epsilon(1e-12));
+}
+
+TEST_CASE("gp_fit_gradient's lengthscale derivative is right for every kernel type", "[gp_fit][lbfgs]") {
+  const GaussianProcess gp = nugget_gp(10, 3.0, 0.1);
+  const Batch x = simulate_with_gaps(gp, 6, 0.2, 5);
+  for (KernelType t : {KernelType::laplace, KernelType::rbf, KernelType::matern32, KernelType::matern52}) {
+    GpFitOptions opt = nugget_options(2.0);
+    opt.kernel.type = t;
+    const double ell = 2.2, nug = 0.1, h = 1e-5;
+    const Vector mu = Vector::Zero(3);
+    const GpFitGradient g = gp_fit_gradient(x, opt, ell, nug, mu, lambda3());
+    const double fd = (gp_fit_gradient(x, opt, ell * std::exp(h), nug, mu, lambda3()).objective -
+                       gp_fit_gradient(x, opt, ell * std::exp(-h), nug, mu, lambda3()).objective) / (2.0 * h);
+    INFO(to_string(t));
+    CHECK(std::abs(g.log_lengthscale - fd) <= 1e-5 * std::max(1.0, std::abs(fd)));
+  }
+}
+
+TEST_CASE("gp_fit_lbfgs reaches a stationary point and recovers the parameters from windows with 20% missing", "[gp_fit][lbfgs]") {
+  const int H = 24, n = 150;
+  const Vector mu = (Vector(3) << 1.0, -2.0, 0.5).finished();
+  RowMatrix M(H, 3);
+  for (int h = 0; h < H; ++h) M.row(h) = mu.transpose();
+  const GaussianProcess gp(kernel_matrix(matern(4.0), H), lambda3(), M);
+  const Batch x = simulate_with_gaps(gp, n, 0.2, 2024);
+
+  GpFitOptions opt;
+  opt.kernel = matern(1.0);  // start far from the truth
+  opt.lengthscale_upper = 100.0;
+  opt.gradient_tol = 1e-3;
+  const GpFitResult fit = gp_fit_lbfgs(x, opt);
+  REQUIRE(fit.converged);
+  CHECK(fit.gradient_norm < 1e-3);
+  // The reported norm is the one gp_fit_gradient gives at the fit (not a stale one).
+  const GpFitGradient g = gp_fit_gradient(x, opt, fit.kernel.lengthscale, fit.nugget, fit.mean, fit.Lambda);
+  CHECK(g.gradient_norm < 1e-3);
+  // Tolerances as for gp_fit_em's recovery test above (the same data): each
+  // several sampling sds of the estimate.
+  const Matrix L = lambda3();
+  for (int j = 0; j < 3; ++j)
+    for (int k = 0; k < 3; ++k) CHECK(std::abs(fit.Lambda(j, k) - L(j, k)) < 0.1 * std::sqrt(L(j, j) * L(k, k)));
+  CHECK(fit.kernel.lengthscale == Approx(4.0).epsilon(0.1));
+  for (int j = 0; j < 3; ++j) CHECK(std::abs(fit.mean(j) - mu(j)) < 0.15 * std::sqrt(L(j, j)));
+  check_monotone(fit);
+  CHECK(fit.loglik == Approx(gp_marginal_loglik(x, fit.Gamma, fit.Lambda, fit.mean)).epsilon(1e-12));
+  CHECK(fit.loglik >= gp_marginal_loglik(x, gp.Gamma(), gp.Lambda(), mu));
+  // The same maximum as EM: at gradient norm 1e-3 the gain left is ~ norm^2 / 2
+  // times the missing-information factor, far below 0.01 log-likelihood units.
+  const GpFitResult em = gp_fit_em(x, opt);
+  CHECK(std::abs(fit.loglik - em.loglik) < 0.05);
+  CHECK(fit.loglik >= em.loglik - 1e-3);
+  CHECK(fit.kernel.lengthscale == Approx(em.kernel.lengthscale).epsilon(1e-3));
+}
+
+TEST_CASE("gp_fit_lbfgs fits the nugget, ridge and shrinkage to a stationary point of the penalised objective", "[gp_fit][lbfgs]") {
+  const GaussianProcess gp = nugget_gp(16, 4.0, 0.2);
+  const Batch x = simulate_with_gaps(gp, 60, 0.5, 31);
+  GpFitOptions opt = nugget_options(2.0);
+  opt.ridge = 0.01;
+  opt.shrinkage = 0.1;
+  opt.gradient_tol = 1e-3;
+  const GpFitResult fit = gp_fit_lbfgs(x, opt);
+  REQUIRE(fit.converged);
+  check_monotone(fit);
+  const GpFitGradient g = gp_fit_gradient(x, opt, fit.kernel.lengthscale, fit.nugget, fit.mean, fit.Lambda);
+  CHECK(g.gradient_norm < 1e-3);
+  CHECK(std::abs(g.objective - fit.objective) < 1e-9 * std::abs(fit.objective));
+  // Perturbing any fitted parameter a little lowers the penalised objective.
+  const double base = fit.objective;
+  CHECK(gp_fit_gradient(x, opt, fit.kernel.lengthscale * 1.05, fit.nugget, fit.mean, fit.Lambda).objective < base);
+  CHECK(gp_fit_gradient(x, opt, fit.kernel.lengthscale / 1.05, fit.nugget, fit.mean, fit.Lambda).objective < base);
+  CHECK(gp_fit_gradient(x, opt, fit.kernel.lengthscale, fit.nugget * 1.1, fit.mean, fit.Lambda).objective < base);
+  CHECK(gp_fit_gradient(x, opt, fit.kernel.lengthscale, fit.nugget / 1.1, fit.mean, fit.Lambda).objective < base);
+  CHECK(gp_fit_gradient(x, opt, fit.kernel.lengthscale, fit.nugget, fit.mean, 1.05 * fit.Lambda).objective < base);
+  CHECK(gp_fit_gradient(x, opt, fit.kernel.lengthscale, fit.nugget, fit.mean, fit.Lambda / 1.05).objective < base);
+  // EM with a tight tol reaches the same penalised maximum.
+  GpFitOptions em_opt = opt;
+  em_opt.tol = 1e-10;
+  em_opt.max_iter = 2000;
+  const GpFitResult em = gp_fit_em(x, em_opt);
+  CHECK(fit.objective >= em.objective - 0.01);
+}
+
+TEST_CASE("gp_fit_lbfgs rejects early stopping and bad settings naming the argument", "[gp_fit][lbfgs]") {
+  const GaussianProcess gp = nugget_gp(8, 3.0, 0.1);
+  const Batch x = simulate_with_gaps(gp, 5, 0.2, 1);
+  GpFitOptions opt = nugget_options(2.0);
+  opt.validation = 0.1;
+  CHECK_THROWS_AS(gp_fit_lbfgs(x, opt), input_error);
+  opt.validation = 0.0;
+  opt.gradient_tol = 0.0;
+  CHECK_THROWS_AS(gp_fit_lbfgs(x, opt), input_error);
+}

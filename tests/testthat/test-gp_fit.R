@@ -174,3 +174,40 @@ test_that("gp_fit rejects bad input naming the argument", {
   expect_input_error(gp_fit(empty), "x")
   expect_input_error(gp_loglik(s$truth, s$x[, 1:5, ]), "x")
 })
+
+test_that("gp_fit(method = \"lbfgs\") reaches a stationary point, reports it and matches the EM fit", {
+  s <- sim_windows(n = 50, seed = 4, rate = 0.5)
+  a <- gp_fit(s$x, fit_nugget = TRUE, seed = 1, method = "lbfgs", gradient_tol = 1e-3)
+  b <- gp_fit(s$x, fit_nugget = TRUE, seed = 1, tol = 1e-10, max_iter = 2000)
+  expect_identical(a$fit$method, "lbfgs")
+  expect_true(a$fit$converged)
+  expect_lt(a$fit$gradient_norm, 1e-3)
+  expect_equal(length(a$fit$gradient_trace), a$fit$iterations + 1)
+  expect_gte(a$fit$evaluations, a$fit$iterations + 1)
+  expect_true(all(diff(a$fit$objective_trace) > 0))
+  # the norm is the one recomputed from the exact gradient at the returned parameters
+  g <- ditimpute:::gp_fit_gradient(a, s$x)
+  expect_lt(g$gradient_norm, 1e-3)
+  expect_equal(g$loglik, a$fit$loglik, tolerance = 1e-10)
+  # the EM fit with a tight tol reaches the same maximum (its gradient there is
+  # larger: EM's last gains are tiny while it is still away from it)
+  expect_gte(a$fit$loglik, b$fit$loglik - 1e-3)
+  expect_equal(a$kernel$lengthscale, b$kernel$lengthscale, tolerance = 1e-2)
+  expect_equal(a$Lambda, b$Lambda, tolerance = 1e-2)
+  expect_equal(as.numeric(logLik(a)), gp_loglik(a, s$x), tolerance = 1e-10)
+  expect_output(print(a), "fitted by L-BFGS \\(gradient norm [0-9.e-]+, [0-9]+ evaluations\\) on 50 windows")
+  expect_output(print(a), "converged")
+  # too few iterations: not converged, and a warning that says why
+  expect_warning(c1 <- gp_fit(s$x, fit_nugget = TRUE, seed = 1, method = "lbfgs", max_iter = 1), "gradient norm")
+  expect_false(c1$fit$converged)
+  expect_gt(c1$fit$gradient_norm, 0.1)
+  expect_output(print(c1), "NOT converged")
+})
+
+test_that("gp_fit(method = \"lbfgs\") rejects early stopping and bad settings", {
+  s <- sim_windows(n = 10)
+  expect_error(gp_fit(s$x, method = "lbfgs", validation = 0.1), class = "ditimpute_error_input")
+  expect_error(gp_fit(s$x, method = "lbfgs", validation = 0.1), "validation")
+  expect_error(gp_fit(s$x, method = "newton"), class = "ditimpute_error_input")
+  expect_error(gp_fit(s$x, method = "lbfgs", gradient_tol = 0), class = "ditimpute_error_input")
+})

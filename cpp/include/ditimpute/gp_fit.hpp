@@ -45,6 +45,7 @@
 #include "ditimpute/common.hpp"
 #include "ditimpute/gaussian.hpp"
 
+#include <limits>
 #include <vector>
 
 namespace ditimpute {
@@ -70,6 +71,18 @@ enum class GpFitSearch { expected, exact };
 //    entries, where the inverse dominates an E-step; exact otherwise.
 enum class GpFitEStep { exact, sampled, automatic };
 constexpr int kAutoSampledMissing = 1000;
+
+// The optimiser (gp_fit_lbfgs):
+//  * em: the ECM / ECME iterations above (gp_fit_em);
+//  * lbfgs: limited-memory quasi-Newton on the exact gradient of the
+//    (penalised) marginal log-likelihood, from the exact E-step by Fisher's
+//    identity (gp_fit_gradient), in coordinates whitened by the complete-data
+//    information: the mean, the Cholesky factor of Lambda relative to a
+//    reference Lambda_ref = C C' (Lambda = C T T' C', T lower triangular, I at
+//    the reference) and the logs of the lengthscale and nugget. Converged when
+//    the gradient's norm in the complete-data information metric,
+//    sqrt(g' I_c^{-1} g), is below gradient_tol.
+enum class GpFitMethod { em, lbfgs };
 
 struct GpFitOptions {
   // Kernel type, embedding and the starting lengthscale; variance is forced to 1.
@@ -121,6 +134,18 @@ struct GpFitOptions {
   // validation_trace is then empty.)
   double validation = 0.0;
   int patience = 3;
+  // GpFitMethod::lbfgs only (gp_fit_lbfgs): the convergence threshold of the
+  // gradient norm above (half its square is the gain a complete-data Newton
+  // step, about an EM step, would still make to second order), the number of
+  // correction pairs kept, and how often (iterations) the whitening is taken
+  // afresh at the current Lambda (the memory then restarts; 0 = never).
+  // The search starts after up to lbfgs_em_steps ECM steps from the same
+  // exact E-steps (they stop once their gains shrink geometrically).
+  double gradient_tol = 0.1;
+  int lbfgs_memory = 20;
+  int lbfgs_refresh = 25;
+  // ECM warm-up steps before the quasi-Newton search (at most; see gp_fit.cpp).
+  int lbfgs_em_steps = 20;
 };
 constexpr std::uint64_t kValidationStream = 0x76616c6964ULL;
 
@@ -146,7 +171,32 @@ struct GpFitResult {
   int best_iteration = 0;
   bool stopped_early = false;
   long n_validation = 0;
+  // GpFitMethod::lbfgs: the gradient norm at the fit (see GpFitMethod; NaN
+  // for em) and the number of log-likelihood-and-gradient evaluations (each a
+  // full exact E-step; iterations plus rejected line-search trials).
+  double gradient_norm = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> gradient_trace;  // lbfgs: the gradient norm at the start and after each iteration
+  int evaluations = 0;
 };
+
+// The exact gradient of the penalised log-likelihood (GpFitOptions' ridge and
+// shrinkage; their target D as gp_fit_em sets it from the observed variances
+// and options.kernel / options.nugget) at the given parameters: objective
+// and loglik as gp_fit_em reports them, d objective / d mean, the symmetric
+// d x d matrix G with d objective = tr(G dLambda) for symmetric dLambda, and
+// the derivatives in the log of the lengthscale and of the nugget (both
+// computed whatever fit_lengthscale / fit_nugget say; 0 with a fixed Gamma).
+// gradient_norm is sqrt(g' I_c^{-1} g) over the fitted parameters (see
+// GpFitMethod). Uses the exact E-step whatever options.estep says.
+struct GpFitGradient {
+  double objective = 0.0, loglik = 0.0;
+  Vector mean;
+  Matrix Lambda;
+  double log_lengthscale = 0.0, log_nugget = 0.0;
+  double gradient_norm = 0.0;
+};
+GpFitGradient gp_fit_gradient(const Batch& x, const GpFitOptions& options, double lengthscale, double nugget,
+                              const Vector& mean, const Matrix& Lambda);
 
 // Exact marginal log-likelihood of the observed entries of every window of x
 // (NaN = missing) under N(1 (x) mean, Gamma (x) Lambda). Windows with no
@@ -159,5 +209,11 @@ double gp_marginal_loglik(const Batch& x, const Matrix& Gamma, const Matrix& Lam
 // input_error "x" / "kernel" / "lengthscale_lower" ... on bad input and
 // numeric_error when a factorisation breaks down.
 GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options);
+
+// The same model by GpFitMethod::lbfgs (the E-step is always exact; validation must be 0: early stopping is gp_fit_em's).
+// objective_trace holds the objective at the start and after each iteration
+// (it never decreases: each step passes an Armijo test). From the same start
+// as gp_fit_em.
+GpFitResult gp_fit_lbfgs(const Batch& x, const GpFitOptions& options);
 
 }  // namespace ditimpute
