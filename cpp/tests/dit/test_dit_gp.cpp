@@ -66,7 +66,7 @@ TEST_CASE("gp_entry_marginals: exact conditional marginals, data values where ob
 // bench/results/sampler.md) and float32 arithmetic. Tolerances with Z = 4000
 // draws: a sample mean is off by sd / sqrt(Z) = 0.016 sd (one SE), a sample
 // sd by about sd / sqrt(2 Z) = 0.011 sd; we allow 4.5 SE (two-sided 7e-6 per
-// entry, so < 1e-3 over the ~50 entries checked) plus 2% for the sampler.
+// entry, so < 1e-3 over the ~25 entries checked) plus 2% for the sampler.
 TEST_CASE("An untrained residual GP-informed DiT samples the GP's exact conditional marginals", "[dit][gp]") {
   const int H = 16, d = 2, Z = 4000;
   auto gp = small_gp(H, d, 3.0);
@@ -91,7 +91,7 @@ TEST_CASE("An untrained residual GP-informed DiT samples the GP's exact conditio
       ++checked;
     }
   }
-  CHECK(checked > 30);
+  CHECK(checked >= 20);  // 10 entries of the frame mask, ~half of the 32 under MCAR
 }
 
 // On GP data the untrained residual model's only error is the correlation
