@@ -30,8 +30,14 @@
 # DITIMPUTE_BENCH_CACHE (a folder: trained DiTs are saved there and reused);
 # DITIMPUTE_BENCH_METHODS (e.g. "DiT": only those imputers, written to
 # bench/results/real_data_<names>_<methods>.md; the GP is fitted only when
-# "fitted GP" is among them); DITIMPUTE_BENCH_RATES (e.g. "0.1,0.5").
+# "fitted GP" or a GP-DiT is among them); DITIMPUTE_BENCH_RATES (e.g. "0.1,0.5");
+# DITIMPUTE_BENCH_DIT_TIME (seconds: each DiT trains with dit_fit(time_limit =)
+# and its default recipe instead of the fixed-step recipe above).
+# GP-DiT / GP-DiT channels (not in the default set; name them in
+# DITIMPUTE_BENCH_METHODS): dit_fit(gp = the fitted GP, gp_mode = "residual" /
+# "channels"), the same architecture and budget as the DiT.
 suppressPackageStartupMessages(library(ditimpute))
+`%||%` <- function(a, b) if (is.null(a)) b else a
 
 args <- commandArgs(trailingOnly = TRUE)
 data_dir <- if (length(args)) args[1] else Sys.getenv("DITIMPUTE_DATA_DIR", "../shared/data")
@@ -40,8 +46,16 @@ rates <- c(0.1, 0.2, 0.5)
 only_rates <- as.numeric(strsplit(Sys.getenv("DITIMPUTE_BENCH_RATES", ""), "[, ]+")[[1]])
 if (length(only_rates)) rates <- only_rates
 all_methods <- c("fitted GP", "DiT", "linear", "mean", "Amelia")
+gp_dit_methods <- c("GP-DiT", "GP-DiT channels")
 only_methods <- strsplit(Sys.getenv("DITIMPUTE_BENCH_METHODS", ""), " *, *")[[1]]
-methods <- if (length(only_methods)) intersect(all_methods, only_methods) else all_methods
+methods <- if (length(only_methods)) intersect(c(all_methods, gp_dit_methods), only_methods) else all_methods
+dit_time <- as.numeric(Sys.getenv("DITIMPUTE_BENCH_DIT_TIME", "0"))
+# With DITIMPUTE_BENCH_DIT_TIME: the validation share held out of each DiT's
+# training (dit_fit's default 0.1) and the GP-DiT's pool of training examples
+# (gp_pool; empty = dit_fit's default).
+dit_validation <- as.numeric(Sys.getenv("DITIMPUTE_BENCH_DIT_VALIDATION", "0.1"))
+gp_pool <- Sys.getenv("DITIMPUTE_BENCH_GP_POOL", "")
+gp_pool <- if (nzchar(gp_pool)) as.integer(gp_pool)
 if (!length(methods)) stop("DITIMPUTE_BENCH_METHODS names none of: ", paste(all_methods, collapse = ", "))
 all_data <- c("ett_h1", "beijing_air")
 only <- strsplit(Sys.getenv("DITIMPUTE_BENCH_DATA", ""), "[, ]+")[[1]]
@@ -96,21 +110,49 @@ run_dataset <- function(name) {
 
   # BeijingAir's tied weather columns: a ridge on Lambda and a nugget of at
   # least 1% (see ?gp_fit); ETTh1 needs neither.
-  gp <- if ("fitted GP" %in% methods) timed(gp_fit(dat$train, kernel = "matern32", fit_nugget = TRUE, ridge = if (d > 20) 1e-3 else 0,
+  gp <- if (any(c("fitted GP", gp_dit_methods) %in% methods)) timed(gp_fit(dat$train, kernel = "matern32", fit_nugget = TRUE, ridge = if (d > 20) 1e-3 else 0,
                      nugget_bounds = c(if (d > 20) 0.01 else 1e-6, 1),
                      n_windows = 100, seed = 1))
   if (!is.null(gp)) print(gp$value)
   strategy <- mask_strategy(c(mcar0.1 = 1, mcar0.2 = 1, mcar0.5 = 1))
-  cached <- if (nzchar(cache)) file.path(cache, sprintf("real-data-%s-dit-%d.dit", name, dit_steps)) else ""
-  train_dit <- function() {
+  train_dit <- function(label, gp_mode = NULL) {
+    cached <- if (nzchar(cache)) file.path(cache, sprintf("real-data-%s-%s-%d-%g.dit", name, gsub(" ", "_", label),
+                                                          dit_steps, dit_time)) else ""
     if (nzchar(cached) && file.exists(cached)) return(dit_load(cached))
-    fit <- dit_fit(dat$train, config = dit_config(H, d, width = 64, depth = 3, heads = 4), strategy = strategy,
-                   steps = dit_steps, batch_size = 32, lr = 1e-3, ema = 0.999, seed = 1, progress = FALSE)
+    cfg <- dit_config(H, d, width = 64, depth = 3, heads = 4)
+    gp_arg <- if (!is.null(gp_mode)) gp$value
+    fit <- if (dit_time > 0) {
+      dit_fit(dat$train, config = cfg, strategy = strategy, time_limit = dit_time, seed = 1, progress = FALSE,
+              validation = dit_validation, gp = gp_arg, gp_mode = gp_mode %||% "residual", gp_pool = gp_pool)
+    } else {
+      dit_fit(dat$train, config = cfg, strategy = strategy, steps = dit_steps, batch_size = 32, lr = 1e-3, ema = 0.999,
+              seed = 1, progress = FALSE, gp = gp_arg, gp_mode = gp_mode %||% "residual")
+    }
     if (nzchar(cached)) { dir.create(cache, showWarnings = FALSE, recursive = TRUE); dit_save(fit, cached) }
     fit
   }
-  dit <- if (dit_steps > 0 && "DiT" %in% methods) tryCatch(timed(train_dit()),
-                  error = function(e) { cat("DiT training failed:", conditionMessage(e), "\n"); NULL })
+  # Each DiT's training: wall seconds, CPU seconds (user + system of this
+  # process) and the load average before it.
+  dit_modes <- list(DiT = NULL, `GP-DiT` = "residual", `GP-DiT channels` = "channels")
+  dits <- list()
+  dit_info <- list()
+  for (label in intersect(names(dit_modes), methods)) {
+    if (dit_steps <= 0 && dit_time <= 0) break
+    load0 <- tryCatch(readLines("/proc/loadavg", n = 1), error = function(e) NA)
+    cpu0 <- sum(proc.time()[c("user.self", "sys.self")])
+    fit <- tryCatch(timed(train_dit(label, dit_modes[[label]])),
+                    error = function(e) { cat(label, "training failed:", conditionMessage(e), "\n"); NULL })
+    if (is.null(fit)) next
+    cpu <- sum(proc.time()[c("user.self", "sys.self")]) - cpu0
+    cat(sprintf("%s trained: %d steps, %.0f s wall, %.0f s CPU, load before %s, stop: %s\n", label, fit$value$steps,
+                fit$seconds, cpu, load0, fit$value$train_info$stop_reason))
+    dits[[label]] <- fit
+    dit_info[[label]] <- data.frame(data = dat$name, method = label, steps = fit$value$steps, seconds = fit$seconds,
+                                    cpu_seconds = cpu, load_before = load0,
+                                    stop_reason = fit$value$train_info$stop_reason %||% NA_character_,
+                                    best_step = fit$value$train_info$best_step %||% NA_integer_)
+  }
+  dit <- dits[["DiT"]]
 
   rows <- list()
   examples <- list()
@@ -162,10 +204,13 @@ run_dataset <- function(name) {
                     function(vx, vt) calibrate(gp$value, vx, truth = vt, level = level, n_samples = 100,
                                                groups = "fraction", seed = 2),
                     windows = n_gp[[name]])
-    dit_imp <- if (!is.null(dit)) {
-      score("DiT", function(x) impute(dit$value, x, n_samples = 50, level = level, seed = 1),
-            function(vx, vt) calibrate(dit$value, vx, truth = vt, level = level, n_samples = 50, groups = "fraction",
-                                       seed = 2))
+    dit_imp <- NULL
+    for (label in names(dits)) {
+      model <- dits[[label]]$value
+      imp <- score(label, function(x) impute(model, x, n_samples = 50, level = level, seed = 1),
+                   function(vx, vt) calibrate(model, vx, truth = vt, level = level, n_samples = 50, groups = "fraction",
+                                              seed = 2))
+      if (label == "DiT") dit_imp <- imp
     }
     if ("linear" %in% methods) score("linear", function(x) impute_baseline(x, "linear"))
     if ("mean" %in% methods) score("mean", function(x) impute_baseline(x, "mean"))
@@ -193,7 +238,8 @@ run_dataset <- function(name) {
                          lambda_kappa = kappa(gp$value$Lambda, exact = TRUE),
                          test_loglik_per_entry = gp_loglik(gp$value, test) / sum(!is.na(test)))
   list(table = do.call(rbind, rows), gp = fit_info, example = examples,
-       dit_seconds = if (!is.null(dit)) dit$seconds else NA, dit_steps = dit_steps)
+       dit_seconds = if (!is.null(dit)) dit$seconds else NA, dit_steps = dit_steps,
+       dit_info = do.call(rbind, dit_info))
 }
 
 # The paper's appendix tables (mean of 5 runs; ETTm1, not ETTh1): MAE, MSE, MRE.
@@ -212,6 +258,13 @@ paper <- paper[paper$rate %in% rates, ]  # DITIMPUTE_BENCH_RATES may run a subse
 results <- lapply(data_sets, run_dataset)
 table <- do.call(rbind, lapply(results, `[[`, "table"))
 gp_info <- do.call(rbind, lapply(results, `[[`, "gp"))
+dit_train <- do.call(rbind, lapply(results, `[[`, "dit_info"))
+dit_train_lines <- if (!is.null(dit_train)) c("## DiT training", "",
+  "| data | method | steps | wall seconds | CPU seconds | load average before (1/5/15 min) | stopped by | best step |",
+  "|---|---|---|---|---|---|---|---|",
+  sprintf("| %s | %s | %d | %.0f | %.0f | %s | %s | %s |", dit_train$data, dit_train$method, as.integer(dit_train$steps),
+          dit_train$seconds, dit_train$cpu_seconds, sub("^(\\S+ \\S+ \\S+).*", "\\1", dit_train$load_before),
+          dit_train$stop_reason, dit_train$best_step), "")
 fmt <- function(v) ifelse(is.na(v), "–", sprintf("%.4f", v))
 md_table <- function(tab) {
   lines <- c("| data | hidden | method | windows | MAE | MSE | MRE | CRPS | 90% coverage | 90% width | seconds |",
@@ -253,6 +306,8 @@ md <- c("# Real data: imputation of hidden entries (bench/real_data.R)", "",
         sprintf("Produced by `Rscript bench/real_data.R` on %s (%s, %d CPU cores). Standardised scale (training means",
                 format(Sys.Date()), R.version.string, parallel::detectCores()),
         "and sds), errors over the hidden entries only; CRPS of deterministic methods is their absolute error;",
+        if (dit_time > 0) sprintf("DiTs (%s): width 64, depth 3, v-prediction, dit_fit()'s default recipe (AdamW, cosine learning rate, EMA, best validation weights) with time_limit = %.0f s each on CPU (training below); 50 samples, the package's default sampler; a DiT row's seconds are the imputation alone (training apart). GP-DiT: dit_fit(gp = the fitted GP below), gp_mode residual (the network corrects the GP's conditional marginals) or channels (the GP's conditional mean and sd as inputs only).",
+                                  paste(intersect(names(c(DiT = 1, `GP-DiT` = 1, `GP-DiT channels` = 1)), methods), collapse = ", "), dit_time) else
         if (dit_steps > 0) sprintf("DiT: width 64, depth 3, v-prediction, %d AdamW steps on CPU (%s s); 50 samples, the package's default sampler (?dit_sample), all windows in shared network batches; a DiT row's seconds are the imputation alone (training apart).",
                                    dit_steps, paste(sprintf("%.0f", dit_secs), collapse = " / ")) else
           "DiT: not run here (DITIMPUTE_BENCH_DIT_STEPS=0); see the note at the end.",
@@ -262,7 +317,7 @@ md <- c("# Real data: imputation of hidden entries (bench/real_data.R)", "",
                 paste(sprintf("%.0f%%", 100 * rates), collapse = ", ")),
         "Self-calibrated rows: calibrate() on the test windows themselves with a further 10% of their observed entries hidden (never the test truth); groups as above; seconds include it.",
         "Calibrated rows: calibrate() on the validation windows (last 15% of the training period, not trained on) with the same hiding rate, groups by missing fraction; seconds include the calibration.", "",
-        md_table(table), "", "## Fitted GP (gp_fit, Matern 3/2, ECM)", "", gp_lines, "",
+        md_table(table), "", dit_train_lines, "## Fitted GP (gp_fit, Matern 3/2, ECM)", "", gp_lines, "",
         "## The paper's numbers (appendix, ETTm1 and BeijingAir, mean of 5 runs)", "", paper_lines, "",
         "## Reading the comparison", "",
         "* Protocols differ: the paper uses ETTm1 (15-minute steps; ETTh1 here), PyPOTS preprocessing and the",

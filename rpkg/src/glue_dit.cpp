@@ -25,6 +25,7 @@ ditimpute::DiTConfig config_from_r(const Rcpp::List& c) {
   cfg.t0 = glue::get_or<double>(c, "t0", cfg.t0);
   cfg.T = glue::get_or<double>(c, "T", cfg.T);
   cfg.prediction = glue::get_or<std::string>(c, "prediction", cfg.prediction);
+  cfg.gp = glue::get_or<std::string>(c, "gp", cfg.gp);
   return cfg;
 }
 
@@ -32,7 +33,8 @@ Rcpp::List config_to_r(const ditimpute::DiTConfig& c) {
   return Rcpp::List::create(Rcpp::Named("H") = c.H, Rcpp::Named("d") = c.d, Rcpp::Named("width") = c.width,
                             Rcpp::Named("depth") = c.depth, Rcpp::Named("heads") = c.heads,
                             Rcpp::Named("mlp_ratio") = c.mlp_ratio, Rcpp::Named("t0") = c.t0,
-                            Rcpp::Named("T") = c.T, Rcpp::Named("prediction") = c.prediction);
+                            Rcpp::Named("T") = c.T, Rcpp::Named("prediction") = c.prediction,
+                            Rcpp::Named("gp") = c.gp);
 }
 
 Rcpp::DataFrame history_to_r(const std::vector<ditimpute::LossRecord>& h) {
@@ -85,6 +87,15 @@ Rcpp::List cpp_dit_config_check(Rcpp::List config) {
 SEXP cpp_dit_create(Rcpp::List config, double seed, std::string device) {
   DITIMPUTE_GLUE_BEGIN
   return wrap_model(ditimpute::DiTModel::create(config_from_r(config), glue::seed_from_double(seed), device));
+  DITIMPUTE_GLUE_END
+}
+
+// Hands a GP-informed model its GP (DiTModel::set_gp).
+// [[Rcpp::export]]
+bool cpp_dit_set_gp(SEXP ptr, Eigen::MatrixXd Gamma, Eigen::MatrixXd Lambda, Eigen::MatrixXd mean) {
+  DITIMPUTE_GLUE_BEGIN
+  ModelPtr(ptr)->set_gp(glue::gp_from_r(Gamma, Lambda, mean));
+  return true;
   DITIMPUTE_GLUE_END
 }
 
@@ -180,6 +191,7 @@ Rcpp::List cpp_dit_fit(SEXP ptr, Rcpp::NumericVector train, Rcpp::Nullable<Rcpp:
   o.seed = glue::seed_from_double(Rcpp::as<double>(options["seed"]));
   o.threads = glue::get_or<int>(options, "threads", o.threads);
   o.device = glue::get_or<std::string>(options, "device", o.device);
+  o.gp_pool = glue::get_or<int>(options, "gp_pool", o.gp_pool);
   o.validate();
 
   bool interrupted = false;

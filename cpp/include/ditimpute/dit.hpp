@@ -48,7 +48,19 @@ struct DiTConfig {
   //         eps_hat -> -F.
   //  "eps": eps_hat = F (plain noise prediction).
   std::string prediction = "v";
-  // input_error "H", "d", "width", "depth", "heads", "mlp_ratio", "t0", "T", "prediction".
+  // GP-informed network (the model then holds a GaussianProcess, set_gp()):
+  //  "":         none (tokens [x, mask]);
+  //  "channels": tokens [x, mask, mu, sd], mu and sd the GP's conditional
+  //              mean and sd of each entry given the observed ones;
+  //  "residual": the same inputs, and the network's output is a correction
+  //              to the exact noise of the GP's marginal law N(mu, diag(sd^2))
+  //              (network.hpp): the output layer starts at zero, so the
+  //              untrained model samples each missing entry from its exact
+  //              GP conditional marginal (the joint law of the untrained
+  //              model is the product of these marginals; training adds the
+  //              dependence between entries and what the GP misses).
+  std::string gp;
+  // input_error "H", "d", "width", "depth", "heads", "mlp_ratio", "t0", "T", "prediction", "gp".
   void validate() const;
   bool operator==(const DiTConfig& other) const;
   bool operator!=(const DiTConfig& other) const { return !(*this == other); }
@@ -113,6 +125,14 @@ struct TrainOptions {
   std::uint64_t seed = 1;
   int threads = 0;             // 0 = hardware cores
   std::string device = "auto"; // "auto", "cpu", "cuda"
+  // GP-informed models (DiTConfig::gp): the GP's conditional mean and sd of
+  // a training example cost one factorisation of its missing entries'
+  // precision (O(m^3), about a second at m ~ 3000). 0 = computed afresh for
+  // every example; k > 0 = a pool of k examples (sequence, mask, mu, sd)
+  // drawn once at the start of fit() (from the seed) and every batch drawn
+  // from it with fresh times and noise, so the cost is bounded whatever the
+  // number of steps.
+  int gp_pool = 0;
   // input_error naming the field.
   void validate() const;
 };
@@ -167,6 +187,11 @@ class DiTModel {
   const std::vector<LossRecord>& loss_history() const;
   std::string device() const;  // "cpu" or "cuda"
   void set_device(const std::string& device);
+  // The GP of a GP-informed model (DiTConfig::gp); null for other models.
+  // set_gp() needs gp != "" in the config and the model's H and d
+  // (input_error "gp"); it is saved with the model.
+  const GaussianProcess* gp() const;
+  void set_gp(const GaussianProcess& gp);
 
   // Denoising score matching (eq. 13, noise-prediction form) on the n x H x d
   // `train` batch (NaN = not observed in the data), a mask drawn from
@@ -227,6 +252,14 @@ class DiTModel {
   static DiTModel from_archive_bytes(const std::string& bytes, const std::string& device, const std::string& arg);
   std::unique_ptr<Impl> impl_;
 };
+
+// The GP's conditional mean and sd of every entry of one sequence `x` (H*d
+// values, NaN = not observed) given the entries observed under `mask` and
+// finite in x: mu and sd get H*d values each, with mu = x and sd = 0 on
+// those entries, the exact conditional marginals elsewhere (the prior's when
+// nothing is observed). Entry-level masks go through make_conditional's
+// precision path, frame-level ones through the Kronecker path.
+void gp_entry_marginals(const GaussianProcess& gp, const double* x, const Mask& mask, double* mu, double* sd);
 
 // A fitted DiT as an imputer of the pipeline (impute.hpp). Holds a reference:
 // the model must outlive it.

@@ -36,11 +36,13 @@ void DiTConfig::validate() const {
   if (!(T > t0) || !std::isfinite(T)) throw input_error("T", "T must be finite and larger than t0.");
   if (prediction != "v" && prediction != "eps")
     throw input_error("prediction", "prediction must be \"v\" or \"eps\", not \"" + prediction + "\".");
+  if (!gp.empty() && gp != "residual" && gp != "channels")
+    throw input_error("gp", "gp must be \"\" (none), \"residual\" or \"channels\", not \"" + gp + "\".");
 }
 
 bool DiTConfig::operator==(const DiTConfig& o) const {
   return H == o.H && d == o.d && width == o.width && depth == o.depth && heads == o.heads &&
-         mlp_ratio == o.mlp_ratio && t0 == o.t0 && T == o.T && prediction == o.prediction;
+         mlp_ratio == o.mlp_ratio && t0 == o.t0 && T == o.T && prediction == o.prediction && gp == o.gp;
 }
 
 void TrainOptions::validate() const {
@@ -68,6 +70,7 @@ void TrainOptions::validate() const {
   if (patience < 0) throw input_error("patience", "patience must be >= 0 (0 = no early stop).");
   if (checkpoint_every < 0) throw input_error("checkpoint_every", "checkpoint_every must be >= 0.");
   if (threads < 0) throw input_error("threads", "threads must be >= 0 (0 = all cores).");
+  if (gp_pool < 0) throw input_error("gp_pool", "gp_pool must be >= 0 (0 = fresh GP conditionals per example).");
   detail::parse_device(device);
 }
 
@@ -154,6 +157,17 @@ std::int64_t DiTModel::n_parameters() const {
   return n;
 }
 
+const GaussianProcess* DiTModel::gp() const { return impl_->gp.get(); }
+
+void DiTModel::set_gp(const GaussianProcess& gp) {
+  const auto& c = impl_->config;
+  if (c.gp.empty()) throw input_error("gp", "this DiT was configured without a GP (DiTConfig::gp is empty).");
+  if (gp.H() != c.H || gp.d() != c.d)
+    throw input_error("gp", "the GP is for " + std::to_string(gp.H()) + " x " + std::to_string(gp.d()) +
+                                " sequences but the model for " + std::to_string(c.H) + " x " + std::to_string(c.d) + ".");
+  impl_->gp = std::make_shared<GaussianProcess>(gp);
+}
+
 void DiTModel::set_device(const std::string& device) {
   impl_->device = detail::parse_device(device);
   impl_->net->to(impl_->device);
@@ -183,6 +197,10 @@ DiTModel DiTModel::from_archive_bytes(const std::string& bytes, const std::strin
   impl->history = std::move(a.history);
   impl->net = detail::DiTNet(a.config);
   detail::load_weights(impl->net, a.weights, arg);
+  if (!a.config.gp.empty()) {
+    if (!a.gp) throw input_error(arg, "not a valid ditimpute DiT model: a GP-informed model without its GP.");
+    impl->gp = a.gp;
+  }
   impl->net->to(impl->device);
   if (!a.ema.empty()) {
     impl->ema = detail::DiTNet(a.config);

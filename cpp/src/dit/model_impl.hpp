@@ -7,6 +7,7 @@
 #include "ditimpute/backend.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +21,7 @@ struct DiTModel::Impl {
   detail::DiTNet ema{nullptr};  // null when training ran without EMA
   int steps_trained = 0;
   std::vector<LossRecord> history;
+  std::shared_ptr<const GaussianProcess> gp;  // GP-informed models (DiTConfig::gp)
 
   // The weights used for sampling and reported losses: EMA when present.
   detail::DiTNet sampling_net() const { return ema ? ema : net; }
@@ -43,6 +45,7 @@ struct Archive {
   int steps_trained = 0;
   std::vector<std::pair<std::string, torch::Tensor>> weights, ema;
   std::vector<LossRecord> history;
+  std::shared_ptr<const GaussianProcess> gp;  // section GPRI, GP-informed models
   bool has_train_state = false;
   TrainState train_state;
 };

@@ -176,10 +176,15 @@ torch::Tensor DiTBlockImpl::forward_shared(const torch::Tensor& x, const torch::
 }
 
 DiTNetImpl::DiTNetImpl(const DiTConfig& c)
-    : config(c), log_t0(std::log(c.t0)), log_T(std::log(c.T)), v_prediction(c.prediction == "v") {
+    : config(c),
+      log_t0(std::log(c.t0)),
+      log_T(std::log(c.T)),
+      v_prediction(c.prediction == "v"),
+      gp_inputs(!c.gp.empty()),
+      gp_residual(c.gp == "residual") {
   const int W = c.width;
   const int hidden = static_cast<int>(std::lround(c.mlp_ratio * W));
-  embed = register_module("embed", torch::nn::Linear(2 * c.d, W));
+  embed = register_module("embed", torch::nn::Linear((gp_inputs ? 4 : 2) * c.d, W));
   t_fc1 = register_module("t_fc1", torch::nn::Linear(kTimeFreqDim, W));
   t_fc2 = register_module("t_fc2", torch::nn::Linear(W, W));
   blocks = register_module("blocks", torch::nn::ModuleList());
@@ -223,41 +228,66 @@ torch::Tensor DiTNetImpl::conditioning(const torch::Tensor& t) {
   return t_fc2(torch::silu(t_fc1(sinusoidal(u, kTimeFreqDim))));
 }
 
-torch::Tensor DiTNetImpl::tokens(const torch::Tensor& x, const torch::Tensor& mask) {
-  return embed(torch::cat({x, mask}, -1)) + pos.unsqueeze(0);
+torch::Tensor DiTNetImpl::tokens(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& mu,
+                                 const torch::Tensor& sd) {
+  if (!gp_inputs) return embed(torch::cat({x, mask}, -1)) + pos.unsqueeze(0);
+  TORCH_CHECK(mu.defined() && sd.defined(), "a GP-informed DiT needs the GP's conditional mean and sd");
+  return embed(torch::cat({x, mask, mu, sd}, -1)) + pos.unsqueeze(0);
 }
 
-torch::Tensor DiTNetImpl::forward(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& t) {
+namespace {
+// The GP marginal base of DiTNetImpl::noise: sigma (x - alpha mu) / (alpha^2 sd^2 + sigma^2),
+// alpha and sigma broadcastable to x.
+torch::Tensor gp_base_noise(const torch::Tensor& x, const torch::Tensor& mu, const torch::Tensor& sd,
+                            const torch::Tensor& alpha, const torch::Tensor& sigma) {
+  return sigma * (x - alpha * mu) / (alpha.square() * sd.square() + sigma.square());
+}
+}  // namespace
+
+torch::Tensor DiTNetImpl::forward(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& t,
+                                  const torch::Tensor& mu, const torch::Tensor& sd) {
   auto c = conditioning(t);
-  auto h = tokens(x, mask);
+  auto h = tokens(x, mask, mu, sd);
   for (auto& b : *blocks) h = b->as<DiTBlockImpl>()->forward(h, c);
 
   auto mod = ada_final(torch::silu(c)).chunk(2, 1);
   return out(modulate(norm_final(h), mod[0], mod[1]));
 }
 
-torch::Tensor DiTNetImpl::noise(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& t) {
-  auto F = forward(x, mask, t);
-  if (!v_prediction) return F;
+torch::Tensor DiTNetImpl::noise(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& t,
+                                const torch::Tensor& mu, const torch::Tensor& sd) {
+  auto F = forward(x, mask, t, mu, sd);
+  if (!v_prediction && !gp_residual) return F;
   auto alpha = vp_alpha(t).view({-1, 1, 1});
   auto sigma = vp_sigma(t).view({-1, 1, 1});
+  if (gp_residual) {
+    auto base = gp_base_noise(x, mu, sd, alpha, sigma);
+    return v_prediction ? base - alpha * F : base + F;
+  }
   return sigma * x - alpha * F;
 }
 
-torch::Tensor DiTNetImpl::noise_at(const torch::Tensor& x, const torch::Tensor& mask, double t) {
+torch::Tensor DiTNetImpl::noise_at(const torch::Tensor& x, const torch::Tensor& mask, double t,
+                                   const torch::Tensor& mu, const torch::Tensor& sd) {
   auto c = conditioning(torch::full({1}, t, x.options()));
-  auto h = tokens(x, mask);
+  auto h = tokens(x, mask, mu, sd);
   for (auto& b : *blocks) h = b->as<DiTBlockImpl>()->forward_shared(h, c);
   const int64_t B = x.size(0), N = x.size(1), W = h.size(2);
   auto mod = ada_final(torch::silu(c)).reshape({2, -1});
   // eps_hat = F ("eps") or sigma_t x - alpha_t F ("v"): the factor on F goes
-  // into the output map, the x term is one in-place addition.
+  // into the output map, the x term is one in-place addition (the GP base of
+  // gp = "residual" in place of sigma_t x).
   torch::Tensor none;
   auto gate = v_prediction ? torch::full({config.d}, -vp_alpha(t), x.options()) : none;
   auto [w, b] = fold_linear(out, mod[1], mod[0], gate);
   // Back to x's dtype: under the CUDA bf16 autocast of the sampler
   // (sampling.cpp) the product is bf16; the diffusion arithmetic is float32.
   auto eps = torch::addmm(b, plain_norm(h.reshape({B * N, W})), w.t()).to(x.scalar_type()).reshape(x.sizes());
+  if (gp_residual) {
+    auto alpha = torch::full({1}, vp_alpha(t), x.options());
+    auto sigma = torch::full({1}, vp_sigma(t), x.options());
+    return eps.add_(gp_base_noise(x, mu.to(x.scalar_type()), sd.to(x.scalar_type()), alpha, sigma));
+  }
   return v_prediction ? eps.add_(x, vp_sigma(t)) : eps;
 }
 

@@ -39,17 +39,29 @@ TORCH_MODULE(DiTBlock);
 
 // eps_hat = net(x, mask, t): x [B, H, d] holds observed values on observed
 // entries and noisy values on missing ones, mask [B, H, d] (1 = observed),
-// t [B] diffusion times. Token input = [x, mask] (2d features).
+// t [B] diffusion times. Token input = [x, mask] (2d features), and for a
+// GP-informed network (DiTConfig::gp) [x, mask, mu, sd] (4d): the GP's
+// conditional mean and sd of every entry given the observed ones (mu = the
+// value and sd = 0 on observed entries), [B, H, d] each.
 struct DiTNetImpl : torch::nn::Module {
   explicit DiTNetImpl(const DiTConfig& config);
   // The raw output F (its meaning depends on config.prediction).
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& t);
-  // The noise prediction eps_hat built from F (DiTConfig::prediction); the
-  // one place training and sampling turn the output into eps_hat.
-  torch::Tensor noise(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& t);
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& t,
+                        const torch::Tensor& mu = {}, const torch::Tensor& sd = {});
+  // The noise prediction eps_hat built from F (DiTConfig::prediction and
+  // DiTConfig::gp); the one place training and sampling turn the output into
+  // eps_hat. With gp = "residual" the base is the exact noise of the GP's
+  // marginal law N(mu, diag(sd^2)), eps_gp = sigma_t (x - alpha_t mu) /
+  // (alpha_t^2 sd^2 + sigma_t^2), and eps_hat = eps_gp - alpha_t F ("v") or
+  // eps_gp + F ("eps"): with F = 0 (the zero-initialised output layer) the
+  // network is that Gaussian imputer. (For mu = 0, sd = 1 eps_gp is the
+  // plain v-prediction base sigma_t x.)
+  torch::Tensor noise(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& t,
+                      const torch::Tensor& mu = {}, const torch::Tensor& sd = {});
   // noise(x, mask, t) with one time t for every row, through the blocks'
   // forward_shared (equal to noise() up to float rounding; the sampler's path).
-  torch::Tensor noise_at(const torch::Tensor& x, const torch::Tensor& mask, double t);
+  torch::Tensor noise_at(const torch::Tensor& x, const torch::Tensor& mask, double t, const torch::Tensor& mu = {},
+                         const torch::Tensor& sd = {});
   // Re-initialises the weights (xavier for linear maps, N(0, 0.02) for the
   // timestep MLP, zeros for every modulation and the output layer) from the
   // global torch generator.
@@ -58,6 +70,8 @@ struct DiTNetImpl : torch::nn::Module {
   DiTConfig config;
   double log_t0, log_T;
   bool v_prediction;
+  bool gp_inputs;    // config.gp != "": mu and sd are inputs
+  bool gp_residual;  // config.gp == "residual"
   torch::nn::Linear embed{nullptr};
   torch::nn::Linear t_fc1{nullptr}, t_fc2{nullptr};
   torch::nn::ModuleList blocks{nullptr};
@@ -69,7 +83,8 @@ struct DiTNetImpl : torch::nn::Module {
   // The conditioning vector c(t) [rows, width] from the times t [rows].
   torch::Tensor conditioning(const torch::Tensor& t);
   // Token embedding plus positions, [B, H, width].
-  torch::Tensor tokens(const torch::Tensor& x, const torch::Tensor& mask);
+  torch::Tensor tokens(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& mu,
+                       const torch::Tensor& sd);
 };
 TORCH_MODULE(DiTNet);
 

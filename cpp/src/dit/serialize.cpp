@@ -8,6 +8,8 @@
 //     EMAW  EMA weights (optional), as WGTS
 //     HIST  u64 count, then per record: i32 step, f64 train loss, f64 val loss
 //     TRST  training state of a checkpoint (optional)
+//     GPRI  the GP of a GP-informed model (version 2): u32 H, u32 d, f64 Gamma
+//           (H x H), Lambda (d x d), mean (H x d, row-major)
 //     END.  u64 FNV-1a hash of every byte before this section
 // Unknown sections are skipped, so later versions can add some.
 #include "model_impl.hpp"
@@ -22,7 +24,9 @@ namespace detail {
 namespace {
 
 const char kMagic[16] = {'D', 'I', 'T', 'I', 'M', 'P', 'U', 'T', 'E', '-', 'D', 'I', 'T', '\n', '\x1a', '\0'};
-constexpr std::uint32_t kVersion = 1;
+// Version 2 adds GP-informed models (CONF "gp=", section GPRI); models
+// without a GP are still written as version 1, readable by older releases.
+constexpr std::uint32_t kVersion = 2;
 constexpr std::uint32_t kByteOrder = 0x01020304u;
 
 std::uint64_t fnv1a(const char* p, std::size_t n) {
@@ -177,6 +181,7 @@ DiTConfig parse_config(const std::string& text, int& steps_trained, const std::s
       else if (key == "T") c.T = std::stod(value), ++seen;
       else if (key == "steps_trained") steps_trained = std::stoi(value), ++seen;
       else if (key == "prediction") c.prediction = value;  // absent in files of 0.1 models: "eps"
+      else if (key == "gp") c.gp = value;  // absent in version-1 files: ""
 
     } catch (const std::exception&) {
       throw input_error(arg, "not a valid ditimpute DiT model: config entry '" + line + "' is unreadable.");
@@ -199,10 +204,10 @@ std::string write_archive(const DiTModel::Impl& m, const TrainState* state) {
                      "\nwidth=" + std::to_string(c.width) + "\ndepth=" + std::to_string(c.depth) +
                      "\nheads=" + std::to_string(c.heads) + "\nmlp_ratio=" + num(c.mlp_ratio) + "\nt0=" + num(c.t0) +
                      "\nT=" + num(c.T) + "\nsteps_trained=" + std::to_string(m.steps_trained) +
-                     "\nprediction=" + c.prediction + "\n";
+                     "\nprediction=" + c.prediction + "\n" + (c.gp.empty() ? std::string() : "gp=" + c.gp + "\n");
   Writer w;
   w.out.append(kMagic, sizeof kMagic);
-  w.put<std::uint32_t>(kVersion);
+  w.put<std::uint32_t>(c.gp.empty() ? 1u : kVersion);
   w.put<std::uint32_t>(kByteOrder);
   w.section("CONF", conf);
   w.section("WGTS", write_tensors(*m.net));
@@ -216,6 +221,19 @@ std::string write_archive(const DiTModel::Impl& m, const TrainState* state) {
   }
   w.section("HIST", h.out);
   if (state) w.section("TRST", write_train_state(*state));
+  if (m.gp) {
+    Writer g;
+    const auto& gp = *m.gp;
+    g.put<std::uint32_t>(static_cast<std::uint32_t>(gp.H()));
+    g.put<std::uint32_t>(static_cast<std::uint32_t>(gp.d()));
+    for (int j = 0; j < gp.H(); ++j)
+      for (int i = 0; i < gp.H(); ++i) g.put<double>(gp.Gamma()(i, j));
+    for (int j = 0; j < gp.d(); ++j)
+      for (int i = 0; i < gp.d(); ++i) g.put<double>(gp.Lambda()(i, j));
+    for (int h = 0; h < gp.H(); ++h)
+      for (int j = 0; j < gp.d(); ++j) g.put<double>(gp.mean()(h, j));
+    w.section("GPRI", g.out);
+  }
   const auto hash = fnv1a(w.out.data(), w.out.size());
   w.out.append("END.", 4);
   w.put<std::uint64_t>(sizeof hash);
@@ -238,7 +256,7 @@ Archive read_archive(const std::string& bytes, const std::string& arg) {
 
   Archive a;
   bool have_conf = false, have_weights = false, have_hist = false, have_end = false;
-  std::string weights, ema;
+  std::string weights, ema, gp_payload;
   std::size_t offset = sizeof kMagic + 8;
   while (!r.done()) {
     char tag[4];
@@ -268,6 +286,8 @@ Archive read_archive(const std::string& bytes, const std::string& arg) {
         rec.val_loss = h.get<double>();
       }
       have_hist = true;
+    } else if (t == "GPRI") {
+      gp_payload = std::move(payload);
     } else if (t == "TRST") {
       a.train_state = read_train_state(payload, arg);
       a.has_train_state = true;
@@ -278,6 +298,25 @@ Archive read_archive(const std::string& bytes, const std::string& arg) {
   // Tensors are parsed after the checksum passed, so a flipped byte never
   // reaches them.
   a.weights = read_tensors(weights, arg);
+  if (!gp_payload.empty()) {
+    Reader g(gp_payload.data(), gp_payload.size(), arg);
+    const auto H = g.get<std::uint32_t>(), d = g.get<std::uint32_t>();
+    if (static_cast<int>(H) != a.config.H || static_cast<int>(d) != a.config.d) g.fail("the GP's size differs from the model's");
+    Matrix Gamma(H, H), Lambda(d, d);
+    RowMatrix mean(H, d);
+    for (std::uint32_t j = 0; j < H; ++j)
+      for (std::uint32_t i = 0; i < H; ++i) Gamma(i, j) = g.get<double>();
+    for (std::uint32_t j = 0; j < d; ++j)
+      for (std::uint32_t i = 0; i < d; ++i) Lambda(i, j) = g.get<double>();
+    for (std::uint32_t h = 0; h < H; ++h)
+      for (std::uint32_t j = 0; j < d; ++j) mean(h, j) = g.get<double>();
+    if (!g.done()) g.fail("the GP section has trailing bytes");
+    try {
+      a.gp = std::make_shared<GaussianProcess>(std::move(Gamma), std::move(Lambda), std::move(mean));
+    } catch (const input_error& e) {
+      g.fail(std::string("its GP is invalid: ") + e.what());
+    }
+  }
   if (!ema.empty()) a.ema = read_tensors(ema, arg);
   return a;
 }

@@ -18,8 +18,17 @@ namespace {
 
 // Examples of one batch, drawn on the CPU: clean values (0 where the data are
 // missing), data-observed flags, training masks, times and noise.
+// For GP-informed models also the GP's conditional mean and sd of every
+// entry under the example's mask (undefined otherwise).
 struct Examples {
-  torch::Tensor x0, data_obs, mask, t, eps;
+  torch::Tensor x0, data_obs, mask, t, eps, mu, sd;
+};
+
+// A fixed pool of GP-informed examples (TrainOptions::gp_pool): sequence,
+// mask and the GP's conditional mean and sd, S = H * d floats each.
+struct GpPool {
+  std::vector<int> seq;
+  std::vector<float> mask, mu, sd;
 };
 
 bool log_uniform_t(const std::string& t_sampling) { return t_sampling == "log_uniform"; }
@@ -31,23 +40,44 @@ bool v_weighted(const std::string& loss_weight, const DiTConfig& c) {
 
 // For each listed sequence: a mask from the strategy, a time, then (for the
 // whole batch) the noise, all from `rng` in a fixed order.
+// With `gp`: the GP's conditional mean and sd under each drawn mask too
+// (computed here, one factorisation per example); with `pool` (and gp): the
+// examples are pool entries picked uniformly, idx unused except for its size.
 Examples draw_examples(const Batch& data, const std::vector<int>& idx, const MaskStrategy& strategy, bool log_t,
-                       const DiTConfig& c, Rng& rng) {
+                       const DiTConfig& c, Rng& rng, const GaussianProcess* gp = nullptr,
+                       const GpPool* pool = nullptr) {
   const int B = static_cast<int>(idx.size());
   const std::size_t S = data.seq_size();
   std::vector<float> x0(B * S), dobs(B * S), mask(B * S), t(B);
+  std::vector<float> mu(gp ? B * S : 0), sd(gp ? B * S : 0);
+  std::vector<double> mu_d(gp ? S : 0), sd_d(gp ? S : 0);
   std::vector<double> noise(B * S);
   std::uniform_real_distribution<double> unif(0.0, 1.0);
   const double lt0 = std::log(c.t0), lT = std::log(c.T);
+  const int pool_n = pool ? static_cast<int>(pool->seq.size()) : 0;
   for (int b = 0; b < B; ++b) {
-    const double* x = data.seq(idx[b]);
+    const int p = pool_n > 0 ? std::uniform_int_distribution<int>(0, pool_n - 1)(rng) : -1;
+    const double* x = data.seq(p >= 0 ? pool->seq[p] : idx[b]);
     for (std::size_t k = 0; k < S; ++k) {
       const bool ok = std::isfinite(x[k]);
       x0[b * S + k] = ok ? static_cast<float>(x[k]) : 0.0f;
       dobs[b * S + k] = ok ? 1.0f : 0.0f;
     }
-    const Mask m = strategy.draw(c.H, c.d, rng);
-    for (std::size_t k = 0; k < S; ++k) mask[b * S + k] = m.observed[k] ? 1.0f : 0.0f;
+    if (p >= 0) {
+      std::copy_n(pool->mask.begin() + p * S, S, mask.begin() + b * S);
+      std::copy_n(pool->mu.begin() + p * S, S, mu.begin() + b * S);
+      std::copy_n(pool->sd.begin() + p * S, S, sd.begin() + b * S);
+    } else {
+      const Mask m = strategy.draw(c.H, c.d, rng);
+      for (std::size_t k = 0; k < S; ++k) mask[b * S + k] = m.observed[k] ? 1.0f : 0.0f;
+      if (gp) {
+        gp_entry_marginals(*gp, x, m, mu_d.data(), sd_d.data());
+        for (std::size_t k = 0; k < S; ++k) {
+          mu[b * S + k] = static_cast<float>(mu_d[k]);
+          sd[b * S + k] = static_cast<float>(sd_d[k]);
+        }
+      }
+    }
     const double u = unif(rng);
     t[b] = static_cast<float>(log_t ? std::exp(lt0 + (lT - lt0) * u) : c.t0 + (c.T - c.t0) * u);
   }
@@ -60,12 +90,44 @@ Examples draw_examples(const Batch& data, const std::vector<int>& idx, const Mas
   e.mask = torch::from_blob(mask.data(), shape, f32).clone();
   e.t = torch::from_blob(t.data(), {B}, f32).clone();
   e.eps = torch::from_blob(noise.data(), shape, torch::kFloat64).to(torch::kFloat32);
+  if (gp) {
+    e.mu = torch::from_blob(mu.data(), shape, f32).clone();
+    e.sd = torch::from_blob(sd.data(), shape, f32).clone();
+  }
   return e;
 }
 
+// The pool of TrainOptions::gp_pool: n entries, sequences in shuffled
+// epochs, masks from the strategy, all from `rng`.
+GpPool make_gp_pool(const Batch& data, int n, const MaskStrategy& strategy, const DiTConfig& c,
+                    const GaussianProcess& gp, Rng& rng) {
+  const std::size_t S = data.seq_size();
+  GpPool pool;
+  pool.seq.resize(n);
+  pool.mask.resize(n * S);
+  pool.mu.resize(n * S);
+  pool.sd.resize(n * S);
+  std::vector<int> perm(data.n);
+  for (int i = 0; i < data.n; ++i) perm[i] = i;
+  std::vector<double> mu(S), sd(S);
+  for (int p = 0; p < n; ++p) {
+    if (p % data.n == 0) std::shuffle(perm.begin(), perm.end(), rng);
+    const int i = perm[p % data.n];
+    pool.seq[p] = i;
+    const Mask m = strategy.draw(c.H, c.d, rng);
+    gp_entry_marginals(gp, data.seq(i), m, mu.data(), sd.data());
+    for (std::size_t k = 0; k < S; ++k) {
+      pool.mask[p * S + k] = m.observed[k] ? 1.0f : 0.0f;
+      pool.mu[p * S + k] = static_cast<float>(mu[k]);
+      pool.sd[p * S + k] = static_cast<float>(sd[k]);
+    }
+  }
+  return pool;
+}
+
 Examples slice(const Examples& e, int64_t from, int64_t to) {
-  return {e.x0.slice(0, from, to), e.data_obs.slice(0, from, to), e.mask.slice(0, from, to),
-          e.t.slice(0, from, to), e.eps.slice(0, from, to)};
+  auto part = [&](const torch::Tensor& v) { return v.defined() ? v.slice(0, from, to) : v; };
+  return {part(e.x0), part(e.data_obs), part(e.mask), part(e.t), part(e.eps), part(e.mu), part(e.sd)};
 }
 
 // Sum of squared noise-prediction errors over the entries in the loss
@@ -81,7 +143,12 @@ std::pair<torch::Tensor, torch::Tensor> squared_error(DiTNet& net, const Example
   auto seen = mask * dobs;
   auto target = (1 - mask) * dobs;
   auto token = seen * x0 + (1 - seen) * (alpha * x0 + sigma * eps);
-  auto eps_hat = net->noise(token, seen, t);
+  torch::Tensor mu, sd;
+  if (e.mu.defined()) {
+    mu = e.mu.to(dev);
+    sd = e.sd.to(dev);
+  }
+  auto eps_hat = net->noise(token, seen, t, mu, sd);
   auto err = (eps_hat - eps).square() * target;
   if (v_weight) err = err * torch::exp(t).view({-1, 1, 1});
   return {err.sum(), target.sum()};
@@ -153,6 +220,8 @@ TrainResult DiTModel::fit(const Batch& train, const Batch* val, const MaskStrate
   strategy.validate();
   detail::check_batch(train, c, "train");
   if (val) detail::check_batch(*val, c, "val");
+  const GaussianProcess* gp = m.gp.get();
+  if (!c.gp.empty() && !gp) throw input_error("gp", "a GP-informed DiT needs its GP (set_gp) before training.");
   const TorchCallScope torch_call(o.threads);
   set_device(o.device);
   const auto dev = m.device;
@@ -211,7 +280,14 @@ TrainResult DiTModel::fit(const Batch& train, const Batch* val, const MaskStrate
     Rng vrng(splitmix64(o.seed ^ 0x76616c6964ull));
     std::vector<int> all(val->n);
     for (int i = 0; i < val->n; ++i) all[i] = i;
-    val_ex = detail::draw_examples(*val, all, strategy, log_t, c, vrng);
+    val_ex = detail::draw_examples(*val, all, strategy, log_t, c, vrng, gp);
+  }
+  // GP-informed training from a fixed pool, from its own stream (so a
+  // resumed run rebuilds the same pool).
+  detail::GpPool pool;
+  if (gp && o.gp_pool > 0) {
+    Rng prng(splitmix64(o.seed ^ 0x67702d706f6f6cull));
+    pool = detail::make_gp_pool(train, o.gp_pool, strategy, c, *gp, prng);
   }
 
   auto save_checkpoint = [&]() {
@@ -285,7 +361,7 @@ TrainResult DiTModel::fit(const Batch& train, const Batch* val, const MaskStrate
       }
       i = st.perm[st.pos++];
     }
-    auto ex = detail::draw_examples(train, idx, strategy, log_t, c, rng);
+    auto ex = detail::draw_examples(train, idx, strategy, log_t, c, rng, gp, pool.seq.empty() ? nullptr : &pool);
     auto se = detail::squared_error(m.net, ex, dev, v_weight);
     auto loss = se.first / se.second.clamp_min(1.0);
     const double lv = loss.item<double>();
@@ -365,7 +441,8 @@ double DiTModel::denoising_loss(const Batch& data, const MaskStrategy& strategy,
   Rng rng(seed);
   std::vector<int> all(data.n);
   for (int i = 0; i < data.n; ++i) all[i] = i;
-  auto ex = detail::draw_examples(data, all, strategy, detail::log_uniform_t(t_sampling), m.config, rng);
+  if (!m.config.gp.empty() && !m.gp) throw input_error("gp", "a GP-informed DiT needs its GP (set_gp).");
+  auto ex = detail::draw_examples(data, all, strategy, detail::log_uniform_t(t_sampling), m.config, rng, m.gp.get());
   auto net = m.sampling_net();
   return detail::fixed_loss(net, ex, m.device, detail::v_weighted(loss_weight, m.config));
 }

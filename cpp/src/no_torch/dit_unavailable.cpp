@@ -44,7 +44,8 @@ std::string resolve_device(const std::string&) { no_torch(); }
 void DiTConfig::validate() const { no_torch(); }
 bool DiTConfig::operator==(const DiTConfig& other) const {
   return H == other.H && d == other.d && width == other.width && depth == other.depth && heads == other.heads &&
-         mlp_ratio == other.mlp_ratio && t0 == other.t0 && T == other.T && prediction == other.prediction;
+         mlp_ratio == other.mlp_ratio && t0 == other.t0 && T == other.T && prediction == other.prediction &&
+         gp == other.gp;
 }
 void TrainOptions::validate() const { no_torch(); }
 
@@ -65,6 +66,8 @@ bool DiTModel::has_ema() const { no_torch(); }
 const std::vector<LossRecord>& DiTModel::loss_history() const { no_torch(); }
 std::string DiTModel::device() const { no_torch(); }
 void DiTModel::set_device(const std::string&) { no_torch(); }
+const GaussianProcess* DiTModel::gp() const { no_torch(); }
+void DiTModel::set_gp(const GaussianProcess&) { no_torch(); }
 TrainResult DiTModel::fit(const Batch&, const Batch*, const MaskStrategy&, const TrainOptions&,
                           const ProgressCallback&) {
   no_torch();

@@ -1,0 +1,51 @@
+# dit_fit(gp = ): a GP-informed DiT. Its sampling law before training and its
+# learning are tested in C++ (cpp/tests/dit/test_dit_gp.cpp); here the R
+# interface: input checks, the mode, saving and imputing.
+gp_tiny_data <- function(n = 60, seed = 1) {
+  gp_simulate(gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8)), n, seed = seed)
+}
+
+test_that("dit_fit(gp =) checks the GP and names the argument", {
+  skip_if_no_torch()
+  x <- gp_tiny_data()
+  gp <- gp_fit(x, kernel = "laplace", n_windows = 30, seed = 1)
+  cfg <- dit_config(24, 2, width = 32, depth = 1, heads = 2)
+  expect_input_error(dit_fit(x, cfg, gp = list(Gamma = diag(24)), steps = 2, progress = FALSE), "gp")
+  # a plain gp_spec() is not a fitted GP
+  expect_input_error(dit_fit(x, cfg, gp = gp_spec(24, 2), steps = 2, progress = FALSE), "gp")
+  # a GP fitted to other dimensions
+  gp_short <- gp_fit(x[, 1:20, ], kernel = "laplace", n_windows = 30, seed = 1)
+  expect_input_error(dit_fit(x, cfg, gp = gp_short, steps = 2, progress = FALSE), "gp")
+  x3 <- gp_simulate(gp_spec(24, d = 3), 20, seed = 2)
+  gp3 <- gp_fit(x3, kernel = "laplace", n_windows = 20, seed = 1)
+  expect_input_error(dit_fit(x, cfg, gp = gp3, steps = 2, progress = FALSE), "gp")
+  expect_input_error(dit_fit(x, cfg, gp = gp, gp_mode = "both", steps = 2, progress = FALSE), "gp_mode")
+  expect_input_error(dit_fit(x, cfg, gp = gp, gp_pool = -1, steps = 2, progress = FALSE), "gp_pool")
+})
+
+test_that("a GP-informed DiT trains, prints, saves its GP and imputes", {
+  skip_if_no_torch()
+  x <- gp_tiny_data()
+  gp <- gp_fit(x, kernel = "laplace", n_windows = 30, seed = 1)
+  for (mode in c("residual", "channels")) {
+    fit <- dit_fit(x, dit_config(24, 2, width = 32, depth = 1, heads = 2), gp = gp, gp_mode = mode,
+                   strategy = mask_strategy("6x1"), steps = 4, batch_size = 8, gp_pool = 16, seed = 1, threads = 1,
+                   progress = FALSE)
+    expect_equal(fit$config$gp, mode)
+    expect_output(print(fit), paste0("GP-informed \\(", mode))
+    f <- tempfile(fileext = ".dit")
+    dit_save(fit, f)
+    back <- dit_load(f)
+    expect_equal(back$config$gp, mode)
+    held <- hide_mcar(gp_tiny_data(3, seed = 5), rate = 0.3, seed = 1)
+    a <- impute(fit, held$x, n_samples = 40, seed = 1)
+    b <- impute(back, held$x, n_samples = 40, seed = 1)
+    expect_equal(a$point, b$point)
+    expect_false(anyNA(a$point))
+    expect_equal(a$point[!held$hidden & !is.na(held$x)], held$x[!held$hidden & !is.na(held$x)])
+  }
+  # without a GP the config carries none
+  plain <- dit_fit(x, dit_config(24, 2, width = 32, depth = 1, heads = 2), steps = 2, batch_size = 8, seed = 1,
+                   threads = 1, progress = FALSE)
+  expect_equal(plain$config$gp, "")
+})
