@@ -3,7 +3,7 @@
 # lengthscale 128, Lambda = I, patterns P1-P4), before and after:
 #  A. the exact GP imputer with Z = 100: in-sample regions (the paper's
 #     Algorithm 1 on 100 exact draws) vs the closed-form regions;
-#  B. the diffusion sampler (default UniPC, 20 steps) driven by the exact score (oracle), Z = 100:
+#  B. the diffusion sampler (sampler = "unipc", UniPC-3 at its default 12 steps) driven by the exact score (oracle), Z = 100:
 #     in-sample vs finite-sample (split) regions;
 #  C. a DiT trained with strategy S4 at CPU scale: raw vs calibrated
 #     (calibrate() on held-out sequences masked with P1-P4), coverage of the
