@@ -3,7 +3,7 @@
 # lengthscale 128, Lambda = I, patterns P1-P4), before and after:
 #  A. the exact GP imputer with Z = 100: in-sample regions (the paper's
 #     Algorithm 1 on 100 exact draws) vs the closed-form regions;
-#  B. the diffusion sampler (default UniPC, 20 steps) driven by the exact score (oracle), Z = 100:
+#  B. the diffusion sampler (sampler = "unipc", UniPC-3 at its default 12 steps) driven by the exact score (oracle), Z = 100:
 #     in-sample vs finite-sample (split) regions;
 #  C. a DiT trained with strategy S4 at CPU scale: raw vs calibrated
 #     (calibrate() on held-out sequences masked with P1-P4), coverage of the
@@ -11,11 +11,17 @@
 # Usage: Rscript bench/coverage.R [part ...]   (default: A B C)
 # Environment: DITIMPUTE_BENCH_N_TEST (test sequences per pattern in C, 200),
 # DITIMPUTE_BENCH_N_CAL (calibration sequences per pattern in C, 100),
-# DITIMPUTE_BENCH_STEPS (DiT training steps, 1500).
+# DITIMPUTE_BENCH_STEPS (DiT training steps, 1500), DITIMPUTE_BENCH_THREADS
+# (threads, 2; use 1 on a shared machine, see bench/results/dit_learning.md).
+# The DiT trains with dit_fit()'s own recipe (warmed-up EMA, cosine learning
+# rate, early stopping on a 10% validation share); only its size, the
+# strategy, the steps and the seed are set here.
 suppressPackageStartupMessages(library(ditimpute))
 parts <- commandArgs(trailingOnly = TRUE)
 if (length(parts) == 0) parts <- c("A", "B", "C")
-threads <- 2L
+threads <- as.integer(Sys.getenv("DITIMPUTE_BENCH_THREADS", "2"))
+cpu0 <- proc.time()
+load0 <- tryCatch(readLines("/proc/loadavg"), error = function(e) NA_character_)
 spec <- gp_spec(96, d = 8, kernel = gp_kernel("laplace", lengthscale = 128))
 pp <- paper_patterns()
 hide <- function(x, p) {
@@ -28,6 +34,7 @@ resolve_pattern <- function(p) {
   m[p$frames, ] <- TRUE
   m
 }
+`%||%` <- function(a, b) if (is.null(a)) b else a
 fmt <- function(v) sprintf("%.1f%%", 100 * v)
 out <- list()
 
@@ -64,19 +71,19 @@ if ("C" %in% parts) {
   n_cal <- as.integer(Sys.getenv("DITIMPUTE_BENCH_N_CAL", "100"))
   steps <- as.integer(Sys.getenv("DITIMPUTE_BENCH_STEPS", "1500"))
   # The trained model is kept in build/ so a rerun skips training.
-  model_file <- Sys.getenv("DITIMPUTE_BENCH_MODEL", sprintf("build/bench-coverage-dit-%d.dit", steps))
+  model_file <- Sys.getenv("DITIMPUTE_BENCH_MODEL", sprintf("build/bench-coverage-dit-default-recipe-%d.dit", steps))
   t0 <- proc.time()[["elapsed"]]
   if (file.exists(model_file)) {
     fit <- dit_load(model_file)
   } else {
     fit <- dit_fit(gp_simulate(spec, 4000, seed = 2), config = dit_config(96, 8, width = 64, depth = 3, heads = 4),
-                   strategy = strategy_preset("S4"), steps = steps, batch_size = 64, lr = 1e-3, ema = 0.999,
-                   seed = 3, threads = threads, progress = FALSE)
+                   strategy = strategy_preset("S4"), steps = steps, seed = 3, threads = threads, progress = FALSE)
     dir.create(dirname(model_file), showWarnings = FALSE, recursive = TRUE)
     dit_save(fit, model_file)
   }
   t_train <- proc.time()[["elapsed"]] - t0
   cat(sprintf("C: DiT 64/3/4 trained with S4, %d steps in %.0f s\n", steps, t_train))
+  ti <- fit$train_info
   t0 <- proc.time()[["elapsed"]]
   cal <- calibrate(fit, gp_simulate(spec, n_cal, seed = 4), missing = unclass(pp), level = 0.95, n_samples = 50,
                    seed = 5, threads = threads)
@@ -117,8 +124,12 @@ writeLines(c(sprintf("# Coverage of 95%% regions (bench/coverage.R %s)", paste(p
              "A, B: exact conditional mass, 30 sequences x 2000 draws; C: held-out truths.",
              "before = in-sample regions (A, B) or the raw DiT (C); after = closed-form (A), finite-sample (B),",
              "calibrated (C).",
-             if ("C" %in% parts) sprintf("C: DiT 64/3/4, %d steps, S4; calibrate() on %d held-out sequences per pattern (groups by pattern), %d test sequences per pattern, 50 samples.",
-                                         steps, n_cal, n_test),
+             if ("C" %in% parts) sprintf("C: DiT 64/3/4, %d steps, S4, dit_fit()'s default recipe (lr 2e-3 cosine with warm-up, EMA 0.999 warmed up, early stopping on 10%% validation; stop: %s, weights of step %s, training %.0f s); calibrate() on %d held-out sequences per pattern (groups by pattern), %d test sequences per pattern, 50 samples.",
+                                         steps, format(ti$stop_reason %||% NA), format(ti$best_step %||% NA), t_train, n_cal, n_test),
+             sprintf("CPU time %.0f s (user + system), wall %.0f s; load average (1/5/15 min) %s at the start, %s at the end (2 cores shared with other jobs).",
+                     sum((proc.time() - cpu0)[c(1, 2)]), (proc.time() - cpu0)[[3]],
+                     paste(strsplit(load0, " ")[[1]][1:3], collapse = " "),
+                     paste(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], collapse = " ")),
              "",
              "| part | pattern | before | after | seconds | note |", "|---|---|---|---|---|---|",
              sprintf("| %s | %s | %s | %s | %.1f | %s |", res$part, res$pattern, res$before, res$after, res$seconds,

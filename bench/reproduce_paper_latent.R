@@ -1,0 +1,266 @@
+# The latent Gaussian process of the paper's section 6.2 at CPU scale (issue
+# 28: "the DiT's MSE to the true conditional mean below the fitted GP's").
+#
+#   Rscript bench/reproduce_paper_latent.R        # from the repository root
+#
+# Data: Y = phi(X) + eps, phi(x) = x + exp(-x^2) + 2 sin(x), eps ~ N(0, 0.1),
+# X a GP with Laplace kernel (lengthscale 64) over H = 48 frames, d = 8
+# independent variables (Lambda = I): the CPU scale of bench/reproduce_paper.R
+# (H = 96, lengthscale 128 in the paper). Test patterns P1-P4 at H = 48 (tail 8,
+# two blocks of 4, four of 2, eight single frames), the same test sequences for
+# every pattern and imputer.
+#
+# Imputers:
+#  - DiT: dit_fit()'s default recipe (warmed-up EMA, cosine lr, early stopping),
+#    width/depth/heads 64/3/4, strategy S4 rescaled to H = 48, trained on
+#    n_train latent-GP sequences;
+#  - fitted GP: gp_fit() (Laplace kernel, fitted nugget) on the same training
+#    sequences, i.e. what a user of this package would fit;
+#  - best linear: the GP with the exact mean and covariance of Y (closed form,
+#    ditimpute:::latent_moment_spec), the best a linear imputer can do.
+#
+# The true conditional mean E[Y_miss | Y_obs] = E[phi(X_miss) | Y_obs] has no
+# closed form: it is estimated per test sequence and variable (the variables
+# are independent) by elliptical slice sampling (Murray, Adams and MacKay
+# 2010) of X | Y_obs, whose prior is the GP and whose likelihood is
+# prod_obs N(y_t; phi(x_t), 0.1). The same sampler run with phi = identity,
+# where the conditional mean is closed-form, checks it (error reported).
+# MSE to the truth is also reported: in expectation it is the MSE to the
+# conditional mean plus the same irreducible variance for every imputer, so
+# paired differences of either measure the same thing.
+#
+# Environment: DITIMPUTE_BENCH_STEPS (DiT steps, 6000), DITIMPUTE_BENCH_N_TRAIN
+# (4000), DITIMPUTE_BENCH_N_TEST (test sequences, 100), DITIMPUTE_BENCH_THREADS
+# (1), DITIMPUTE_BENCH_ESS (slice-sampling iterations kept per chain, 2000,
+# after half as many burn-in), DITIMPUTE_BENCH_UPDATE_RDS (1: put the rows into
+# inst/extdata/paper-results.rds, replacing its latent table).
+suppressPackageStartupMessages(library(ditimpute))
+env_int <- function(name, default) as.integer(Sys.getenv(name, default))
+steps <- env_int("DITIMPUTE_BENCH_STEPS", "6000")
+n_train <- env_int("DITIMPUTE_BENCH_N_TRAIN", "4000")
+n_test <- env_int("DITIMPUTE_BENCH_N_TEST", "100")
+threads <- env_int("DITIMPUTE_BENCH_THREADS", "1")
+n_keep <- env_int("DITIMPUTE_BENCH_ESS", "2000")
+update_rds <- Sys.getenv("DITIMPUTE_BENCH_UPDATE_RDS", "1") == "1"
+H <- 48L; d <- 8L; noise_var <- 0.1; n_samples <- 50L; seed <- 2026
+cpu0 <- proc.time()
+loadavg <- function() paste(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], collapse = " ")
+load0 <- loadavg()
+say <- function(...) { message(format(Sys.time(), "%H:%M:%S "), sprintf(...)); flush.console() }
+phi <- function(x) x + exp(-x^2) + 2 * sin(x)
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
+spec <- gp_spec(H, d = d, kernel = gp_kernel("laplace", lengthscale = 64))
+patterns <- paste0("P", 1:4)
+frames <- lapply(1:4, function(k) ditimpute:::rescale_frames(paper_patterns(k)[[1]]$frames, H / 96))
+names(frames) <- patterns
+
+train <- latent_gp(gp_simulate(spec, n_train, seed = seed + 1), noise_var, seed = seed + 2)
+truth <- latent_gp(gp_simulate(spec, n_test, seed = seed + 3), noise_var, seed = seed + 4)
+
+# --- imputers ---------------------------------------------------------------
+say("DiT: %d steps on %d sequences, 1 thread", steps, n_train)
+t0 <- proc.time()[["elapsed"]]
+strategy <- ditimpute:::resolve_training_strategy("S4", H, stop)
+fit <- dit_fit(train, config = dit_config(H, d, width = 64, depth = 3, heads = 4), strategy = strategy,
+               steps = steps, seed = seed + 5, threads = threads, progress = FALSE)
+t_dit <- proc.time()[["elapsed"]] - t0
+ti <- fit$train_info
+say("DiT trained in %.0f s (stop: %s, weights of step %s, validation loss %.4f)", t_dit, ti$stop_reason,
+    format(ti$best_step), ti$best_val_loss)
+t0 <- proc.time()[["elapsed"]]
+gfit <- gp_fit(train, kernel = "laplace", lengthscale = 32, fit_nugget = TRUE, nugget = 0.1, n_windows = 400,
+               seed = seed + 6)
+t_gp <- proc.time()[["elapsed"]] - t0
+say("gp_fit in %.0f s", t_gp); print(gfit)
+best_linear <- ditimpute:::latent_moment_spec(spec, noise_var)
+
+# --- the true conditional mean by elliptical slice sampling -----------------
+# One chain per (test sequence, variable): columns of an H x C matrix f with
+# prior N(0, Gamma); obs = observed frames. Returns the mean over kept
+# iterations of E[g(X_miss) | X_obs = f[obs, ]] (g = phi, or the identity for
+# the check).
+ess_mean <- function(y, obs, g, n_keep, n_burn = n_keep %/% 2, seed) {
+  set.seed(seed)
+  L <- t(chol(spec$Gamma))
+  # Rao-Blackwellised: given X_obs, X_miss ~ N(A X_obs, diag s2 + ...), and
+  # E[g(X)] for X ~ N(mu, s2) is closed-form (gmean), so only X_obs is sampled
+  # in effect and the missing part adds no Monte Carlo error.
+  G <- spec$Gamma
+  A <- G[!obs, obs, drop = FALSE] %*% solve(G[obs, obs, drop = FALSE])
+  s2 <- diag(G[!obs, !obs, drop = FALSE] - A %*% G[obs, !obs, drop = FALSE])
+  gmean <- if (identical(g, identity)) function(mu, s2) mu else function(mu, s2) {
+    mu + exp(-mu^2 / (1 + 2 * s2)) / sqrt(1 + 2 * s2) + 2 * sin(mu) * exp(-s2 / 2)
+  }
+  C <- ncol(y)
+  loglik <- function(f) -colSums((y[obs, , drop = FALSE] - g(f[obs, , drop = FALSE]))^2) / (2 * noise_var)
+  f <- L %*% matrix(stats::rnorm(H * C), H, C)
+  ll <- loglik(f)
+  acc <- matrix(0, sum(!obs), C)
+  for (it in seq_len(n_burn + n_keep)) {
+    nu <- L %*% matrix(stats::rnorm(H * C), H, C)
+    thr <- ll + log(stats::runif(C))
+    theta <- stats::runif(C, 0, 2 * pi)
+    lo <- theta - 2 * pi; hi <- theta
+    todo <- seq_len(C)
+    repeat {
+      fp <- f[, todo, drop = FALSE] * rep(cos(theta[todo]), each = H) + nu[, todo, drop = FALSE] * rep(sin(theta[todo]), each = H)
+      lp <- loglik_cols(fp, todo)
+      ok <- lp > thr[todo]
+      if (any(ok)) {
+        f[, todo[ok]] <- fp[, ok, drop = FALSE]
+        ll[todo[ok]] <- lp[ok]
+      }
+      rest <- todo[!ok]
+      if (length(rest) == 0) break
+      neg <- theta[rest] < 0
+      lo[rest][neg] <- theta[rest][neg]
+      hi[rest][!neg] <- theta[rest][!neg]
+      theta[rest] <- stats::runif(length(rest), lo[rest], hi[rest])
+      todo <- rest
+    }
+    if (it > n_burn) acc <- acc + gmean(A %*% f[obs, , drop = FALSE], s2)
+  }
+  acc / n_keep
+}
+# loglik over a subset of columns (closure over y, obs, g set per call below)
+loglik_cols <- NULL
+cond_mean <- function(y_arr, miss_frames, g, seed) {
+  # y_arr: n x H x d; returns n x H x d with the conditional mean at the missing frames
+  obs <- !(seq_len(H) %in% miss_frames)
+  y <- matrix(aperm(y_arr, c(2, 1, 3)), H)  # H x (n d), column = (sequence, variable)
+  loglik_cols <<- function(f, cols) -colSums((y[obs, cols, drop = FALSE] - g(f[obs, , drop = FALSE]))^2) /
+    (2 * noise_var)
+  m <- ess_mean(y, obs, g, n_keep, seed = seed)
+  out <- y
+  out[!obs, ] <- m
+  aperm(array(out, c(H, dim(y_arr)[1], d)), c(2, 1, 3))
+}
+
+# Check on Gaussian data (phi = identity): Y = X + eps is a GP with nugget
+# noise_var, whose conditional mean is closed-form.
+gauss_spec <- gp_spec(H, d = d, Gamma = spec$Gamma + diag(noise_var, H))
+y_gauss <- gp_simulate(gauss_spec, 10, seed = seed + 7)
+t0 <- proc.time()[["elapsed"]]
+check <- vapply(patterns, function(p) {
+  m_ess <- cond_mean(y_gauss, frames[[p]], identity, seed + 8)
+  err <- vapply(seq_len(10), function(i) {
+    mi <- matrix(FALSE, H, d); mi[frames[[p]], ] <- TRUE
+    xi <- y_gauss[i, , ]; xi[mi] <- NA
+    ex <- gp_conditional(gauss_spec, xi, missing = mi)$mean[mi]
+    mean((m_ess[i, , ][mi] - ex)^2)
+  }, 0)
+  mean(err)
+}, 0)
+say("slice-sampler check (phi = identity, 10 sequences): MSE to the exact conditional mean %s (%.0f s)",
+    paste(sprintf("%.2g", check), collapse = " / "), proc.time()[["elapsed"]] - t0)
+
+# --- impute and score -------------------------------------------------------
+rows <- list()
+per_seq <- list()
+for (k in seq_along(patterns)) {
+  p <- patterns[k]
+  mask <- array(FALSE, dim(truth)); mask[, frames[[p]], ] <- TRUE
+  x <- truth; x[mask] <- NA
+  t0 <- proc.time()[["elapsed"]]
+  cm <- cond_mean(truth, frames[[p]], phi, seed + 10 + k)
+  t_cm <- proc.time()[["elapsed"]] - t0
+  kap <- kappa_cond(spec, matrix(mask[1, , ], H))
+  imps <- list()
+  secs <- c()
+  t0 <- proc.time()[["elapsed"]]
+  imps$dit <- impute(fit, x, n_samples = n_samples, seed = seed + 20 + k, threads = threads)
+  secs["dit"] <- proc.time()[["elapsed"]] - t0
+  t0 <- proc.time()[["elapsed"]]
+  imps$gp_fit <- impute(gfit, x, n_samples = n_samples, seed = seed + 20 + k, threads = threads)
+  secs["gp_fit"] <- proc.time()[["elapsed"]] - t0
+  t0 <- proc.time()[["elapsed"]]
+  imps$oracle <- impute(best_linear, x, n_samples = n_samples, seed = seed + 20 + k, threads = threads)
+  secs["oracle"] <- proc.time()[["elapsed"]] - t0
+  for (nm in names(imps)) {
+    imp <- imps[[nm]]
+    met_t <- imputation_metrics(imp, truth = truth)            # per sequence, against the truth
+    met_c <- imputation_metrics(imp, truth = cm)               # per sequence, against the conditional mean
+    cov_t <- coverage(imp, truth = truth)$coverage
+    per_seq[[length(per_seq) + 1]] <- data.frame(imputer = nm, pattern = p, sequence = seq_len(n_test),
+                                                 mse_truth = met_t$mse, mse_cond_mean = met_c$mse)
+    rows[[length(rows) + 1]] <- data.frame(
+      imputer = nm, latent = TRUE, n = if (nm == "oracle") NA_real_ else n_train, H = H, d = d, pattern = p,
+      strategy = if (nm == "dit") "S4" else NA_character_, seed = seed, kappa = kap,
+      coverage = mean(cov_t), coverage_se = stats::sd(cov_t) / sqrt(n_test), coverage_truth = mean(cov_t),
+      interval_coverage = mean(met_t$interval_coverage), mse = mean(met_t$mse), mae = mean(met_t$mae),
+      crps = mean(met_t$crps), width = mean(met_t$width), radius = mean(imp$radius), target = "truth",
+      train_seconds = switch(nm, dit = t_dit, gp_fit = t_gp, 0), final_loss = if (nm == "dit") ti$final_loss else NA_real_,
+      seconds = secs[[nm]], mse_cond_mean = mean(met_c$mse), cond_mean_seconds = t_cm, stringsAsFactors = FALSE)
+  }
+  say("%s done (conditional mean %.0f s; imputation %s s)", p, t_cm, paste(sprintf("%.0f", secs), collapse = "/"))
+}
+res <- do.call(rbind, rows)
+ps <- do.call(rbind, per_seq)
+
+# Paired differences DiT - fitted GP and DiT - best linear, per pattern, with
+# the standard error over test sequences.
+paired <- do.call(rbind, lapply(patterns, function(p) {
+  g <- function(nm, col) ps[[col]][ps$imputer == nm & ps$pattern == p]
+  do.call(rbind, lapply(c("gp_fit", "oracle"), function(other) {
+    dc <- g("dit", "mse_cond_mean") - g(other, "mse_cond_mean")
+    dt <- g("dit", "mse_truth") - g(other, "mse_truth")
+    data.frame(pattern = p, against = other, diff_cond_mean = mean(dc), se_cond_mean = stats::sd(dc) / sqrt(n_test),
+               diff_truth = mean(dt), se_truth = stats::sd(dt) / sqrt(n_test))
+  }))
+}))
+print(res[c("imputer", "pattern", "mse_cond_mean", "mse", "coverage", "interval_coverage", "crps")], digits = 3)
+print(paired, digits = 3)
+
+cpu <- sum((proc.time() - cpu0)[c(1, 2)])
+wall <- (proc.time() - cpu0)[[3]]
+label <- c(dit = "DiT 64/3/4, S4", gp_fit = "fitted GP (gp_fit)", oracle = "best linear (exact moments)")
+f3 <- function(v) sprintf("%.3f", v)
+out_file <- file.path("bench", "results", "reproduce_paper.md")
+lines <- c(
+  "# The paper's latent GP (section 6.2) at CPU scale (bench/reproduce_paper_latent.R)", "",
+  sprintf("Produced by `Rscript bench/reproduce_paper_latent.R` on %s (%s, LibTorch %s, %d thread).",
+          format(Sys.time(), "%Y-%m-%d %H:%M %Z"), R.version.string, torch_backend()$torch_version, threads),
+  sprintf("CPU time %.0f s (user + system), wall %.0f s; load average (1/5/15 min) %s at the start, %s at the end (2 cores shared with other jobs).",
+          cpu, wall, load0, loadavg()),
+  "",
+  sprintf("Y = phi(X) + eps, phi(x) = x + exp(-x^2) + 2 sin(x), eps ~ N(0, %g); X a GP, Laplace lengthscale 64, H = %d, d = %d, Lambda = I. %d training sequences, %d test sequences (the same for every pattern and imputer), %d samples per imputation; patterns P1-P4 at H = 48.",
+          noise_var, H, d, n_train, n_test, n_samples),
+  sprintf("DiT: 64/3/4, strategy S4, dit_fit()'s default recipe, %d steps requested (stop: %s, weights of step %s, best validation loss %.4f), %.0f s of training.",
+          steps, ti$stop_reason, format(ti$best_step), ti$best_val_loss, t_dit),
+  sprintf("Fitted GP: gp_fit(kernel = \"laplace\", fit_nugget = TRUE) on %d of the training sequences, %.0f s.", 400, t_gp),
+  "Best linear: the GP with the exact mean and covariance of Y (not available to a user; the floor of any linear imputer).",
+  sprintf("Conditional mean: elliptical slice sampling of X | Y_obs, %d iterations kept after %d burn-in per (sequence, variable), Rao-Blackwellised over X_miss; the same sampler with phi = identity, where the answer is closed-form, is off by an MSE of %s on P1-P4 (10 sequences).",
+          n_keep, n_keep %/% 2, paste(sprintf("%.2g", check), collapse = " / ")),
+  "",
+  "## Scores per pattern (means over test sequences)", "",
+  "mse_cm = MSE of the point imputation to the conditional mean E[Y_miss | Y_obs]; mse_truth = to the true values; coverage = share of test sequences whose true missing values lie in the 95% region; intervals = share of missing entries inside their 95% interval.", "",
+  "| pattern | kappa | imputer | mse_cm | mse_truth | crps | coverage | intervals |", "|---|---|---|---|---|---|---|---|",
+  sprintf("| %s | %.1f | %s | %s | %s | %s | %.1f%% | %.1f%% |", res$pattern, res$kappa, label[res$imputer],
+          f3(res$mse_cond_mean), f3(res$mse), f3(res$crps), 100 * res$coverage, 100 * res$interval_coverage),
+  "",
+  "## Paired differences, DiT minus the other (mean over test sequences +- standard error)", "",
+  "Negative = the DiT is closer. The truth column estimates the same difference with the irreducible variance added to each term.", "",
+  "| pattern | against | to the conditional mean | to the truth |", "|---|---|---|---|",
+  sprintf("| %s | %s | %+.3f +- %.3f | %+.3f +- %.3f |", paired$pattern, label[paired$against], paired$diff_cond_mean,
+          paired$se_cond_mean, paired$diff_truth, paired$se_truth))
+writeLines(lines, out_file)
+saveRDS(list(rows = res, per_sequence = ps, paired = paired, check = check, train_info = ti),
+        file.path("build", "reproduce_paper_latent.rds"))
+say("written: %s", out_file)
+
+if (update_rds) {
+  rds <- "inst/extdata/paper-results.rds"
+  old <- readRDS(rds)
+  keep <- intersect(names(old$latent), names(res))
+  old$latent <- res[c(keep, setdiff(names(res), keep))]
+  old$info$latent_rows <- list(
+    date = format(Sys.time(), "%Y-%m-%d %H:%M %Z"), command = "Rscript bench/reproduce_paper_latent.R",
+    wall_seconds = wall, cpu_seconds = cpu, steps = steps, n_train = n_train, n_test = n_test,
+    config = list(width = 64, depth = 3, heads = 4), recipe = "dit_fit() defaults", train_info = ti,
+    note = paste("The latent table was replaced by bench/reproduce_paper_latent.R: DiT S4 only (S1-S3 not re-run),",
+                 "the fitted GP (imputer \"gp_fit\") and the best linear imputer (\"oracle\"), with mse_cond_mean",
+                 "against the conditional mean estimated by elliptical slice sampling."))
+  saveRDS(old, rds, compress = "xz")
+  say("updated: %s", rds)
+}
