@@ -3,6 +3,32 @@
 
 #include "ditimpute/gp_fit.hpp"
 
+namespace {
+
+// The model settings the fit and its gradient share: the kernel (over the
+// frame index, e_i = i * scale) with its start and bounds, the nugget's, and
+// the penalties on Lambda.
+ditimpute::GpFitOptions model_options(const std::string& type, double lengthscale, double scale, bool fit_lengthscale,
+                                      double lower, double upper, double nugget, bool fit_nugget, double nugget_lower,
+                                      double nugget_upper, double ridge, double shrinkage) {
+  ditimpute::GpFitOptions opt;
+  opt.kernel.type = ditimpute::kernel_type_from_string(type);
+  opt.kernel.lengthscale = lengthscale;
+  opt.kernel.embedding.scale = scale;
+  opt.fit_lengthscale = fit_lengthscale;
+  opt.lengthscale_lower = lower;
+  opt.lengthscale_upper = upper;
+  opt.nugget = nugget;
+  opt.fit_nugget = fit_nugget;
+  opt.nugget_lower = nugget_lower;
+  opt.nugget_upper = nugget_upper;
+  opt.ridge = ridge;
+  opt.shrinkage = shrinkage;
+  return opt;
+}
+
+}  // namespace
+
 // x: n x H x d array, NA = missing. The kernel is over the frame index
 // (e_i = i * scale); its variance is fixed at 1 by the core.
 // [[Rcpp::export]]
@@ -12,19 +38,8 @@ Rcpp::List cpp_gp_fit(Rcpp::NumericVector x, int n, int H, int d, std::string ty
                       double seed = 0, double validation = 0, int patience = 3, std::string method = "em",
                       double gradient_tol = 0.1) {
   DITIMPUTE_GLUE_BEGIN
-  ditimpute::GpFitOptions opt;
-  opt.kernel.type = ditimpute::kernel_type_from_string(type);
-  opt.kernel.lengthscale = lengthscale;
-  opt.kernel.embedding.scale = scale;
-  opt.fit_lengthscale = fit_lengthscale;
-  opt.lengthscale_lower = lower;
-  opt.lengthscale_upper = upper;
-  opt.nugget = nugget;
-  opt.ridge = ridge;
-  opt.shrinkage = shrinkage;
-  opt.fit_nugget = fit_nugget;
-  opt.nugget_lower = nugget_lower;
-  opt.nugget_upper = nugget_upper;
+  ditimpute::GpFitOptions opt = model_options(type, lengthscale, scale, fit_lengthscale, lower, upper, nugget, fit_nugget,
+                                              nugget_lower, nugget_upper, ridge, shrinkage);
   opt.max_iter = max_iter;
   opt.tol = tol;
   if (search == "exact") {
@@ -74,19 +89,8 @@ Rcpp::List cpp_gp_fit_gradient(Rcpp::NumericVector x, int n, int H, int d, std::
                                double upper, double nugget_lower, double nugget_upper, double ridge, double shrinkage,
                                double lengthscale, double nugget, Eigen::VectorXd mean, Eigen::MatrixXd Lambda) {
   DITIMPUTE_GLUE_BEGIN
-  ditimpute::GpFitOptions opt;
-  opt.kernel.type = ditimpute::kernel_type_from_string(type);
-  opt.kernel.lengthscale = start_lengthscale;
-  opt.kernel.embedding.scale = scale;
-  opt.fit_lengthscale = fit_lengthscale;
-  opt.fit_nugget = fit_nugget;
-  opt.nugget = start_nugget;
-  opt.lengthscale_lower = lower;
-  opt.lengthscale_upper = upper;
-  opt.nugget_lower = nugget_lower;
-  opt.nugget_upper = nugget_upper;
-  opt.ridge = ridge;
-  opt.shrinkage = shrinkage;
+  const ditimpute::GpFitOptions opt = model_options(type, start_lengthscale, scale, fit_lengthscale, lower, upper,
+                                                    start_nugget, fit_nugget, nugget_lower, nugget_upper, ridge, shrinkage);
   const ditimpute::GpFitGradient g =
       ditimpute::gp_fit_gradient(glue::batch_from_array(x, n, H, d), opt, lengthscale, nugget, mean, Lambda);
   return Rcpp::List::create(Rcpp::Named("objective") = g.objective, Rcpp::Named("loglik") = g.loglik,
