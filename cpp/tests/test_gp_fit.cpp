@@ -113,6 +113,29 @@ Vector observed_variance(const Batch& x) {
   return (sq.array() / cnt.array() - (sum.array() / cnt.array()).square()).matrix();
 }
 
+// The recovery tests' data: 150 windows of 24 frames x 3 variables (Matern
+// lengthscale 4, Lambda lambda3(), mean mu) with 20% of entries missing, and
+// fit options that start far from the truth.
+struct Recovery {
+  Vector mu;
+  GaussianProcess gp;
+  Batch x;
+  GpFitOptions opt;
+};
+
+Recovery recovery_setup() {
+  const int H = 24, n = 150;
+  const Vector mu = (Vector(3) << 1.0, -2.0, 0.5).finished();
+  RowMatrix M(H, 3);
+  for (int h = 0; h < H; ++h) M.row(h) = mu.transpose();
+  GaussianProcess gp(kernel_matrix(matern(4.0), H), lambda3(), M);
+  Batch x = simulate_with_gaps(gp, n, 0.2, 2024);
+  GpFitOptions opt;
+  opt.kernel = matern(1.0);  // start far from the truth
+  opt.lengthscale_upper = 100.0;
+  return Recovery{mu, gp, x, opt};
+}
+
 }  // namespace
 
 TEST_CASE("Shrinkage with complete windows gives (1 - s) times the ML Lambda plus s D in one step", "[gp_fit][shrinkage]") {
@@ -225,16 +248,11 @@ TEST_CASE("gp_marginal_loglik equals the dense Gaussian log-density of the obser
 }
 
 TEST_CASE("gp_fit_em recovers lengthscale, Lambda and mean from windows with 20% missing entries", "[gp_fit]") {
-  const int H = 24, n = 150;
-  const Vector mu = (Vector(3) << 1.0, -2.0, 0.5).finished();
-  RowMatrix M(H, 3);
-  for (int h = 0; h < H; ++h) M.row(h) = mu.transpose();
-  const GaussianProcess gp(kernel_matrix(matern(4.0), H), lambda3(), M);
-  const Batch x = simulate_with_gaps(gp, n, 0.2, 2024);
-
-  GpFitOptions opt;
-  opt.kernel = matern(1.0);  // start far from the truth
-  opt.lengthscale_upper = 100.0;
+  const Recovery r = recovery_setup();
+  const Vector& mu = r.mu;
+  const GaussianProcess& gp = r.gp;
+  const Batch& x = r.x;
+  GpFitOptions opt = r.opt;
   const GpFitResult fit = gp_fit_em(x, opt);
 
   REQUIRE(fit.converged);
@@ -627,16 +645,11 @@ TEST_CASE("gp_fit_gradient's lengthscale derivative is right for every kernel ty
 }
 
 TEST_CASE("gp_fit_lbfgs reaches a stationary point and recovers the parameters from windows with 20% missing", "[gp_fit][lbfgs]") {
-  const int H = 24, n = 150;
-  const Vector mu = (Vector(3) << 1.0, -2.0, 0.5).finished();
-  RowMatrix M(H, 3);
-  for (int h = 0; h < H; ++h) M.row(h) = mu.transpose();
-  const GaussianProcess gp(kernel_matrix(matern(4.0), H), lambda3(), M);
-  const Batch x = simulate_with_gaps(gp, n, 0.2, 2024);
-
-  GpFitOptions opt;
-  opt.kernel = matern(1.0);  // start far from the truth
-  opt.lengthscale_upper = 100.0;
+  const Recovery r = recovery_setup();
+  const Vector& mu = r.mu;
+  const GaussianProcess& gp = r.gp;
+  const Batch& x = r.x;
+  GpFitOptions opt = r.opt;
   opt.gradient_tol = 1e-3;
   const GpFitResult fit = gp_fit_lbfgs(x, opt);
   REQUIRE(fit.converged);

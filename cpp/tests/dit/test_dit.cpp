@@ -37,14 +37,9 @@ Batch gp_data(int n, int H, int d, std::uint64_t seed) {
 }
 
 TrainOptions quick_options(int steps) {
-  TrainOptions o;
-  o.steps = steps;
-  o.batch_size = 16;
+  TrainOptions o = cpu_train_options(steps, 16, 7);
   o.lr = 1e-3;
   o.val_every = 5;
-  o.threads = 1;
-  o.seed = 7;
-  o.device = "cpu";
   return o;
 }
 

@@ -111,14 +111,9 @@ TEST_CASE("A short training does not make the residual GP-DiT worse than the GP 
   auto model = DiTModel::create(gp_config(H, d, "residual"), 5, "cpu");
   model.set_gp(gp);
   const double untrained = model.denoising_loss(held_out, strategy, "log_uniform", 77, 1, "v");
-  TrainOptions o;
-  o.steps = 200;
-  o.batch_size = 32;
+  TrainOptions o = cpu_train_options(200, 32, 11);
   o.lr = 1e-3;
   o.ema = 0.999;
-  o.seed = 11;
-  o.threads = 1;
-  o.device = "cpu";
   model.fit(train, nullptr, strategy, o);
   const double trained = model.denoising_loss(held_out, strategy, "log_uniform", 77, 1, "v");
   auto plain = DiTModel::create(tiny_config(H, d), 5, "cpu");
@@ -155,13 +150,8 @@ TEST_CASE("GP-informed DiT: the GP is checked, required, saved and pooled", "[di
     auto fit_once = [&](const std::string& mode) {
       auto m = DiTModel::create(gp_config(H, d, mode), 3, "cpu");
       m.set_gp(gp);
-      TrainOptions o;
-      o.steps = 5;
-      o.batch_size = 8;
+      TrainOptions o = cpu_train_options(5, 8, 4);
       o.gp_pool = 16;
-      o.seed = 4;
-      o.threads = 1;
-      o.device = "cpu";
       m.fit(x, nullptr, mixed_strategy(H), o);
       return m;
     };

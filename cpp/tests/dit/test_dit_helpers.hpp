@@ -5,6 +5,8 @@
 #include "ditimpute/gaussian.hpp"
 #include "ditimpute/patterns.hpp"
 
+#include <cstdint>
+
 namespace ditimpute {
 namespace testing {
 
@@ -32,6 +34,18 @@ inline MaskStrategy mixed_strategy(int H) {
                   PatternGenerator::tail_frames(m)};
   s.weights = {1, 1, 1};
   return s;
+}
+
+// Training options of the tests: a fixed seed on the CPU; each test sets
+// the learning rate, EMA and validation it needs on top.
+inline TrainOptions cpu_train_options(int steps, int batch_size, std::uint64_t seed, int threads = 1) {
+  TrainOptions o;
+  o.steps = steps;
+  o.batch_size = batch_size;
+  o.seed = seed;
+  o.threads = threads;
+  o.device = "cpu";
+  return o;
 }
 
 inline DiTConfig tiny_config(int H, int d) {

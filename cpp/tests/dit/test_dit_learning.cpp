@@ -27,14 +27,9 @@ TEST_CASE("A small DiT learns GP conditionals: loss and conditional-mean MSE", "
   auto model = DiTModel::create(c, 1, "cpu");
   const double untrained = model.denoising_loss(val, strategy, "log_uniform", 77, 2);
 
-  TrainOptions o;
-  o.steps = 800;
-  o.batch_size = 64;
+  TrainOptions o = cpu_train_options(800, 64, 3, 2);
   o.lr = 1e-3;
   o.val_every = 200;
-  o.seed = 3;
-  o.threads = 2;
-  o.device = "cpu";
   auto res = model.fit(train, &val, strategy, o);
   const double trained = model.denoising_loss(val, strategy, "log_uniform", 77, 2);
 

@@ -13,14 +13,9 @@ using namespace ditimpute::testing;
 namespace {
 
 TrainOptions base_options(int steps) {
-  TrainOptions o;
-  o.steps = steps;
-  o.batch_size = 32;
+  TrainOptions o = cpu_train_options(steps, 32, 11);
   o.lr = 1e-3;
   o.val_every = 25;
-  o.seed = 11;
-  o.threads = 1;
-  o.device = "cpu";
   return o;
 }
 
