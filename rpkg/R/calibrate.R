@@ -61,8 +61,11 @@
 #' them with the fitted model at the imputation's level and `n_samples`. Each
 #' hidden entry is scored as above and grouped by the length of the gap it
 #' lies in (`groups = "gap"` or `"none"`); [apply_calibration()] (or
-#' `impute_series(calibrate = TRUE)`) widens, or narrows, each imputed
-#' entry's interval by the factor of its gap's group. Intervals only: the
+#' `impute_series(calibrate = TRUE)`) widens each imputed entry's interval
+#' by the factor of its gap's group where that factor is positive, and leaves
+#' it as the model gave it otherwise: a series' self-calibration never narrows
+#' (a group's factor rests on a few gaps whose entries are correlated; the
+#' factors as fitted are kept in `factors$fitted`). Intervals only: the
 #' series' single L2 region is left as it is. The hidden values helped fit
 #' the model, so the rounds are slightly optimistic about it.
 #'

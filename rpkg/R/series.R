@@ -107,12 +107,16 @@
 #' @param calibrate `TRUE` to self-calibrate the intervals ([calibrate()] on
 #'   the result with its defaults, then [apply_calibration()]): ten rounds
 #'   hide further observed stretches of the series with lengths drawn from its
-#'   own gaps, and each entry's interval is widened or narrowed so that a
-#'   share `level` of those hidden values fall inside, per gap-length group. The
-#'   calibration is kept as `calibration` in the result. It corrects the
-#'   width of intervals whose model is wrong in scale (heavier tails, changing
-#'   volatility) on average over each gap-length group; it cannot move a point
-#'   that is biased, nor make intervals right entry by entry.
+#'   own gaps, and each entry's interval is widened so that a share `level`
+#'   of those hidden values fall inside, per gap-length group; a group whose
+#'   hidden values were covered more often than `level` keeps the model's
+#'   intervals (calibration never narrows them: a group rests on a few
+#'   correlated gaps, and narrowing on them took sunspot.month's long gaps
+#'   from 87.7% to 63.8% coverage in `bench/results/series_long_narrowing_2026-11-25.md`). The
+#'   calibration is kept as `calibration` in the result. It repairs intervals
+#'   that are too narrow on average over a gap-length group (heavier tails,
+#'   changing volatility); it cannot repair intervals that are too wide, move
+#'   a point that is biased, or make intervals right entry by entry.
 #' @param proper `TRUE` for *proper* multiple imputation (`method = "gp"`):
 #'   each sample path is drawn under its own draw of the model's parameters
 #'   from their approximate sampling distribution (the form's log-parameters

@@ -141,13 +141,15 @@ test_that("calibrate() self-calibrates a series imputation on stretches hidden w
   # Holes of 1 frame and a 12-frame gap: two gap-length groups at least.
   expect_equal(cal$grouping$type, "gap")
   expect_gte(length(cal$grouping$labels), 2)
-  # Each group's factor is the conformal quantile of its scores: the smallest
-  # q with at least a share `level` of the hidden values inside (score <= q).
+  # Each group's fitted factor is the conformal quantile of its scores: the
+  # smallest q with at least a share `level` of the hidden values inside
+  # (score <= q); the applied factor is that q where it widens, else 0.
   for (b in seq_along(cal$grouping$labels)) {
     s <- cal$scores$score[cal$scores$group == cal$grouping$labels[b]]
-    q <- cal$factors$interval[b]
+    q <- cal$factors$fitted[b]
     expect_gte(mean(s <= q), 0.9)
     expect_lt(mean(s < q), 0.9 + 1 / length(s) + 1e-12)
+    expect_identical(cal$factors$interval[b], max(q, 0))
   }
   expect_output(print(cal), "rounds")
   expect_s3_class(plot(cal), "ggplot")
@@ -159,6 +161,8 @@ test_that("calibrate() self-calibrates a series imputation on stretches hidden w
   g <- ditimpute:::assign_groups(cal$grouping, list(gap = gl, n = length(gl)))
   expect_equal((cimp$upper - cimp$lower)[miss], (imp$upper - imp$lower)[miss] * (1 + cal$factors$interval[g]))
   expect_equal(cimp$lower[miss] + cimp$upper[miss], imp$lower[miss] + imp$upper[miss])
+  # A series' self-calibration never narrows an interval.
+  expect_true(all(cimp$lower[miss] <= imp$lower[miss] & cimp$upper[miss] >= imp$upper[miss]))
   expect_equal(cimp$record$upper, cimp$upper[cbind(cimp$record$frame, 1L)])
   expect_true(all(is.na(cimp$lower[!miss])))
   expect_s3_class(coverage(cimp), "ditimpute_coverage")
@@ -326,4 +330,21 @@ test_that("positive skewed data: the log scale keeps every imputation and bound 
   expect_true(any(none$lower[miss] < 0))
   # A series with values <= 0 is never logged under "auto".
   expect_true(all(is.na(impute_series(y - 20, n_samples = 20, seed = 1)$model$lambda)))
+})
+
+test_that("a series' self-calibration keeps the model's intervals where they over-cover", {
+  # Student-t (3 df) noise: Gaussian 90% intervals with the noise's own sd
+  # cover about 93.5% of it, so the conformal factors come out negative; the
+  # calibration must leave those intervals as the model gave them.
+  set.seed(5)
+  y <- stats::ts(stats::rt(600, df = 3))
+  y[sample(600, 60)] <- NA
+  imp <- impute_series(y, level = 0.9, n_samples = 40, seed = 1, model = "stationary", kernel = "smooth")
+  cal <- calibrate(imp, seed = 2)
+  expect_true(any(cal$factors$fitted < 0))
+  expect_identical(cal$factors$interval, pmax(cal$factors$fitted, 0))
+  out <- apply_calibration(imp, cal)
+  miss <- imp$missing
+  expect_true(all(out$upper[miss] - out$lower[miss] >= imp$upper[miss] - imp$lower[miss] - 1e-12))
+  expect_output(print(cal), "never narrowed")
 })
