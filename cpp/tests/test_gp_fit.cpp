@@ -248,11 +248,8 @@ TEST_CASE("gp_marginal_loglik equals the dense Gaussian log-density of the obser
 }
 
 TEST_CASE("gp_fit_em recovers lengthscale, Lambda and mean from windows with 20% missing entries", "[gp_fit]") {
-  const Recovery r = recovery_setup();
-  const Vector& mu = r.mu;
-  const GaussianProcess& gp = r.gp;
-  const Batch& x = r.x;
-  GpFitOptions opt = r.opt;
+  const auto [mu, gp, x, start] = recovery_setup();
+  GpFitOptions opt = start;
   const GpFitResult fit = gp_fit_em(x, opt);
 
   REQUIRE(fit.converged);
@@ -645,11 +642,8 @@ TEST_CASE("gp_fit_gradient's lengthscale derivative is right for every kernel ty
 }
 
 TEST_CASE("gp_fit_lbfgs reaches a stationary point and recovers the parameters from windows with 20% missing", "[gp_fit][lbfgs]") {
-  const Recovery r = recovery_setup();
-  const Vector& mu = r.mu;
-  const GaussianProcess& gp = r.gp;
-  const Batch& x = r.x;
-  GpFitOptions opt = r.opt;
+  const auto [mu, gp, x, start] = recovery_setup();
+  GpFitOptions opt = start;
   opt.gradient_tol = 1e-3;
   const GpFitResult fit = gp_fit_lbfgs(x, opt);
   REQUIRE(fit.converged);

@@ -104,9 +104,7 @@ TEST_CASE("An untrained residual GP-informed DiT samples the GP's exact conditio
 // DiT starts at ~3x this loss, test_dit_training.cpp).
 TEST_CASE("A short training does not make the residual GP-DiT worse than the GP on GP data", "[dit][gp][learning]") {
   const int H = 16, d = 2;
-  auto gp = small_gp(H, d, 3.0);
-  Rng rng(99);
-  Batch train = gp.simulate(800, rng), held_out = gp.simulate(200, rng);
+  const auto [gp, train, held_out] = small_gp_split(H, d, 800, 200, 99);
   auto strategy = mixed_strategy(H);
   auto model = DiTModel::create(gp_config(H, d, "residual"), 5, "cpu");
   model.set_gp(gp);

@@ -25,6 +25,20 @@ inline GaussianProcess small_gp(int H, int d, double lengthscale) {
   return GaussianProcess(Gamma, Lambda, RowMatrix::Zero(H, d));
 }
 
+// Training and held-out sequences drawn from small_gp(H, d, 3.0) with one
+// seed: the paired-loss tests compare losses on the same held-out draws.
+struct GpSplit {
+  GaussianProcess gp;
+  Batch train, held_out;
+};
+inline GpSplit small_gp_split(int H, int d, int n_train, int n_held, std::uint64_t seed) {
+  GaussianProcess gp = small_gp(H, d, 3.0);
+  Rng rng(seed);
+  Batch train = gp.simulate(n_train, rng);
+  Batch held_out = gp.simulate(n_held, rng);
+  return GpSplit{gp, train, held_out};
+}
+
 // Mixed masking in the paper's spirit, scaled to short sequences: random
 // frames, blocks of 2 and a tail block, a quarter of the frames missing.
 inline MaskStrategy mixed_strategy(int H) {

@@ -36,9 +36,9 @@ std::string input_arg(const TrainOptions& o) {
 // differences measure the weights, not the Monte Carlo draw.
 TEST_CASE("The warmed-up EMA samples no worse than the raw weights after a short run", "[dit][learning]") {
   const int H = 16, d = 2;
-  auto gp = small_gp(H, d, 3.0);
-  Rng rng(99);
-  Batch train = gp.simulate(1500, rng), held_out = gp.simulate(300, rng);
+  const GpSplit data = small_gp_split(H, d, 1500, 300, 99);
+  const Batch& train = data.train;
+  const Batch& held_out = data.held_out;
   auto strategy = mixed_strategy(H);
   DiTConfig c = tiny_config(H, d);
   c.width = 32;
