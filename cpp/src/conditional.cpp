@@ -325,6 +325,12 @@ Matrix Conditional::mean(const Batch& x) const {
   return out;
 }
 
+void Conditional::covariance_into(Eigen::Ref<Matrix> out) const {
+  if (out.rows() != n_missing() || out.cols() != n_missing())
+    throw numeric_error("covariance_into: the output is not n_missing x n_missing.");
+  out = covariance();
+}
+
 double Conditional::kappa_cond() const {
   const Vector ev = eigenvalues();
   return kappa_of(ev(0), ev(ev.size() - 1));

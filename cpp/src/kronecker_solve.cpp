@@ -93,8 +93,10 @@ Matrix block_pcg(const Block& apply, const Block& precond, const Matrix& B, doub
 // Extreme-eigenvalue problems from this many rows go to largest_eigenvalue;
 // smaller ones take a dense eigen-decomposition (milliseconds).
 constexpr Eigen::Index kKrylovMinRows = 200;
-// Columns per block: 4 and 8 took the same time at BeijingAir size, 16 more.
-constexpr Eigen::Index kKrylovBlock = 8;
+// Columns per block: at BeijingAir size (bench_entry_conditional covariance,
+// one thread) the four kappa problems took 0.27-0.30 s with 4, 0.33-0.40 s
+// with 8, 0.6-0.8 s with 16 or 24 (wider blocks need a larger basis).
+constexpr Eigen::Index kKrylovBlock = 4;
 // Residual tolerance of largest_eigenvalue for condition numbers: each
 // eigenvalue to 1e-8 relative at worst (the residual bounds the error); in
 // practice the error is of order residual^2 / gap (Ritz values converge
@@ -107,53 +109,66 @@ constexpr Eigen::Index kKrylovMaxDim = 600;
 // The largest eigenvalue of a symmetric n x n operator given by its action
 // on blocks: Rayleigh-Ritz on a block Krylov space (blocks of 8 columns, each
 // orthogonalised twice against the whole basis, so no ghost eigenvalues), the
-// projected matrix V^T A V kept from the stored products A V. Stops when the
-// top Ritz pair (theta, v) has ||A v - theta v|| <= tol |theta|: theta is a
+// projected matrix T = V^T A V built block by block. Stops when the top Ritz
+// pair (theta, y = V s) has ||A y - theta y|| <= tol |theta|: theta is a
 // Rayleigh quotient, so theta <= lambda_max, and some eigenvalue lies within
 // the residual of theta (Bauer-Fike for symmetric matrices), so theta is
 // lambda_max to tol relative unless the start block missed lambda_max's
-// eigenvector (a fixed-seed Gaussian block: probability zero). `converged`
-// is false when the basis reached max_dim columns first; the caller then
-// takes a dense eigen-decomposition. The start block has a fixed seed, so
-// results are reproducible.
+// eigenvector (a fixed-seed Gaussian block: probability zero). The residual
+// comes free from the next block: A V_j lies in the basis for every block but
+// the last (that is how the basis grows), so A y - theta y = W s_last, W the
+// last block's products with the basis projected out, which is the next
+// block before normalisation (no stored A V, no products with the basis).
+// `converged` is false when the basis reached max_dim columns first; the
+// caller then takes a dense eigen-decomposition. The start block has a fixed
+// seed, so results are reproducible.
 double largest_eigenvalue(const Block& apply, Eigen::Index n, double tol, Eigen::Index max_dim, bool& converged) {
   converged = false;
   if (n == 0) return 0.0;
   const detail::SerialBlasScope serial;  // many small products: one BLAS thread
   max_dim = std::min(max_dim, n);
   const Eigen::Index b = std::min<Eigen::Index>(kKrylovBlock, n);
-  check_memory(8.0 * (2.0 * n * max_dim + 1.0 * max_dim * max_dim), "x", "a Krylov basis for an extreme eigenvalue");
-  Matrix V(n, max_dim), AV(n, max_dim), T(max_dim, max_dim);
+  check_memory(8.0 * (1.0 * n * max_dim + 1.0 * max_dim * max_dim), "x", "a Krylov basis for an extreme eigenvalue");
+  Matrix V(n, max_dim), T(max_dim, max_dim);
   Matrix X(n, b), AX;
   Rng rng(0x6b72796c6f76ULL);
   fill_standard_normal(rng, X.data(), static_cast<std::size_t>(X.size()));
   Eigen::Index k = 0, blocks = 0;
   double theta = 0.0;
+  // X minus its projection on the basis: classical Gram-Schmidt twice (dgemm).
+  const auto project_out = [&V, &k, n](Matrix& Y) {
+    for (int pass = 0; pass < 2 && k > 0; ++pass) {
+      Matrix C(k, Y.cols()), P(n, Y.cols());
+      detail::multiply(V.leftCols(k), true, Y, false, C);
+      detail::multiply(V.leftCols(k), false, C, false, P);
+      Y -= P;
+    }
+  };
+  bool projected = false;  // X already has the basis projected out
+  bool complete = true;    // every block's image went into the basis
+  Vector norm0 = X.colwise().norm().transpose();  // X's column norms before any projection
   for (;;) {
     // Orthonormalise the new block against the basis and within itself,
     // dropping columns that the basis already spans.
-    const Vector norm0 = X.colwise().norm().transpose();
-    for (int pass = 0; pass < 2 && k > 0; ++pass) {  // classical Gram-Schmidt twice, BLAS dgemm
-      Matrix C(k, X.cols()), P(n, X.cols());
-      detail::multiply(V.leftCols(k), true, X, false, C);
-      detail::multiply(V.leftCols(k), false, C, false, P);
-      X -= P;
-    }
-    Eigen::Index kept = 0;
-    for (Eigen::Index c = 0; c < X.cols() && k + kept < max_dim; ++c) {
+    if (!projected) project_out(X);
+    Eigen::Index kept = 0, c = 0;
+    for (; c < X.cols() && k + kept < max_dim; ++c) {
       for (int pass = 0; pass < 2; ++pass)
         for (Eigen::Index p = 0; p < kept; ++p) X.col(c) -= X.col(p).dot(X.col(c)) * X.col(p);
       const double nrm = X.col(c).norm();
       if (!(nrm > 1e-10 * norm0(c))) continue;
       X.col(kept++) = X.col(c) / nrm;
     }
+    // A block cut short by max_dim leaves part of the previous block's image
+    // outside the basis, and the cheap residual below would miss it: such a
+    // basis never reports convergence (the caller's dense fallback decides).
+    if (c < X.cols()) complete = false;
     if (kept == 0) {  // the basis spans an invariant subspace: its Ritz values are eigenvalues
       converged = k > 0;
       return theta;
     }
     apply(X.leftCols(kept), AX);
     V.middleCols(k, kept) = X.leftCols(kept);
-    AV.middleCols(k, kept) = AX;
     const Eigen::Index k1 = k + kept;
     {
       Matrix C(k1, kept);
@@ -162,25 +177,28 @@ double largest_eigenvalue(const Block& apply, Eigen::Index n, double tol, Eigen:
     }
     T.block(k, 0, kept, k) = T.block(0, k, k, kept).transpose();
     k = k1;
+    X = AX;
+    norm0 = X.colwise().norm().transpose();
+    projected = false;
     // Rayleigh-Ritz (O(k^3)) after every block while the basis is small,
     // then about every k / 64 blocks, so its cost stays below the products'.
     ++blocks;
-    if (k < n && k + b <= max_dim && blocks % std::max<Eigen::Index>(1, k / 64) != 0) {
-      X = AX;
-      continue;
-    }
+    if (k < n && k + b <= max_dim && blocks % std::max<Eigen::Index>(1, k / 64) != 0) continue;
     Matrix Tk = 0.5 * (T.topLeftCorner(k, k) + T.topLeftCorner(k, k).transpose());
-    Vector ritz;
-    if (!detail::symmetric_eigen_in_place(Tk, ritz, true)) return theta;  // LAPACK dsyevd from 128
-    theta = ritz(k - 1);
-    const Vector s = Tk.col(k - 1);
-    const double r = (AV.leftCols(k) * s - theta * (V.leftCols(k) * s)).norm();
-    if (r <= tol * std::abs(theta) || k == n) {
+    Vector s;
+    if (!detail::largest_eigenpair_in_place(Tk, theta, s)) return theta;  // LAPACK dsyevr: the top pair only
+    if (k == n) {
+      converged = true;
+      return theta;
+    }
+    project_out(X);  // the next block, unnormalised: W
+    projected = true;
+    const double r = (X * s.tail(kept)).norm();
+    if (complete && r <= tol * std::abs(theta)) {
       converged = true;
       return theta;
     }
     if (k + 1 > max_dim) return theta;
-    X = AX;
   }
 }
 
@@ -246,7 +264,15 @@ class PrecisionConditional final : public Conditional {
     check_memory(8.0 * 3.0 * m * m, "x", "the dense " + std::to_string(n_missing()) + " x " +
                                              std::to_string(n_missing()) + " conditional covariance");
     if (!cg_) return inverse_from_factor(Lq_);
-    return solve(Matrix::Identity(n_missing(), n_missing()));
+    const Matrix S = solve(Matrix::Identity(n_missing(), n_missing()));
+    return 0.5 * (S + S.transpose());  // CG's columns carry independent errors: symmetric like the others
+  }
+  void covariance_into(Eigen::Ref<Matrix> out) const override {
+    if (cg_) return Conditional::covariance_into(out);
+    if (out.rows() != n_missing() || out.cols() != n_missing())
+      throw numeric_error("covariance_into: the output is not n_missing x n_missing.");
+    out = Lq_;  // dpotri in place: no buffer of our own
+    detail::inverse_from_cholesky_in_place(out);
   }
 
   // 1 / eig(Q_mm), ascending; an O(m^3) eigen-decomposition, on request.
@@ -268,12 +294,13 @@ class PrecisionConditional final : public Conditional {
   }
 
   // kappa(Sigma_oo) = lambda_max(Sigma_oo) lambda_max(Sigma_oo^{-1}), both
-  // top eigenvalues (each found to 1e-10 relative by largest_eigenvalue),
+  // top eigenvalues (each found to 1e-8 relative by largest_eigenvalue),
   // with products by Sigma_oo (Kronecker products on the observed entries)
   // and by its inverse, the Schur complement Q_oo - Q_om Q_mm^{-1} Q_mo (two
-  // Kronecker products and the factor of Q_mm): never the |o| x |o| matrix.
-  // Small problems, the CG path (inexact solves) and a Krylov space that has
-  // not converged take the dense eigenvalues of Sigma_oo (LAPACK dsyevd).
+  // Kronecker products and a product by Q_mm^{-1}): never the |o| x |o|
+  // matrix. Small problems, the CG path (inexact solves) and a Krylov space
+  // that has not converged take the dense eigenvalues of Sigma_oo (LAPACK
+  // dsyevd).
   double kappa_obs() const override {
     const Eigen::Index o = static_cast<Eigen::Index>(obs_.size());
     if (!cg_ && o >= kKrylovMinRows) {
@@ -300,10 +327,9 @@ class PrecisionConditional final : public Conditional {
     if (!detail::symmetric_eigen_in_place(S, ev, false)) throw numeric_error("eigen-decomposition failed.");
     return ev(0) > 0.0 ? ev(ev.size() - 1) / ev(0) : std::numeric_limits<double>::infinity();
   }
-
   // kappa(Sigma_cond) = lambda_max(Q_mm) lambda_max(Q_mm^{-1}), as kappa_obs:
-  // products by Q_mm through the Kronecker factors and by Q_mm^{-1} through
-  // its Cholesky factor, to 1e-10 relative; otherwise all eigenvalues.
+  // products by Q_mm through the Kronecker factors and by Q_mm^{-1} (two
+  // triangular solves), to 1e-8 relative; otherwise all eigenvalues.
   double kappa_cond() const override {
     const Eigen::Index m = n_missing();
     if (!cg_ && !eigen_ready_ && m >= kKrylovMinRows) {

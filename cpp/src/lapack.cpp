@@ -31,6 +31,10 @@ void dtrsm_(const char* side, const char* uplo, const char* transa, const char* 
             std::size_t uplo_len, std::size_t transa_len, std::size_t diag_len);
 void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w, double* work,
              const int* lwork, int* iwork, const int* liwork, int* info, std::size_t jobz_len, std::size_t uplo_len);
+void dsyevr_(const char* jobz, const char* range, const char* uplo, const int* n, double* a, const int* lda,
+             const double* vl, const double* vu, const int* il, const int* iu, const double* abstol, int* m, double* w,
+             double* z, const int* ldz, int* isuppz, double* work, const int* lwork, int* iwork, const int* liwork,
+             int* info, std::size_t jobz_len, std::size_t range_len, std::size_t uplo_len);
 void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const double* alpha,
             const double* a, const int* lda, const double* b, const int* ldb, const double* beta, double* c,
             const int* ldc, std::size_t transa_len, std::size_t transb_len);
@@ -222,6 +226,39 @@ bool symmetric_eigen_in_place(Eigen::Ref<Eigen::MatrixXd> A, Eigen::VectorXd& va
   std::vector<int> iwork(static_cast<std::size_t>(std::max(liwork, 1)));
   dsyevd_(jobz, "L", &n, A.data(), &lda, values.data(), work.data(), &lwork, iwork.data(), &liwork, &info, 1, 1);
   return info == 0;
+}
+
+bool largest_eigenpair_in_place(Eigen::Ref<Eigen::MatrixXd> A, double& value, Eigen::VectorXd& vector) {
+  if (A.rows() != A.cols() || A.rows() == 0) throw numeric_error("largest_eigenpair_in_place: not a square matrix.");
+  // Any size: the Ritz problems of the Krylov loops are 8 to 600 rows, where
+  // Eigen's full decomposition (SSE2, every vector) cost more than the products.
+  if (inside_parallel_for() || !atfork_registered || forked_child.load()) {
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(A);  // reads the lower triangle
+    if (es.info() != Eigen::Success) return false;
+    value = es.eigenvalues()(A.rows() - 1);
+    vector = es.eigenvectors().col(A.rows() - 1);
+    return true;
+  }
+  const int n = fortran_int(A.rows()), lda = fortran_int(A.outerStride()), il = n, iu = n;
+  const double vl = 0.0, vu = 0.0, abstol = 0.0;  // abstol 0: LAPACK's default accuracy
+  int found = 0, info = 0, lwork = -1, liwork = -1, iwork_query = 0;
+  double work_query = 0.0, w_query = 0.0;
+  std::vector<double> w(static_cast<std::size_t>(n));
+  std::vector<int> isuppz(2);
+  vector.resize(n);
+  dsyevr_("V", "I", "L", &n, A.data(), &lda, &vl, &vu, &il, &iu, &abstol, &found, w.data(), vector.data(), &n,
+          isuppz.data(), &work_query, &lwork, &iwork_query, &liwork, &info, 1, 1, 1);
+  (void)w_query;
+  if (info != 0) return false;
+  lwork = static_cast<int>(work_query) + 1;
+  liwork = std::max(iwork_query, 1);
+  std::vector<double> work(static_cast<std::size_t>(lwork));
+  std::vector<int> iwork(static_cast<std::size_t>(liwork));
+  dsyevr_("V", "I", "L", &n, A.data(), &lda, &vl, &vu, &il, &iu, &abstol, &found, w.data(), vector.data(), &n,
+          isuppz.data(), work.data(), &lwork, iwork.data(), &liwork, &info, 1, 1, 1);
+  if (info != 0 || found != 1) return false;
+  value = w[0];
+  return true;
 }
 
 void lower_outer_product(const Eigen::Ref<const Eigen::MatrixXd>& Y, double alpha, Eigen::Ref<Eigen::MatrixXd> C) {

@@ -54,6 +54,13 @@ void multiply(const Eigen::Ref<const Eigen::MatrixXd>& A, bool transpose_a, cons
 // when the algorithm did not converge.
 bool symmetric_eigen_in_place(Eigen::Ref<Eigen::MatrixXd> A, Eigen::VectorXd& values, bool vectors);
 
+// The largest eigenvalue of the symmetric A (lower triangle read; A is
+// destroyed) and a unit eigenvector for it. LAPACK dsyevr for that one pair
+// (tridiagonal reduction, then one eigenvalue and vector: several times
+// cheaper than every pair) at any size, Eigen's full decomposition on a
+// parallel_for worker or in a forked child. False when it did not converge.
+bool largest_eigenpair_in_place(Eigen::Ref<Eigen::MatrixXd> A, double& value, Eigen::VectorXd& vector);
+
 // While alive, OpenBLAS runs on one thread (openblas_set_num_threads(1));
 // then back to the process's thread budget (threads.hpp). For loops of many
 // small BLAS calls (the Krylov products of kronecker_solve.cpp), whose

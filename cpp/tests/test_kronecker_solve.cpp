@@ -74,6 +74,17 @@ TEST_CASE("precision and CG paths equal the dense conditional", "[gaussian][prec
   CHECK(rel(cg->covariance(), S) < 1e-6);
   CHECK(rel(pr->marginal_sd(), S.diagonal().cwiseSqrt()) < 1e-10);
   CHECK(cg->marginal_sd().size() == 0);  // no cheap diagonal: impute() estimates it from draws
+  // covariance_into() (the glue writes into R's matrix): the same matrix on
+  // every path, both triangles, and an output of the wrong size is refused.
+  for (const Conditional* c : {de.get(), pr.get(), cg.get()}) {
+    INFO(c->method());
+    Matrix into = Matrix::Constant(c->n_missing(), c->n_missing(), std::nan(""));
+    c->covariance_into(into);
+    CHECK((into - c->covariance()).cwiseAbs().maxCoeff() == 0.0);
+    CHECK((into - into.transpose()).cwiseAbs().maxCoeff() == 0.0);
+    Matrix wrong(c->n_missing(), c->n_missing() - 1);
+    CHECK_THROWS_AS(c->covariance_into(wrong), numeric_error);
+  }
   CHECK(rel(pr->eigenvalues(), de->eigenvalues()) < 1e-9);
   // kappa_obs and kappa_cond of the precision path come from a Krylov method
   // (m and |o| >= 200 here): each of the two extreme eigenvalues to a
@@ -209,6 +220,18 @@ TEST_CASE("dense algebra: LAPACK on the calling thread equals Eigen on a paralle
   });
   CHECK(rel(S, S_worker) < 1e-11);
   CHECK((S - S.transpose()).cwiseAbs().maxCoeff() == 0.0);  // both triangles written
+  // The Krylov condition numbers: LAPACK dsyevr's top Ritz pair here, Eigen's
+  // full decomposition on the worker; both to the 1e-8 residual (2.1e-8 on
+  // the ratio, see above).
+  double kc_worker = 0.0, ko_worker = 0.0;
+  parallel_for(2, 2, [&](int i) {
+    if (i == 0) {
+      kc_worker = worker->kappa_cond();
+      ko_worker = worker->kappa_obs();
+    }
+  });
+  CHECK(std::abs(main_thread->kappa_cond() / kc_worker - 1) < 2.1e-8);
+  CHECK(std::abs(main_thread->kappa_obs() / ko_worker - 1) < 2.1e-8);
   CHECK(rel(main_thread->marginal_sd(), sd_worker) < 1e-11);
   CHECK(rel(main_thread->mean(x), worker->mean(x)) < 1e-11);
   // Against the dense reference, which never uses LAPACK.

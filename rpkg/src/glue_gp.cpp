@@ -77,9 +77,18 @@ Rcpp::List cpp_conditional(Eigen::MatrixXd Gamma, Eigen::MatrixXd Lambda, Eigen:
   std::vector<int> miss = cond->missing_entries();
   for (int& k : miss) k += 1;
   const double na = NA_REAL;
+  Rcpp::RObject cov = R_NilValue;
+  if (with_cov) {  // written straight into R's matrix: no m x m buffer of the core's
+    const int m = cond->n_missing();
+    ditimpute::check_memory(8.0 * 2.0 * m * m, "x",
+                            "the dense " + std::to_string(m) + " x " + std::to_string(m) + " conditional covariance");
+    Rcpp::NumericMatrix S(Rcpp::no_init(m, m));
+    Eigen::Map<Eigen::MatrixXd> S_map(S.begin(), m, m);
+    cond->covariance_into(S_map);
+    cov = S;
+  }
   return Rcpp::List::create(
-      Rcpp::Named("mean") = Rcpp::wrap(cond->mean(batch)),
-      Rcpp::Named("cov") = with_cov ? Rcpp::RObject(Rcpp::wrap(cond->covariance())) : Rcpp::RObject(R_NilValue),
+      Rcpp::Named("mean") = Rcpp::wrap(cond->mean(batch)), Rcpp::Named("cov") = cov,
       Rcpp::Named("kappa_cond") = with_cov ? cond->kappa_cond() : na,
       Rcpp::Named("kappa_obs") = with_cov ? cond->kappa_obs() : na, Rcpp::Named("kronecker") = cond->kronecker(),
       Rcpp::Named("method") = cond->method(), Rcpp::Named("missing_entries") = miss);

@@ -78,6 +78,11 @@ class Conditional {
   virtual Matrix mean(const Batch& x) const;
   // Dense Sigma_cond (n_missing x n_missing). For tests and small cases.
   virtual Matrix covariance() const = 0;
+  // Sigma_cond written into `out` (n_missing x n_missing), memory the caller
+  // owns (an R matrix, say): the precision path computes it in place there,
+  // with no second m x m buffer (each new 27 MB buffer costs ~80 ms of page
+  // faults on this project's VMs at BeijingAir size). Default: covariance().
+  virtual void covariance_into(Eigen::Ref<Matrix> out) const;
   // Eigenvalues of Sigma_cond, ascending.
   virtual Vector eigenvalues() const = 0;
   // kappa(Sigma_cond); by default the ratio of eigenvalues() (the precision
