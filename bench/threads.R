@@ -2,7 +2,7 @@
 # once on this machine's cores, against five runs of the same training one
 # after another, in one script.
 #
-#   Rscript bench/threads.R [label] [no-sessions]
+#   Rscript bench/threads.R [label] [steps=N] [no-sessions]
 #
 # Phases, each timed by the wall clock of the whole phase:
 #   sequential  the same training five times in this session, one after
@@ -10,9 +10,12 @@
 #   workers     five parallel::makePSOCKcluster() workers (as a user's
 #               `parallel` or `future` multisession workers) training at once;
 #   sessions    five independent Rscript processes (not workers: as parallel
-#               R sessions of a user) training at once.
+#               R sessions of a user) training at once, against the same five
+#               Rscript processes one after another (each starts R and loads
+#               LibTorch, which the in-session sequential runs do not; that
+#               start-up is counted on both sides of this ratio).
 # Every run is the same: a 24 x 8 GP training set (200 sequences), a DiT of
-# width 32, depth 2, 100 steps of batch 32, seed 1, threads left to the
+# width 32, depth 2, `steps` steps (default 100) of batch 32, seed 1, threads left to the
 # package's default. Ratio = phase wall time / sequential wall time (target
 # <= 1.5). A concurrent phase still running after 3x the sequential time
 # (sessions: and at least 120 s, as they start R and LibTorch) is stopped
@@ -24,15 +27,17 @@ suppressPackageStartupMessages(library(ditimpute))
 args <- commandArgs(trailingOnly = TRUE)
 label <- if (length(args) >= 1) args[1] else "run"
 with_sessions <- !("no-sessions" %in% args)  # the sessions phase can be left out (time)
+steps_arg <- grep("^steps=", args, value = TRUE)
+steps <- if (length(steps_arg)) as.integer(sub("^steps=", "", steps_arg[1])) else 100L
 
-train_code <- quote({
+train_code <- substitute({
   spec <- ditimpute::gp_spec(24, d = 8, kernel = ditimpute::gp_kernel("matern32", lengthscale = 6))
   x <- ditimpute::gp_simulate(spec, 200, seed = 1)
   t0 <- proc.time()[["elapsed"]]
   fit <- ditimpute::dit_fit(x, config = ditimpute::dit_config(24, 8, width = 32, depth = 2, heads = 2),
-                            steps = 100, batch_size = 32, validation = 0, seed = 1, progress = FALSE)
+                            steps = STEPS, batch_size = 32, validation = 0, seed = 1, progress = FALSE)
   c(seconds = proc.time()[["elapsed"]] - t0, threads = fit$train_info$threads)
-})
+}, list(STEPS = steps))
 train_once <- function() eval(train_code, envir = new.env())
 
 wall <- function(expr) {
@@ -42,6 +47,7 @@ wall <- function(expr) {
 }
 
 cores <- parallel::detectCores()
+load_start <- readLines("/proc/loadavg")
 cat(sprintf("package %s from %s; %d cores; OMP_WAIT_POLICY='%s'; load average before: %s\n",
             as.character(utils::packageVersion("ditimpute")), find.package("ditimpute"), cores,
             Sys.getenv("OMP_WAIT_POLICY"), paste(readLines("/proc/loadavg"), collapse = "")))
@@ -79,6 +85,12 @@ writeLines(c("cat('PID', Sys.getpid(), '\\n')", "r <- eval(", deparse(train_code
 rscript <- file.path(R.home("bin"), "Rscript")
 outs <- vapply(1:5, function(i) tempfile(), "")
 sessions_stopped <- FALSE
+# The same five sessions one after another: the like-for-like reference.
+seq_outs <- vapply(1:5, function(i) tempfile(), "")
+t_seq_sessions <- if (with_sessions) wall(for (i in 1:5) system2(rscript, c("--vanilla", script), stdout = seq_outs[i],
+                                                                 stderr = seq_outs[i], wait = TRUE)) else NA
+if (with_sessions) report("sessions one after another: %.1f s", t_seq_sessions)
+limit <- 3 * max(t_seq, t_seq_sessions, na.rm = TRUE)
 t_sessions <- if (with_sessions) wall({
   for (i in 1:5) system2(rscript, c("--vanilla", script), stdout = outs[i], stderr = outs[i], wait = FALSE)
   t0 <- proc.time()[["elapsed"]]
@@ -110,19 +122,23 @@ thr <- function(r) paste(unique(vapply(r, function(z) z[["threads"]], 1)), colla
 lines <- c(
   sprintf("### %s (%s)", label, format(Sys.time(), "%Y-%m-%d %H:%M UTC", tz = "UTC")),
   "",
-  sprintf("package from `%s`; %d cores; OMP_WAIT_POLICY = '%s' in the session; load average at the start: %s",
-          find.package("ditimpute"), cores, Sys.getenv("OMP_WAIT_POLICY"), readLines("/proc/loadavg")),
+  sprintf("package from `%s`; %d cores; OMP_WAIT_POLICY = '%s' in the session; load average at the start: %s; at the end: %s",
+          find.package("ditimpute"), cores, Sys.getenv("OMP_WAIT_POLICY"), load_start, readLines("/proc/loadavg")),
   "",
   "| phase | wall s | ratio to sequential | threads per process |",
   "|---|---:|---:|---|",
   sprintf("| one process alone (first sequential run) | %.1f | | %s |", t_alone, alone_res[["threads"]]),
-  sprintf("| sequential (5 runs) | %.1f | 1.00 | %s |", t_seq, thr(seq_res)),
+  sprintf("| sequential (5 runs in this session; %d steps each) | %.1f | 1.00 | %s |", steps, t_seq, thr(seq_res)),
   if (workers_stopped) sprintf("| 5 PSOCK workers at once | > %.1f (stopped) | > %.2f | |", t_workers, t_workers / t_seq) else
     sprintf("| 5 PSOCK workers at once | %.1f | %.2f | %s |", t_workers, t_workers / t_seq, thr(workers_res)),
-  if (!with_sessions) "| 5 Rscript sessions at once | not run | | |" else if (sessions_stopped) sprintf("| 5 Rscript sessions at once | > %.1f (stopped) | > %.2f | |", t_sessions, t_sessions / t_seq) else
-    sprintf("| 5 Rscript sessions at once (wall time includes starting R and LibTorch; training alone: longest %.1f s) | %.1f | %.2f (training alone %.2f) | %s |",
-            max(sessions_seconds), t_sessions, t_sessions / t_seq, max(sessions_seconds) / t_seq,
-            paste(unique(sessions_threads), collapse = "/")),
+  if (!with_sessions) "| 5 Rscript sessions | not run | | |" else c(
+    sprintf("| 5 Rscript sessions one after another (each starts R and LibTorch) | %.1f | 1.00 (the sessions' reference) | |",
+            t_seq_sessions),
+    if (sessions_stopped) sprintf("| 5 Rscript sessions at once | > %.1f (stopped) | > %.2f | |", t_sessions,
+                                  t_sessions / t_seq_sessions) else
+    sprintf("| 5 Rscript sessions at once (training alone: longest %.1f s) | %.1f | %.2f to the sessions one after another (training alone %.2f to the in-session runs) | %s |",
+            max(sessions_seconds), t_sessions, t_sessions / t_seq_sessions, max(sessions_seconds) / t_seq,
+            paste(unique(sessions_threads), collapse = "/"))),
   "")
 cat(lines, sep = "\n")
 out <- file.path("bench", "results", "threads.md")
