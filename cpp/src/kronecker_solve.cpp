@@ -41,7 +41,7 @@ namespace ditimpute {
 namespace {
 
 // Inverse of an SPD matrix from its lower Cholesky factor L: L^{-T} L^{-1}.
-Matrix inverse_from_factor(const Matrix& L) {
+Matrix inverse_from_factor(const Eigen::Ref<const Matrix>& L) {
   Matrix A = L;
   detail::inverse_from_cholesky_in_place(A);
   return A;
@@ -223,10 +223,12 @@ class PrecisionConditional final : public Conditional {
       check_memory(8.0 * 2.0 * m * m, "x",
                    "the " + std::to_string(n_missing()) + " x " + std::to_string(n_missing()) +
                        " precision of the missing entries (method \"cg\" never forms it)");
-      Lq_ = Qmm();
-      if (!detail::cholesky_in_place(Lq_))  // LAPACK for large m (lapack.hpp)
+      Lq_buf_ = detail::LargeMatrix(n_missing(), n_missing());  // huge pages: see lapack.hpp
+      Eigen::Map<Matrix> L = Lq_buf_.map();
+      fill_Qmm(L);
+      if (!detail::cholesky_in_place(L))  // LAPACK for large m (lapack.hpp)
         throw numeric_error("the precision of the missing entries is not numerically positive definite.");
-      Lq_.triangularView<Eigen::StrictlyUpper>().setZero();
+      L.triangularView<Eigen::StrictlyUpper>().setZero();
     } else {
       // Missing entries are frame-major: those of one frame are contiguous.
       for (std::size_t a = 0; a < miss_.size();) {
@@ -263,7 +265,7 @@ class PrecisionConditional final : public Conditional {
     const double m = n_missing();
     check_memory(8.0 * 3.0 * m * m, "x", "the dense " + std::to_string(n_missing()) + " x " +
                                              std::to_string(n_missing()) + " conditional covariance");
-    if (!cg_) return inverse_from_factor(Lq_);
+    if (!cg_) return inverse_from_factor(Lq());
     const Matrix S = solve(Matrix::Identity(n_missing(), n_missing()));
     return 0.5 * (S + S.transpose());  // CG's columns carry independent errors: symmetric like the others
   }
@@ -271,7 +273,9 @@ class PrecisionConditional final : public Conditional {
     if (cg_) return Conditional::covariance_into(out);
     if (out.rows() != n_missing() || out.cols() != n_missing())
       throw numeric_error("covariance_into: the output is not n_missing x n_missing.");
-    out = Lq_;  // dpotri in place: no buffer of our own
+    if (out.outerStride() == out.rows())  // one block of fresh memory, typically: huge pages (lapack.hpp)
+      detail::advise_huge_pages(out.data(), static_cast<std::size_t>(out.size()));
+    out = Lq();  // dpotri in place: no buffer of our own
     detail::inverse_from_cholesky_in_place(out);
   }
 
@@ -347,7 +351,9 @@ class PrecisionConditional final : public Conditional {
 
   Vector marginal_sd() const override {
     if (cg_) return Vector();
-    Matrix Linv = Lq_;  // diag(Q_mm^{-1}) = squared column norms of L^{-1}
+    detail::LargeMatrix buf(n_missing(), n_missing());  // huge pages: see lapack.hpp
+    Eigen::Map<Matrix> Linv = buf.map();
+    Linv = Lq();  // diag(Q_mm^{-1}) = squared column norms of L^{-1}
     detail::invert_lower(Linv);
     return Linv.colwise().norm().transpose();
   }
@@ -378,7 +384,7 @@ class PrecisionConditional final : public Conditional {
     if (!cg_) {
       Matrix E(m, Z);
       fill_standard_normal(rng, E.data(), static_cast<std::size_t>(E.size()));
-      detail::solve_lower_transposed_in_place(Lq_, E);  // L^{-T} e ~ N(0, Q_mm^{-1})
+      detail::solve_lower_transposed_in_place(Lq(), E);  // L^{-T} e ~ N(0, Q_mm^{-1})
       Matrix X = E.transpose();
       X.rowwise() += mu.transpose();
       return X;
@@ -468,8 +474,8 @@ class PrecisionConditional final : public Conditional {
   Matrix solve(const Matrix& B) const {
     if (!cg_) {  // two blocked triangular solves (BLAS dtrsm for large m, lapack.hpp)
       Matrix X = B;
-      detail::solve_lower_in_place(Lq_, X);
-      detail::solve_lower_transposed_in_place(Lq_, X);
+      detail::solve_lower_in_place(Lq(), X);
+      detail::solve_lower_transposed_in_place(Lq(), X);
       return X;
     }
     check_memory(8.0 * 3.0 * H_ * d_ * B.cols() + 8.0 * 8.0 * n_missing() * B.cols(), "x",
@@ -479,13 +485,18 @@ class PrecisionConditional final : public Conditional {
     return block_pcg([this](const Matrix& V, Matrix& out) { apply_mm(V, out, Gi_, Li_); },
                      [this](const Matrix& R, Matrix& out) { apply_blocks(R, out); }, B, tol_, max_iter_);
   }
-  Matrix Qmm() const {
+  void fill_Qmm(Eigen::Ref<Matrix> Q) const {
     const Eigen::Index m = n_missing();
-    Matrix Q(m, m);
     for (Eigen::Index c = 0; c < m; ++c)
       for (Eigen::Index a = 0; a < m; ++a) Q(a, c) = Gi_(frame_[a], frame_[c]) * Li_(var_[a], var_[c]);
+  }
+  Matrix Qmm() const {
+    Matrix Q(n_missing(), n_missing());
+    fill_Qmm(Q);
     return Q;
   }
+  // The lower Cholesky factor of Q_mm (precision path).
+  Eigen::Map<const Matrix> Lq() const { return Lq_buf_.map(); }
   Matrix covariance_entries_of(const std::vector<int>& e) const {
     check_memory(8.0 * e.size() * e.size(), "x",
                  "the dense covariance of " + std::to_string(e.size()) + " x " + std::to_string(e.size()) + " entries");
@@ -543,7 +554,7 @@ class PrecisionConditional final : public Conditional {
   RowMatrix mu_;
   Matrix Gamma_, Lambda_, LG_, LL_, Gi_, Li_;
   std::vector<int> frame_, var_;
-  Matrix Lq_;  // precision: lower Cholesky factor of Q_mm
+  detail::LargeMatrix Lq_buf_;  // precision: lower Cholesky factor of Q_mm (Lq())
   std::vector<std::pair<Eigen::Index, Eigen::LLT<Matrix>>> blocks_;  // cg: frame blocks (first row, factor)
   mutable std::once_flag eigen_once_;
   mutable std::pair<Vector, Matrix> eigen_;

@@ -12,10 +12,16 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <new>
 #include <limits>
 #include <thread>
 #include <vector>
@@ -226,6 +232,64 @@ bool symmetric_eigen_in_place(Eigen::Ref<Eigen::MatrixXd> A, Eigen::VectorXd& va
   std::vector<int> iwork(static_cast<std::size_t>(std::max(liwork, 1)));
   dsyevd_(jobz, "L", &n, A.data(), &lda, values.data(), work.data(), &lwork, iwork.data(), &liwork, &info, 1, 1);
   return info == 0;
+}
+
+void advise_huge_pages(double* data, std::size_t n) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
+  if (data == nullptr || n * sizeof(double) < 2 * kHuge) return;
+  const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(data), end = begin + n * sizeof(double);
+  const std::uintptr_t a = (begin + kHuge - 1) / kHuge * kHuge, b = end / kHuge * kHuge;
+  if (b > a) madvise(reinterpret_cast<void*>(a), b - a, MADV_HUGEPAGE);
+#else
+  (void)data;
+  (void)n;
+#endif
+}
+
+LargeMatrix::LargeMatrix(Eigen::Index rows, Eigen::Index cols) : rows_(rows), cols_(cols) {
+  const std::size_t bytes = sizeof(double) * static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+  if (bytes == 0) return;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr std::size_t kHuge = std::size_t(2) << 20;
+  if (bytes >= 2 * kHuge) {
+    void* p = nullptr;
+    const std::size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
+    if (posix_memalign(&p, kHuge, rounded) != 0) throw std::bad_alloc();
+    madvise(p, rounded, MADV_HUGEPAGE);  // advice only: ignored where THP is off
+    data_ = static_cast<double*>(p);
+    huge_ = true;
+    return;
+  }
+#endif
+  data_ = static_cast<double*>(Eigen::internal::aligned_malloc(bytes));
+}
+
+void LargeMatrix::release() {
+  if (data_ == nullptr) return;
+  if (huge_) std::free(data_);
+  else Eigen::internal::aligned_free(data_);
+  data_ = nullptr;
+}
+
+LargeMatrix::~LargeMatrix() { release(); }
+
+LargeMatrix::LargeMatrix(LargeMatrix&& o) noexcept : data_(o.data_), rows_(o.rows_), cols_(o.cols_), huge_(o.huge_) {
+  o.data_ = nullptr;
+  o.rows_ = o.cols_ = 0;
+}
+
+LargeMatrix& LargeMatrix::operator=(LargeMatrix&& o) noexcept {
+  if (this != &o) {
+    release();
+    data_ = o.data_;
+    rows_ = o.rows_;
+    cols_ = o.cols_;
+    huge_ = o.huge_;
+    o.data_ = nullptr;
+    o.rows_ = o.cols_ = 0;
+  }
+  return *this;
 }
 
 bool largest_eigenpair_in_place(Eigen::Ref<Eigen::MatrixXd> A, double& value, Eigen::VectorXd& vector) {
