@@ -280,6 +280,26 @@ TEST_CASE("dense algebra: LAPACK on the calling thread equals Eigen on a paralle
 // from its definition: Sigma_cond = S_mm - S_mo S_oo^{-1} S_om and
 // mu = mu_m + S_mo S_oo^{-1} (x_o - mu_o), eigenvalues by Eigen's solver.
 // Sizes (m ~ 260, |o| ~ 600) put every path above the LAPACK threshold.
+// From 4 MB (m >= 725) the factor of Q_mm, marginal_sd's work matrix and
+// covariance_into()'s output are advised as huge pages (lapack.hpp): the
+// same values as the dense path there too.
+TEST_CASE("precision path with huge-page buffers (m > 730) equals the dense conditional", "[gaussian][precision]") {
+  Rng rng(41);
+  const GaussianProcess gp = matern_gp(32, 48, 4.0, rng);
+  const Mask mask = mcar_mask(32, 48, 0.5, rng);
+  REQUIRE(mask.n_missing() > 730);  // 8 m^2 bytes > 4.2 MB
+  const Batch x = gp.simulate(2, rng);
+  const auto de = with(gp, mask, ConditionalMethod::dense);
+  const auto pr = with(gp, mask, ConditionalMethod::precision);
+  const Matrix S = de->covariance();
+  CHECK(rel(pr->mean(x), de->mean(x)) < 1e-10);
+  CHECK(rel(pr->covariance(), S) < 1e-10);
+  Matrix into(pr->n_missing(), pr->n_missing());
+  pr->covariance_into(into);
+  CHECK(rel(into, S) < 1e-10);
+  CHECK(rel(pr->marginal_sd(), S.diagonal().cwiseSqrt()) < 1e-10);
+}
+
 TEST_CASE("LAPACK covariances, sds and condition numbers equal an Eigen-only reference", "[gaussian][precision][lapack]") {
   Rng rng(37);
   const int H = 24, d = 36;
