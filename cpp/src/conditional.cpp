@@ -325,9 +325,13 @@ Matrix Conditional::mean(const Batch& x) const {
   return out;
 }
 
-void Conditional::covariance_into(Eigen::Ref<Matrix> out) const {
+void Conditional::check_covariance_output(const Eigen::Ref<const Matrix>& out) const {
   if (out.rows() != n_missing() || out.cols() != n_missing())
     throw numeric_error("covariance_into: the output is not n_missing x n_missing.");
+}
+
+void Conditional::covariance_into(Eigen::Ref<Matrix> out) const {
+  check_covariance_output(out);
   out = covariance();
 }
 

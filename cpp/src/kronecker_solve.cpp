@@ -107,7 +107,7 @@ constexpr double kKrylovTol = 1e-8;
 constexpr Eigen::Index kKrylovMaxDim = 600;
 
 // The largest eigenvalue of a symmetric n x n operator given by its action
-// on blocks: Rayleigh-Ritz on a block Krylov space (blocks of 8 columns, each
+// on blocks: Rayleigh-Ritz on a block Krylov space (blocks of kKrylovBlock columns, each
 // orthogonalised twice against the whole basis, so no ghost eigenvalues), the
 // projected matrix T = V^T A V built block by block. Stops when the top Ritz
 // pair (theta, y = V s) has ||A y - theta y|| <= tol |theta|: theta is a
@@ -271,8 +271,7 @@ class PrecisionConditional final : public Conditional {
   }
   void covariance_into(Eigen::Ref<Matrix> out) const override {
     if (cg_) return Conditional::covariance_into(out);
-    if (out.rows() != n_missing() || out.cols() != n_missing())
-      throw numeric_error("covariance_into: the output is not n_missing x n_missing.");
+    check_covariance_output(out);
     if (out.outerStride() == out.rows())  // one block of fresh memory, typically: huge pages (lapack.hpp)
       detail::advise_huge_pages(out.data(), static_cast<std::size_t>(out.size()));
     out = Lq();  // dpotri in place: no buffer of our own

@@ -234,9 +234,13 @@ bool symmetric_eigen_in_place(Eigen::Ref<Eigen::MatrixXd> A, Eigen::VectorXd& va
   return info == 0;
 }
 
+namespace {
+constexpr std::size_t kHugePage = std::size_t(2) << 20;  // a transparent huge page: 2 MB
+}  // namespace
+
 void advise_huge_pages(double* data, std::size_t n) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-  constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
+  constexpr std::uintptr_t kHuge = kHugePage;
   if (data == nullptr || n * sizeof(double) < 2 * kHuge) return;
   const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(data), end = begin + n * sizeof(double);
   const std::uintptr_t a = (begin + kHuge - 1) / kHuge * kHuge, b = end / kHuge * kHuge;
@@ -251,14 +255,13 @@ LargeMatrix::LargeMatrix(Eigen::Index rows, Eigen::Index cols) : rows_(rows), co
   const std::size_t bytes = sizeof(double) * static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
   if (bytes == 0) return;
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-  constexpr std::size_t kHuge = std::size_t(2) << 20;
-  if (bytes >= 2 * kHuge) {
+  if (bytes >= 2 * kHugePage) {
     void* p = nullptr;
-    const std::size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
-    if (posix_memalign(&p, kHuge, rounded) != 0) throw std::bad_alloc();
-    madvise(p, rounded, MADV_HUGEPAGE);  // advice only: ignored where THP is off
+    const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+    if (posix_memalign(&p, kHugePage, rounded) != 0) throw std::bad_alloc();
     data_ = static_cast<double*>(p);
     huge_ = true;
+    advise_huge_pages(data_, rounded / sizeof(double));  // advice only: ignored where THP is off
     return;
   }
 #endif
@@ -294,7 +297,7 @@ LargeMatrix& LargeMatrix::operator=(LargeMatrix&& o) noexcept {
 
 bool largest_eigenpair_in_place(Eigen::Ref<Eigen::MatrixXd> A, double& value, Eigen::VectorXd& vector) {
   if (A.rows() != A.cols() || A.rows() == 0) throw numeric_error("largest_eigenpair_in_place: not a square matrix.");
-  // Any size: the Ritz problems of the Krylov loops are 8 to 600 rows, where
+  // Any size: the Ritz problems of the Krylov loops are 4 to 600 rows, where
   // Eigen's full decomposition (SSE2, every vector) cost more than the products.
   if (inside_parallel_for() || !atfork_registered || forked_child.load()) {
     Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(A);  // reads the lower triangle
@@ -306,13 +309,12 @@ bool largest_eigenpair_in_place(Eigen::Ref<Eigen::MatrixXd> A, double& value, Ei
   const int n = fortran_int(A.rows()), lda = fortran_int(A.outerStride()), il = n, iu = n;
   const double vl = 0.0, vu = 0.0, abstol = 0.0;  // abstol 0: LAPACK's default accuracy
   int found = 0, info = 0, lwork = -1, liwork = -1, iwork_query = 0;
-  double work_query = 0.0, w_query = 0.0;
+  double work_query = 0.0;
   std::vector<double> w(static_cast<std::size_t>(n));
   std::vector<int> isuppz(2);
   vector.resize(n);
   dsyevr_("V", "I", "L", &n, A.data(), &lda, &vl, &vu, &il, &iu, &abstol, &found, w.data(), vector.data(), &n,
           isuppz.data(), &work_query, &lwork, &iwork_query, &liwork, &info, 1, 1, 1);
-  (void)w_query;
   if (info != 0) return false;
   lwork = static_cast<int>(work_query) + 1;
   liwork = std::max(iwork_query, 1);

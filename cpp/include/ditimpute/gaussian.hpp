@@ -102,6 +102,8 @@ class Conditional {
 
  protected:
   Conditional(Mask mask);
+  // covariance_into()'s output must be n_missing x n_missing (numeric_error).
+  void check_covariance_output(const Eigen::Ref<const Matrix>& out) const;
   Mask mask_;
   std::vector<int> miss_, obs_;
 };
