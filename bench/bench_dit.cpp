@@ -1,11 +1,12 @@
 // DiT benchmarks and the GP learning demonstration.
 //
-//   bench_dit [speed] [threads] [reps]  ms per training step (batch 64) and per
-//       sampling step (one network call at batch 100) for the small (128/4/4)
-//       and the paper-size (256/12/16) DiT at H = 96, d = 8, against the same
-//       network in Python PyTorch (bench/dit_pytorch.py, /usr/bin/python3) timed
-//       in the same run; then seconds to impute one 96 x 8 sequence with 100
-//       samples and 50 sampler steps through the public API.
+//   bench_dit [speed] [threads] [reps] [device]  ms per training step (batch
+//       64) and per sampling step (one network call at batch 100) for the small
+//       (128/4/4) and the paper-size (256/12/16) DiT at H = 96, d = 8, against
+//       the same network in Python PyTorch (bench/dit_pytorch.py, run by
+//       $DITIMPUTE_PYTHON or /usr/bin/python3, on the same device) timed in the
+//       same run; then seconds to impute one 96 x 8 sequence with 100 samples
+//       through the public API. device: "cpu" (default) or "cuda".
 //   bench_dit sampler [threads] [reps]  the sampling path alone, for the small
 //       (128/4/4) DiT at H = 96, d = 8, 100 samples: one network call through
 //       the general path (one time per row) against the folded one-time path the
@@ -17,11 +18,28 @@
 //       128/4/4 DiT trained on 5,000 GP sequences (H = 32, d = 4, RBF with
 //       lengthscale 8, correlated Lambda); held-out denoising loss before/after
 //       and the MSE of the sample mean against the exact conditional mean.
+//   bench_dit learning [threads] [device] [steps,...] [n_test] [width/depth/heads]
+//       the setting of bench/dit_learning.R (H = 48, d = 8, Laplace lengthscale
+//       64, S4 masks, 4,000 training + 400 validation sequences) with the
+//       default recipe of dit_fit() (lr 2e-3, 200 warm-up steps, cosine decay
+//       to 0.1, warmed EMA 0.999, patience 10, best weights restored), one
+//       training run per step budget; each model scored on n_test sequences
+//       per paper pattern P1-P4 (halved to H = 48): W2 to the exact
+//       conditional law against exact draws of the same size (the null) and
+//       the raw 95% region's coverage of 1,000 exact draws. For budgets that
+//       a CPU cannot buy (a GPU's): is P1's W2 a matter of steps? Further
+//       arguments key=value change the recipe: lr, batch, warmup, ema,
+//       schedule, lr_min, loss_weight, prediction, patience, restore_best (0/1),
+//       t_sampling, seed
+//       (of the weights and the training draws, 7 by default); and
+//       samplers=method:steps,... scores each model with each sampler
+//       (default: the library's default sampler).
 
 #include "ditimpute/backend.hpp"
 #include "ditimpute/dit.hpp"
 #include "ditimpute/gaussian.hpp"
 #include "ditimpute/patterns.hpp"
+#include "ditimpute/theory.hpp"
 // Internal: the network itself, for the general-vs-folded call comparison.
 #include "../cpp/src/dit/network.hpp"
 
@@ -32,6 +50,8 @@
 #include <cstdio>
 #include <functional>
 #include <iostream>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -59,8 +79,8 @@ DiTConfig make_config(int H, int d, int width, int depth, int heads) {
 // public API, the twins of what dit_pytorch.py times: fit() one step at a time
 // (the example drawing it adds is well under 1% of a step) and
 // predict_noise() on 100 states.
-std::pair<double, double> time_network(const DiTConfig& c, int reps) {
-  auto model = DiTModel::create(c, 0, "cpu");
+std::pair<double, double> time_network(const DiTConfig& c, int reps, const std::string& device) {
+  auto model = DiTModel::create(c, 0, device);
   Rng rng(1);
   Batch data(256, c.H, c.d);
   fill_standard_normal(rng, data.data.data(), data.data.size());
@@ -72,6 +92,7 @@ std::pair<double, double> time_network(const DiTConfig& c, int reps) {
   o.val_every = 1000000;
   o.threads = 0;
   o.steps = 1;
+  o.device = device;
   model.fit(data, nullptr, strategy, o);  // warm-up
   auto start = clock_type::now();
   for (int r = 0; r < reps; ++r) {
@@ -89,14 +110,15 @@ std::pair<double, double> time_network(const DiTConfig& c, int reps) {
   return {train_ms, 1000.0 * seconds_since(start) / reps};
 }
 
-std::pair<double, double> time_python(const DiTConfig& c, int threads, int reps) {
+std::pair<double, double> time_python(const DiTConfig& c, int threads, int reps, const std::string& device) {
   // The script sits next to this source file.
   const std::string here = __FILE__;
   const std::string dir = here.substr(0, here.find_last_of('/') + 1);
-  const std::string cmd = "/usr/bin/python3 " + dir + "dit_pytorch.py " +
+  const char* py = std::getenv("DITIMPUTE_PYTHON");
+  const std::string cmd = std::string(py && *py ? py : "/usr/bin/python3") + " " + dir + "dit_pytorch.py " +
                           std::to_string(c.width) + " " + std::to_string(c.depth) + " " + std::to_string(c.heads) +
                           " " + std::to_string(c.H) + " " + std::to_string(c.d) + " " + std::to_string(threads) +
-                          " " + std::to_string(reps);
+                          " " + std::to_string(reps) + " " + device;
   FILE* p = popen(cmd.c_str(), "r");
   double tr = NAN, sa = NAN;
   if (p) {
@@ -106,9 +128,10 @@ std::pair<double, double> time_python(const DiTConfig& c, int threads, int reps)
   return {tr, sa};
 }
 
-void speed(int threads, int reps) {
+void speed(int threads, int reps, const std::string& device) {
   set_threads(threads);
-  std::printf("DiT speed, H = 96, d = 8, %d threads, float32, %d reps (ms)\n", threads, reps);
+  std::printf("DiT speed, H = 96, d = 8, device %s, %d threads, float32, %d reps (ms)\n", device.c_str(), threads,
+              reps);
   std::printf("%-10s %8s %12s %12s %8s %12s %12s %8s\n", "model", "params", "train C++", "train Py", "C++/Py",
               "sample C++", "sample Py", "C++/Py");
   struct Size {
@@ -118,8 +141,8 @@ void speed(int threads, int reps) {
   for (Size s : {Size{"small", 128, 4, 4}, Size{"paper", 256, 12, 16}}) {
     auto c = make_config(96, 8, s.width, s.depth, s.heads);
     const int r = s.depth > 4 ? std::max(1, reps / 3) : reps;
-    auto cpp = time_network(c, r);
-    auto py = time_python(c, threads, r);
+    auto cpp = time_network(c, r, device);
+    auto py = time_python(c, threads, r, device);
     auto n = DiTModel::create(c, 1, "cpu").n_parameters();
     std::printf("%-10s %8.2fM %12.1f %12.1f %8.2f %12.1f %12.1f %8.2f\n", s.name, n / 1e6, cpp.first, py.first,
                 cpp.first / py.first, cpp.second, py.second, cpp.second / py.second);
@@ -138,7 +161,7 @@ void speed(int threads, int reps) {
     int width, depth, heads;
   };
   for (Net net : {Net{"small 128/4", 128, 4, 4}, Net{"tiny 64/2", 64, 2, 4}}) {
-    auto model = DiTModel::create(make_config(96, 8, net.width, net.depth, net.heads), 1, "cpu");
+    auto model = DiTModel::create(make_config(96, 8, net.width, net.depth, net.heads), 1, device);
     SamplerOptions one;
     one.method = SamplerOptions::Method::euler_maruyama;
     one.steps = 1;
@@ -383,6 +406,132 @@ void gp_demo(int threads, int steps, const std::string& prediction, const std::s
               seconds_since(start));
 }
 
+// bench/dit_learning.R's setting in C++ (see the header comment).
+void learning(int threads, const std::string& device, const std::vector<int>& budgets, int n_test, int width,
+              int depth, int heads, const std::vector<std::string>& changes) {
+  set_threads(threads);
+  const int H = 48, d = 8;
+  Kernel k;
+  k.type = KernelType::laplace;
+  k.lengthscale = 64;
+  GaussianProcess gp(kernel_matrix(k, H), Matrix::Identity(d, d), RowMatrix::Zero(H, d));
+  Rng r_train(104000), r_val(204000), r_test(5);
+  const Batch train = gp.simulate(4000, r_train), val = gp.simulate(400, r_val), truth = gp.simulate(n_test, r_test);
+  MaskStrategy s4;  // "8x1", "8x1", "4x2", "1x8" with equal weights
+  s4.generators = {PatternGenerator::random_frames(8), PatternGenerator::random_frames(8),
+                   PatternGenerator::block_frames(4, 2), PatternGenerator::block_frames(1, 8)};
+  s4.weights = {0.25, 0.25, 0.25, 0.25};
+  // The paper's patterns (H = 96) halved: each run of missing frames starts
+  // at half its start and keeps half its length.
+  std::vector<std::vector<int>> patterns;
+  for (int p = 1; p <= 4; ++p) {
+    const std::vector<int> f = paper_pattern(p);
+    std::vector<int> starts;
+    for (std::size_t i = 0; i < f.size(); ++i)
+      if (i == 0 || f[i] != f[i - 1] + 1) starts.push_back(f[i]);
+    const int len = static_cast<int>(f.size() / starts.size());
+    std::vector<int> half;
+    for (int st : starts)
+      for (int j = 0; j < len / 2; ++j) half.push_back(st / 2 + j);
+    patterns.push_back(half);
+  }
+  std::printf("DiT learning (bench/dit_learning.R's setting): H = %d, d = %d, Laplace 64, S4, 4,000 + 400 sequences, "
+              "DiT %d/%d/%d, device %s, %d threads, dit_fit()'s default recipe; %d test sequences x 100 samples per "
+              "pattern\n", H, d, width, depth, heads, device.c_str(), threads, n_test);
+  std::printf("recipe changes:");
+  for (const std::string& kv : changes) std::printf(" %s", kv.c_str());
+  std::printf("%s\n", changes.empty() ? " none" : "");
+  std::printf("%7s %7s %7s %7s %8s %8s | %s\n", "budget", "steps", "best", "train_s", "val_best", "stop",
+              "P1-P4: W2 / null, Mahalanobis, coverage");
+  for (int steps : budgets) {
+    DiTConfig c = make_config(H, d, width, depth, heads);
+    std::vector<SamplerOptions> samplers;
+    TrainOptions o;
+    o.steps = steps;
+    o.batch_size = 64;
+    o.lr = 2e-3;
+    o.lr_schedule = "cosine";
+    o.warmup_steps = 200;
+    o.lr_min = 0.1;
+    o.patience = 10;
+    o.restore_best = true;
+    o.ema = 0.999;
+    o.ema_warmup = true;
+    o.val_every = 100;
+    o.seed = 7;
+    o.threads = threads;
+    o.device = device;
+    for (const std::string& kv : changes) {
+      const auto eq = kv.find('=');
+      const std::string key = kv.substr(0, eq), v = eq == std::string::npos ? "" : kv.substr(eq + 1);
+      if (key == "lr") o.lr = std::stod(v);
+      else if (key == "batch") o.batch_size = std::stoi(v);
+      else if (key == "warmup") o.warmup_steps = std::stoi(v);
+      else if (key == "ema") o.ema = std::stod(v);
+      else if (key == "schedule") o.lr_schedule = v;
+      else if (key == "lr_min") o.lr_min = std::stod(v);
+      else if (key == "loss_weight") o.loss_weight = v;
+      else if (key == "patience") o.patience = std::stoi(v);
+      else if (key == "t_sampling") o.t_sampling = v;
+      else if (key == "prediction") c.prediction = v;
+      else if (key == "seed") o.seed = std::stoull(v);
+      else if (key == "restore_best") o.restore_best = v == "1" || v == "true";
+      else if (key == "samplers") {
+        std::stringstream list(v);
+        for (std::string item; std::getline(list, item, ',');) {
+          SamplerOptions so;
+          const auto colon = item.find(':');
+          const std::string name = item.substr(0, colon);
+          bool known = false;
+          for (auto m : {SamplerOptions::Method::euler_maruyama, SamplerOptions::Method::heun_sde,
+                         SamplerOptions::Method::heun_ode, SamplerOptions::Method::dpm2m,
+                         SamplerOptions::Method::dpm2m_sde, SamplerOptions::Method::unipc,
+                         SamplerOptions::Method::unipc2})
+            if (to_string(m) == name) so.method = m, known = true;
+          if (!known) throw std::invalid_argument("unknown sampler: " + name);
+          if (colon != std::string::npos) so.steps = std::stoi(item.substr(colon + 1));
+          samplers.push_back(so);
+        }
+      } else throw std::invalid_argument("unknown recipe change: " + kv);
+    }
+    if (samplers.empty()) samplers.push_back(SamplerOptions{});
+    auto model = DiTModel::create(c, o.seed, device);
+    const TrainResult res = model.fit(train, &val, s4, o);
+    for (const SamplerOptions& so : samplers) {
+    std::ostringstream row;
+    row << " " << to_string(so.method) << ":" << so.steps;
+    for (std::size_t p = 0; p < patterns.size(); ++p) {
+      Batch x = truth;
+      for (int i = 0; i < x.n; ++i)
+        for (int h : patterns[p])
+          for (int j = 0; j < d; ++j) x.seq(i)[h * d + j] = NAN;
+      DiTSampler sampler(model, so);
+      ImputeOptions io;
+      io.n_samples = 100;
+      io.seed = 1 + p;
+      io.threads = threads;
+      const Imputation imp = impute(sampler, x, io);
+      const auto de = distribution_error(gp, x, imp.samples, 100, 50 + p, threads);
+      const auto cov = region_coverage(gp, x, imp.centre, imp.radius, 1000, 60 + p, threads);
+      double w2 = 0, w2n = 0, mah = 0, cv = 0;
+      for (int i = 0; i < x.n; ++i) {
+        w2 += de[i].samples.w2;
+        w2n += de[i].null.w2;
+        mah += de[i].samples.mahalanobis;
+        cv += cov[i];
+      }
+      char buf[160];
+      std::snprintf(buf, sizeof buf, " P%zu %.2f/%.2f=%.2f %.2f %.1f%%", p + 1, w2 / x.n, w2n / x.n, w2 / w2n, mah / x.n,
+                    100 * cv / x.n);
+      row << buf;
+    }
+    std::printf("%7d %7d %7d %7.0f %8.4f %8s |%s\n", steps, res.steps_done, res.best_step, res.seconds,
+                res.best_val_loss, res.stop_reason.c_str(), row.str().c_str());
+    std::fflush(stdout);
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -394,7 +543,18 @@ int main(int argc, char** argv) {
             argc > 6 ? std::stod(argv[6]) : 5e-4);
   else if (mode == "sampler")
     sampler_speed(threads, argc > 3 ? std::stoi(argv[3]) : 3);
-  else
-    speed(threads, argc > 3 ? std::stoi(argv[3]) : 6);
+  else if (mode == "learning") {
+    std::vector<int> budgets;
+    std::stringstream list(argc > 4 ? argv[4] : "800,2400,8000");
+    for (std::string b; std::getline(list, b, ',');) budgets.push_back(std::stoi(b));
+    int width = 64, depth = 3, heads = 4;
+    if (argc > 6 && std::sscanf(argv[6], "%d/%d/%d", &width, &depth, &heads) != 3) {
+      std::fprintf(stderr, "width/depth/heads: e.g. 64/3/4\n");
+      return 1;
+    }
+    learning(threads, argc > 3 ? argv[3] : "cpu", budgets, argc > 5 ? std::stoi(argv[5]) : 50, width, depth, heads,
+             std::vector<std::string>(argv + std::min(argc, 7), argv + argc));
+  } else
+    speed(threads, argc > 3 ? std::stoi(argv[3]) : 6, argc > 4 ? argv[4] : "cpu");
   return 0;
 }

@@ -1,7 +1,8 @@
 """The DiT noise-prediction network of cpp/src/dit/network.cpp written in
 Python PyTorch, timed the same way as bench_dit.cpp times the C++ one.
 
-Usage: dit_pytorch.py WIDTH DEPTH HEADS H D THREADS REPS
+Usage: dit_pytorch.py WIDTH DEPTH HEADS H D THREADS REPS [DEVICE]
+DEVICE is "cpu" (default) or "cuda" (timings then synchronise the device).
 Prints one line: train_ms=<ms per training step, batch 64> sample_ms=<ms per
 forward at batch 100 without gradients>.
 """
@@ -60,7 +61,7 @@ class DiT(nn.Module):
 
     def forward(self, x, mask, t):
         u = (torch.log(t) - self.log_t0) * (1000.0 / (self.log_T - self.log_t0))
-        freqs = torch.exp(-math.log(10000.0) * torch.arange(128, dtype=u.dtype) / 128.0)
+        freqs = torch.exp(-math.log(10000.0) * torch.arange(128, dtype=u.dtype, device=u.device) / 128.0)
         args = u.unsqueeze(1) * freqs.unsqueeze(0)
         c = self.t_fc2(F.silu(self.t_fc1(torch.cat([torch.cos(args), torch.sin(args)], 1))))
         h = self.embed(torch.cat([x, mask], -1)) + self.pos.unsqueeze(0)
@@ -70,24 +71,27 @@ class DiT(nn.Module):
         return self.out(modulate(self.norm_final(h), shift, scale))
 
 
-def inputs(B, H, d):
+def inputs(B, H, d, device):
     x = torch.randn(B, H, d)
     mask = (torch.rand(B, H, d) < 0.8).float()
     t = torch.exp(torch.empty(B).uniform_(math.log(1e-5), math.log(15.0)))
-    return x, mask, t
+    return x.to(device), mask.to(device), t.to(device)
 
 
 def main():
     width, depth, heads, H, d, threads, reps = (int(a) for a in sys.argv[1:8])
+    device = torch.device(sys.argv[8] if len(sys.argv) > 8 else "cpu")
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     torch.set_num_threads(threads)
     torch.manual_seed(0)
     net = DiT(H, d, width, depth, heads)
     # Non-zero modulations so the timing does not profit from zeros.
     for p in net.parameters():
         nn.init.normal_(p, 0.0, 0.02)
+    net = net.to(device)
     opt = torch.optim.AdamW(net.parameters(), lr=1e-4, weight_decay=0.0)
-    x, mask, t = inputs(64, H, d)
-    eps = torch.randn(64, H, d)
+    x, mask, t = inputs(64, H, d, device)
+    eps = torch.randn(64, H, d).to(device)
 
     def train_step():
         loss = ((net(x, mask, t) - eps).square() * (1 - mask)).sum() / (1 - mask).sum()
@@ -96,7 +100,7 @@ def main():
         torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
         opt.step()
 
-    xs, ms, ts = inputs(100, H, d)
+    xs, ms, ts = inputs(100, H, d, device)
 
     def sample_step():
         with torch.no_grad():
@@ -105,9 +109,11 @@ def main():
     out = []
     for step in (train_step, sample_step):
         step()  # warm-up
+        sync()
         start = time.perf_counter()
         for _ in range(reps):
             step()
+        sync()
         out.append(1000.0 * (time.perf_counter() - start) / reps)
     print("train_ms=%.3f sample_ms=%.3f" % tuple(out))
 

@@ -18,28 +18,42 @@ namespace {
 // bf16 autocast of the network's forward on CUDA (the GPU path of
 // cpp/DESIGN.md): matrix products in bf16, the LayerNorms and softmax in
 // float32 (autocast's own lists); noise_at returns float32, so the sampler's
-// diffusion arithmetic stays float32. Does nothing on the CPU. Compiled here,
-// unmeasured without a CUDA LibTorch.
+// diffusion arithmetic stays float32. Does nothing on the CPU.
 class CudaBf16Autocast {
  public:
   explicit CudaBf16Autocast(bool cuda) : on_(cuda) {
     if (!on_) return;
-    was_enabled_ = at::autocast::is_enabled();
-    was_dtype_ = at::autocast::get_autocast_gpu_dtype();
-    at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
-    at::autocast::set_enabled(true);
+    was_enabled_ = enabled();
+    was_dtype_ = dtype();
+    set(true, at::kBFloat16);
     at::autocast::increment_nesting();
   }
   ~CudaBf16Autocast() {
     if (!on_) return;
     if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-    at::autocast::set_enabled(was_enabled_);
-    at::autocast::set_autocast_gpu_dtype(was_dtype_);
+    set(was_enabled_, was_dtype_);
   }
   CudaBf16Autocast(const CudaBf16Autocast&) = delete;
   CudaBf16Autocast& operator=(const CudaBf16Autocast&) = delete;
 
  private:
+  // LibTorch 2.4 made the CUDA-only calls per-device ones and deprecated the
+  // old names, which then print a warning on every sampler call.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+  static bool enabled() { return at::autocast::is_autocast_enabled(at::kCUDA); }
+  static at::ScalarType dtype() { return at::autocast::get_autocast_dtype(at::kCUDA); }
+  static void set(bool on, at::ScalarType type) {
+    at::autocast::set_autocast_dtype(at::kCUDA, type);
+    at::autocast::set_autocast_enabled(at::kCUDA, on);
+  }
+#else
+  static bool enabled() { return at::autocast::is_enabled(); }
+  static at::ScalarType dtype() { return at::autocast::get_autocast_gpu_dtype(); }
+  static void set(bool on, at::ScalarType type) {
+    at::autocast::set_autocast_gpu_dtype(type);
+    at::autocast::set_enabled(on);
+  }
+#endif
   bool on_, was_enabled_ = false;
   at::ScalarType was_dtype_ = at::kHalf;
 };
