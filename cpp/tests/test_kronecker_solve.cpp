@@ -88,8 +88,9 @@ TEST_CASE("precision and CG paths equal the dense conditional", "[gaussian][prec
   CHECK(rel(pr->eigenvalues(), de->eigenvalues()) < 1e-9);
   // kappa_obs and kappa_cond of the precision path come from a Krylov method
   // (m and |o| >= 200 here): each of the two extreme eigenvalues to a
-  // residual of 1e-8 relative, which bounds its error (Bauer-Fike), so the
-  // ratio is within (1 + 1e-8)^2 - 1 ~ 2e-8 of the dense one.
+  // residual of 1e-6 relative, which bounds its error (Bauer-Fike). A Ritz
+  // value's error is of order residual^2 / gap, so the ratio is checked to
+  // 2.1e-8 of the dense one (100x inside the guarantee).
   CHECK(std::abs(pr->kappa_obs() / de->kappa_obs() - 1) < 2.1e-8);
   CHECK(std::abs(pr->kappa_cond() / de->kappa_cond() - 1) < 2.1e-8);
   // The exact score of eq. 9 at two times.
