@@ -406,6 +406,40 @@ void gp_demo(int threads, int steps, const std::string& prediction, const std::s
               seconds_since(start));
 }
 
+// One row of the learning table: W2 / null, Mahalanobis and raw 95% region
+// coverage on each pattern (every frame of it missing in every test sequence).
+std::string score_patterns(const DiTModel& model, const GaussianProcess& gp, const Batch& truth,
+                           const std::vector<std::vector<int>>& patterns, const SamplerOptions& so, int threads) {
+  std::ostringstream row;
+  row << " " << to_string(so.method) << ":" << so.steps;
+  const DiTSampler sampler(model, so);
+  for (std::size_t p = 0; p < patterns.size(); ++p) {
+    Batch x = truth;
+    for (int i = 0; i < x.n; ++i)
+      for (int h : patterns[p])
+        for (int j = 0; j < x.d; ++j) x.seq(i)[h * x.d + j] = NAN;
+    ImputeOptions io;
+    io.n_samples = 100;
+    io.seed = 1 + p;
+    io.threads = threads;
+    const Imputation imp = impute(sampler, x, io);
+    const auto de = distribution_error(gp, x, imp.samples, 100, 50 + p, threads);
+    const auto cov = region_coverage(gp, x, imp.centre, imp.radius, 1000, 60 + p, threads);
+    double w2 = 0, w2n = 0, mah = 0, cv = 0;
+    for (int i = 0; i < x.n; ++i) {
+      w2 += de[i].samples.w2;
+      w2n += de[i].null.w2;
+      mah += de[i].samples.mahalanobis;
+      cv += cov[i];
+    }
+    char buf[160];
+    std::snprintf(buf, sizeof buf, " P%zu %.2f/%.2f=%.2f %.2f %.1f%%", p + 1, w2 / x.n, w2n / x.n, w2 / w2n, mah / x.n,
+                  100 * cv / x.n);
+    row << buf;
+  }
+  return row.str();
+}
+
 // bench/dit_learning.R's setting in C++ (see the header comment).
 void learning(int threads, const std::string& device, const std::vector<int>& budgets, int n_test, int width,
               int depth, int heads, const std::vector<std::string>& changes) {
@@ -435,6 +469,52 @@ void learning(int threads, const std::string& device, const std::vector<int>& bu
       for (int j = 0; j < len / 2; ++j) half.push_back(st / 2 + j);
     patterns.push_back(half);
   }
+
+  // dit_fit()'s default recipe (its defaults live in R), then the changes.
+  DiTConfig c = make_config(H, d, width, depth, heads);
+  TrainOptions o;
+  o.batch_size = 64;
+  o.lr = 2e-3;
+  o.lr_schedule = "cosine";
+  o.warmup_steps = 200;
+  o.lr_min = 0.1;
+  o.patience = 10;
+  o.restore_best = true;
+  o.ema = 0.999;
+  o.ema_warmup = true;
+  o.val_every = 100;
+  o.seed = 7;
+  o.threads = threads;
+  o.device = device;
+  std::vector<SamplerOptions> samplers;
+  for (const std::string& kv : changes) {
+    const auto eq = kv.find('=');
+    const std::string key = kv.substr(0, eq), v = eq == std::string::npos ? "" : kv.substr(eq + 1);
+    if (key == "lr") o.lr = std::stod(v);
+    else if (key == "batch") o.batch_size = std::stoi(v);
+    else if (key == "warmup") o.warmup_steps = std::stoi(v);
+    else if (key == "ema") o.ema = std::stod(v);
+    else if (key == "schedule") o.lr_schedule = v;
+    else if (key == "lr_min") o.lr_min = std::stod(v);
+    else if (key == "loss_weight") o.loss_weight = v;
+    else if (key == "patience") o.patience = std::stoi(v);
+    else if (key == "t_sampling") o.t_sampling = v;
+    else if (key == "prediction") c.prediction = v;
+    else if (key == "seed") o.seed = std::stoull(v);
+    else if (key == "restore_best") o.restore_best = v == "1" || v == "true";
+    else if (key == "samplers") {
+      std::stringstream list(v);
+      for (std::string item; std::getline(list, item, ',');) {
+        SamplerOptions so;
+        const auto colon = item.find(':');
+        so.method = sampler_method_from_string(item.substr(0, colon));
+        if (colon != std::string::npos) so.steps = std::stoi(item.substr(colon + 1));
+        samplers.push_back(so);
+      }
+    } else throw std::invalid_argument("unknown recipe change: " + kv);
+  }
+  if (samplers.empty()) samplers.push_back(SamplerOptions{});
+
   std::printf("DiT learning (bench/dit_learning.R's setting): H = %d, d = %d, Laplace 64, S4, 4,000 + 400 sequences, "
               "DiT %d/%d/%d, device %s, %d threads, dit_fit()'s default recipe; %d test sequences x 100 samples per "
               "pattern\n", H, d, width, depth, heads, device.c_str(), threads, n_test);
@@ -444,90 +524,14 @@ void learning(int threads, const std::string& device, const std::vector<int>& bu
   std::printf("%7s %7s %7s %7s %8s %8s | %s\n", "budget", "steps", "best", "train_s", "val_best", "stop",
               "P1-P4: W2 / null, Mahalanobis, coverage");
   for (int steps : budgets) {
-    DiTConfig c = make_config(H, d, width, depth, heads);
-    std::vector<SamplerOptions> samplers;
-    TrainOptions o;
     o.steps = steps;
-    o.batch_size = 64;
-    o.lr = 2e-3;
-    o.lr_schedule = "cosine";
-    o.warmup_steps = 200;
-    o.lr_min = 0.1;
-    o.patience = 10;
-    o.restore_best = true;
-    o.ema = 0.999;
-    o.ema_warmup = true;
-    o.val_every = 100;
-    o.seed = 7;
-    o.threads = threads;
-    o.device = device;
-    for (const std::string& kv : changes) {
-      const auto eq = kv.find('=');
-      const std::string key = kv.substr(0, eq), v = eq == std::string::npos ? "" : kv.substr(eq + 1);
-      if (key == "lr") o.lr = std::stod(v);
-      else if (key == "batch") o.batch_size = std::stoi(v);
-      else if (key == "warmup") o.warmup_steps = std::stoi(v);
-      else if (key == "ema") o.ema = std::stod(v);
-      else if (key == "schedule") o.lr_schedule = v;
-      else if (key == "lr_min") o.lr_min = std::stod(v);
-      else if (key == "loss_weight") o.loss_weight = v;
-      else if (key == "patience") o.patience = std::stoi(v);
-      else if (key == "t_sampling") o.t_sampling = v;
-      else if (key == "prediction") c.prediction = v;
-      else if (key == "seed") o.seed = std::stoull(v);
-      else if (key == "restore_best") o.restore_best = v == "1" || v == "true";
-      else if (key == "samplers") {
-        std::stringstream list(v);
-        for (std::string item; std::getline(list, item, ',');) {
-          SamplerOptions so;
-          const auto colon = item.find(':');
-          const std::string name = item.substr(0, colon);
-          bool known = false;
-          for (auto m : {SamplerOptions::Method::euler_maruyama, SamplerOptions::Method::heun_sde,
-                         SamplerOptions::Method::heun_ode, SamplerOptions::Method::dpm2m,
-                         SamplerOptions::Method::dpm2m_sde, SamplerOptions::Method::unipc,
-                         SamplerOptions::Method::unipc2})
-            if (to_string(m) == name) so.method = m, known = true;
-          if (!known) throw std::invalid_argument("unknown sampler: " + name);
-          if (colon != std::string::npos) so.steps = std::stoi(item.substr(colon + 1));
-          samplers.push_back(so);
-        }
-      } else throw std::invalid_argument("unknown recipe change: " + kv);
-    }
-    if (samplers.empty()) samplers.push_back(SamplerOptions{});
     auto model = DiTModel::create(c, o.seed, device);
     const TrainResult res = model.fit(train, &val, s4, o);
     for (const SamplerOptions& so : samplers) {
-    std::ostringstream row;
-    row << " " << to_string(so.method) << ":" << so.steps;
-    for (std::size_t p = 0; p < patterns.size(); ++p) {
-      Batch x = truth;
-      for (int i = 0; i < x.n; ++i)
-        for (int h : patterns[p])
-          for (int j = 0; j < d; ++j) x.seq(i)[h * d + j] = NAN;
-      DiTSampler sampler(model, so);
-      ImputeOptions io;
-      io.n_samples = 100;
-      io.seed = 1 + p;
-      io.threads = threads;
-      const Imputation imp = impute(sampler, x, io);
-      const auto de = distribution_error(gp, x, imp.samples, 100, 50 + p, threads);
-      const auto cov = region_coverage(gp, x, imp.centre, imp.radius, 1000, 60 + p, threads);
-      double w2 = 0, w2n = 0, mah = 0, cv = 0;
-      for (int i = 0; i < x.n; ++i) {
-        w2 += de[i].samples.w2;
-        w2n += de[i].null.w2;
-        mah += de[i].samples.mahalanobis;
-        cv += cov[i];
-      }
-      char buf[160];
-      std::snprintf(buf, sizeof buf, " P%zu %.2f/%.2f=%.2f %.2f %.1f%%", p + 1, w2 / x.n, w2n / x.n, w2 / w2n, mah / x.n,
-                    100 * cv / x.n);
-      row << buf;
-    }
-    std::printf("%7d %7d %7d %7.0f %8.4f %8s |%s\n", steps, res.steps_done, res.best_step, res.seconds,
-                res.best_val_loss, res.stop_reason.c_str(), row.str().c_str());
-    std::fflush(stdout);
+      std::printf("%7d %7d %7d %7.0f %8.4f %8s |%s\n", steps, res.steps_done, res.best_step, res.seconds,
+                  res.best_val_loss, res.stop_reason.c_str(),
+                  score_patterns(model, gp, truth, patterns, so, threads).c_str());
+      std::fflush(stdout);
     }
   }
 }

@@ -17,8 +17,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 if [ "${1:-}" = "--pack" ]; then
   pack=${2:?usage: build-cuda.sh --pack DIR}
-  mkdir -p "$pack/include" "$pack/lib"
-  mkdir -p "$pack/include/eigen3"
+  mkdir -p "$pack/include/eigen3" "$pack/lib"
   cp -r /usr/include/eigen3/Eigen /usr/include/eigen3/unsupported "$pack/include/eigen3/"
   cp -r /usr/include/catch2 "$pack/include/"
   # The reference LAPACK and BLAS (small, and fast enough for what the DiT
