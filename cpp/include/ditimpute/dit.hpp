@@ -60,7 +60,19 @@ struct DiTConfig {
   //              model is the product of these marginals; training adds the
   //              dependence between entries and what the GP misses).
   std::string gp;
-  // input_error "H", "d", "width", "depth", "heads", "mlp_ratio", "t0", "T", "prediction", "gp".
+  // What a token is:
+  //  "frame": one token per time frame holding its d values and mask (the
+  //           paper's DiT): attention runs across the H frames only, and the
+  //           d variables share one token of `width` features.
+  //  "entry": one token per entry (frame, variable) holding its value and
+  //           mask, plus the frame's position and a learned embedding of the
+  //           variable; each block attends across the H frames of every
+  //           variable and then across the d variables of every frame (the
+  //           two-axis design of CSDI). H * d tokens a sequence: the cost of a
+  //           step grows about d times, what a token must hold does not.
+  std::string tokens = "frame";
+  // input_error "H", "d", "width", "depth", "heads", "mlp_ratio", "t0", "T", "prediction", "gp",
+  // "tokens".
   void validate() const;
   bool operator==(const DiTConfig& other) const;
   bool operator!=(const DiTConfig& other) const { return !(*this == other); }

@@ -38,11 +38,14 @@ void DiTConfig::validate() const {
     throw input_error("prediction", "prediction must be \"v\" or \"eps\", not \"" + prediction + "\".");
   if (!gp.empty() && gp != "residual" && gp != "channels")
     throw input_error("gp", "gp must be \"\" (none), \"residual\" or \"channels\", not \"" + gp + "\".");
+  if (tokens != "frame" && tokens != "entry")
+    throw input_error("tokens", "tokens must be \"frame\" or \"entry\", not \"" + tokens + "\".");
 }
 
 bool DiTConfig::operator==(const DiTConfig& o) const {
   return H == o.H && d == o.d && width == o.width && depth == o.depth && heads == o.heads &&
-         mlp_ratio == o.mlp_ratio && t0 == o.t0 && T == o.T && prediction == o.prediction && gp == o.gp;
+         mlp_ratio == o.mlp_ratio && t0 == o.t0 && T == o.T && prediction == o.prediction && gp == o.gp &&
+         tokens == o.tokens;
 }
 
 void TrainOptions::validate() const {

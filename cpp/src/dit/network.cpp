@@ -22,6 +22,14 @@ torch::Tensor modulate(const torch::Tensor& x, const torch::Tensor& shift, const
   return x * (1 + scale.unsqueeze(1)) + shift.unsqueeze(1);
 }
 
+// A per-row vector [B, width] (or [1, width]) shaped to broadcast over entry
+// tokens [B, H, d, width].
+torch::Tensor per_row(const torch::Tensor& v) { return v.view({v.size(0), 1, 1, v.size(1)}); }
+
+torch::Tensor modulate_entries(const torch::Tensor& x, const torch::Tensor& shift, const torch::Tensor& scale) {
+  return x * (1 + per_row(scale)) + per_row(shift);
+}
+
 // Sinusoidal features of a scalar per row (as in DiT / "Attention is all you
 // need"): [cos(u w_k), sin(u w_k)], w_k = 10000^(-k / half).
 torch::Tensor sinusoidal(const torch::Tensor& u, int dim) {
@@ -82,6 +90,15 @@ torch::Tensor attention(const torch::Tensor& q, const torch::Tensor& k, const to
 #endif
 }
 
+// Multi-head self-attention of the token sequences h [S, N, width] through
+// the maps qkv and proj: [S, N, width].
+torch::Tensor self_attention(const torch::Tensor& h, torch::nn::Linear& qkv, torch::nn::Linear& proj, int heads) {
+  const int64_t S = h.size(0), N = h.size(1), W = h.size(2), dh = W / heads;
+  auto q_k_v = qkv(h).reshape({S, N, 3, heads, dh}).permute({2, 0, 3, 1, 4});
+  auto a = attention(q_k_v[0], q_k_v[1], q_k_v[2], 1.0 / std::sqrt(static_cast<double>(dh)));
+  return proj(a.transpose(1, 2).reshape({S, N, W}));
+}
+
 // LayerNorm over the last dimension without affine parameters, on rows.
 torch::Tensor plain_norm(const torch::Tensor& x) {
   return at::layer_norm(x, {x.size(-1)}, {}, {}, kNormEps);
@@ -136,14 +153,8 @@ torch::Tensor DiTBlockImpl::forward(const torch::Tensor& x, const torch::Tensor&
   auto mod = ada(torch::silu(c)).chunk(6, 1);
   const auto& shift_a = mod[0], &scale_a = mod[1], &gate_a = mod[2];
   const auto& shift_m = mod[3], &scale_m = mod[4], &gate_m = mod[5];
-  const int64_t B = x.size(0), N = x.size(1), W = x.size(2), dh = W / heads;
-
   // Multi-head self-attention over the H frame tokens.
-  auto h = modulate(norm1(x), shift_a, scale_a);
-  auto q_k_v = qkv(h).reshape({B, N, 3, heads, dh}).permute({2, 0, 3, 1, 4});
-  auto q = q_k_v[0], k = q_k_v[1], v = q_k_v[2];
-  auto a = attention(q, k, v, 1.0 / std::sqrt(static_cast<double>(dh))).transpose(1, 2).reshape({B, N, W});
-  auto y = x + gate_a.unsqueeze(1) * proj(a);
+  auto y = x + gate_a.unsqueeze(1) * self_attention(modulate(norm1(x), shift_a, scale_a), qkv, proj, heads);
 
   auto m = fc2(torch::gelu(fc1(modulate(norm2(y), shift_m, scale_m)), "tanh"));
   return y + gate_m.unsqueeze(1) * m;
@@ -175,23 +186,60 @@ torch::Tensor DiTBlockImpl::forward_shared(const torch::Tensor& x, const torch::
   return mlp_residual(y, w1, b1, w2, b2, cpu_chunked_mlp).reshape({B, N, W});  // y + gate * mlp
 }
 
+EntryBlockImpl::EntryBlockImpl(int width, int heads_, int mlp_hidden) : heads(heads_) {
+  norm_time = register_module("norm_time", plain_layer_norm(width));
+  norm_var = register_module("norm_var", plain_layer_norm(width));
+  norm_mlp = register_module("norm_mlp", plain_layer_norm(width));
+  qkv_time = register_module("qkv_time", torch::nn::Linear(width, 3 * width));
+  proj_time = register_module("proj_time", torch::nn::Linear(width, width));
+  qkv_var = register_module("qkv_var", torch::nn::Linear(width, 3 * width));
+  proj_var = register_module("proj_var", torch::nn::Linear(width, width));
+  fc1 = register_module("fc1", torch::nn::Linear(width, mlp_hidden));
+  fc2 = register_module("fc2", torch::nn::Linear(mlp_hidden, width));
+  ada = register_module("ada", torch::nn::Linear(width, 9 * width));
+}
+
+torch::Tensor EntryBlockImpl::forward(const torch::Tensor& x, const torch::Tensor& c) {
+  auto mod = ada(torch::silu(c)).chunk(9, 1);
+  const int64_t B = x.size(0), H = x.size(1), d = x.size(2), W = x.size(3);
+
+  // Across time: each variable's H tokens are one sequence.
+  auto h = modulate_entries(norm_time(x), mod[0], mod[1]).transpose(1, 2).reshape({B * d, H, W});
+  auto a = self_attention(h, qkv_time, proj_time, heads).reshape({B, d, H, W}).transpose(1, 2);
+  auto y = x + per_row(mod[2]) * a;
+
+  // Across variables: each frame's d tokens are one sequence.
+  h = modulate_entries(norm_var(y), mod[3], mod[4]).reshape({B * H, d, W});
+  a = self_attention(h, qkv_var, proj_var, heads).reshape({B, H, d, W});
+  y = y + per_row(mod[5]) * a;
+
+  auto m = fc2(torch::gelu(fc1(modulate_entries(norm_mlp(y), mod[6], mod[7])), "tanh"));
+  return y + per_row(mod[8]) * m;
+}
+
 DiTNetImpl::DiTNetImpl(const DiTConfig& c)
     : config(c),
       log_t0(std::log(c.t0)),
       log_T(std::log(c.T)),
       v_prediction(c.prediction == "v"),
       gp_inputs(!c.gp.empty()),
-      gp_residual(c.gp == "residual") {
+      gp_residual(c.gp == "residual"),
+      entry_tokens(c.tokens == "entry") {
   const int W = c.width;
   const int hidden = static_cast<int>(std::lround(c.mlp_ratio * W));
-  embed = register_module("embed", torch::nn::Linear((gp_inputs ? 4 : 2) * c.d, W));
+  const int per_token = entry_tokens ? 1 : c.d;  // variables a token carries
+  embed = register_module("embed", torch::nn::Linear((gp_inputs ? 4 : 2) * per_token, W));
   t_fc1 = register_module("t_fc1", torch::nn::Linear(kTimeFreqDim, W));
   t_fc2 = register_module("t_fc2", torch::nn::Linear(W, W));
   blocks = register_module("blocks", torch::nn::ModuleList());
-  for (int l = 0; l < c.depth; ++l) blocks->push_back(DiTBlock(W, c.heads, hidden));
+  for (int l = 0; l < c.depth; ++l) {
+    if (entry_tokens) blocks->push_back(EntryBlock(W, c.heads, hidden));
+    else blocks->push_back(DiTBlock(W, c.heads, hidden));
+  }
   norm_final = register_module("norm_final", plain_layer_norm(W));
   ada_final = register_module("ada_final", torch::nn::Linear(W, 2 * W));
-  out = register_module("out", torch::nn::Linear(W, c.d));
+  out = register_module("out", torch::nn::Linear(W, per_token));
+  if (entry_tokens) var_embed = register_parameter("var_embed", torch::zeros({c.d, W}));
 
   // Fixed 1-D sin/cos positions of the frames (DiT's get_1d_sincos_pos_embed).
   auto positions = torch::arange(c.H, torch::kFloat64);
@@ -205,6 +253,12 @@ void DiTNetImpl::initialize() {
   torch::NoGradGuard no_grad;
   xavier_linear(embed);
   for (auto& b : *blocks) {
+    if (auto* blk = b->as<EntryBlockImpl>()) {
+      for (auto* l : {&blk->qkv_time, &blk->proj_time, &blk->qkv_var, &blk->proj_var, &blk->fc1, &blk->fc2})
+        xavier_linear(*l);
+      zero_linear(blk->ada);
+      continue;
+    }
     auto* blk = b->as<DiTBlockImpl>();
     xavier_linear(blk->qkv);
     xavier_linear(blk->proj);
@@ -212,6 +266,9 @@ void DiTNetImpl::initialize() {
     xavier_linear(blk->fc2);
     zero_linear(blk->ada);  // adaLN-Zero: each block starts as the identity
   }
+  // Variable embeddings at the scale of the sin/cos positions (RMS 1/sqrt(2)),
+  // so that variables are told apart from the first step.
+  if (var_embed.defined()) torch::nn::init::normal_(var_embed, 0.0, std::sqrt(0.5));
   torch::nn::init::normal_(t_fc1->weight, 0.0, 0.02);
   torch::nn::init::zeros_(t_fc1->bias);
   torch::nn::init::normal_(t_fc2->weight, 0.0, 0.02);
@@ -230,8 +287,13 @@ torch::Tensor DiTNetImpl::conditioning(const torch::Tensor& t) {
 
 torch::Tensor DiTNetImpl::tokens(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& mu,
                                  const torch::Tensor& sd) {
+  if (gp_inputs) TORCH_CHECK(mu.defined() && sd.defined(), "a GP-informed DiT needs the GP's conditional mean and sd");
+  if (entry_tokens) {
+    // [B, H, d, features]: each entry's own inputs.
+    auto f = gp_inputs ? torch::stack({x, mask, mu, sd}, -1) : torch::stack({x, mask}, -1);
+    return embed(f) + pos.view({1, config.H, 1, -1}) + var_embed.unsqueeze(0).unsqueeze(0);
+  }
   if (!gp_inputs) return embed(torch::cat({x, mask}, -1)) + pos.unsqueeze(0);
-  TORCH_CHECK(mu.defined() && sd.defined(), "a GP-informed DiT needs the GP's conditional mean and sd");
   return embed(torch::cat({x, mask, mu, sd}, -1)) + pos.unsqueeze(0);
 }
 
@@ -248,9 +310,12 @@ torch::Tensor DiTNetImpl::forward(const torch::Tensor& x, const torch::Tensor& m
                                   const torch::Tensor& mu, const torch::Tensor& sd) {
   auto c = conditioning(t);
   auto h = tokens(x, mask, mu, sd);
-  for (auto& b : *blocks) h = b->as<DiTBlockImpl>()->forward(h, c);
-
   auto mod = ada_final(torch::silu(c)).chunk(2, 1);
+  if (entry_tokens) {
+    for (auto& b : *blocks) h = b->as<EntryBlockImpl>()->forward(h, c);
+    return out(modulate_entries(norm_final(h), mod[0], mod[1])).squeeze(-1);
+  }
+  for (auto& b : *blocks) h = b->as<DiTBlockImpl>()->forward(h, c);
   return out(modulate(norm_final(h), mod[0], mod[1]));
 }
 
@@ -269,6 +334,10 @@ torch::Tensor DiTNetImpl::noise(const torch::Tensor& x, const torch::Tensor& mas
 
 torch::Tensor DiTNetImpl::noise_at(const torch::Tensor& x, const torch::Tensor& mask, double t,
                                    const torch::Tensor& mu, const torch::Tensor& sd) {
+  // Entry tokens: the training path with the time repeated per row (the
+  // folding below is written for frame tokens). The output is cast back to
+  // x's dtype as below.
+  if (entry_tokens) return noise(x, mask, torch::full({x.size(0)}, t, x.options()), mu, sd).to(x.scalar_type());
   auto c = conditioning(torch::full({1}, t, x.options()));
   auto h = tokens(x, mask, mu, sd);
   for (auto& b : *blocks) h = b->as<DiTBlockImpl>()->forward_shared(h, c);

@@ -1,6 +1,8 @@
 // Internal: the DiT noise-prediction network (cpp/DESIGN.md), after
-// Peebles & Xie's DiT with one token per time frame. Include only from
-// cpp/src/dit/*.cpp and the dit tests/bench.
+// Peebles & Xie's DiT with one token per time frame (DiTConfig::tokens
+// "frame") or one token per entry with attention along both axes ("entry",
+// after CSDI's two-axis design). Include only from cpp/src/dit/*.cpp and the
+// dit tests/bench.
 #pragma once
 
 #include "ditimpute/dit.hpp"
@@ -37,12 +39,32 @@ struct DiTBlockImpl : torch::nn::Module {
 };
 TORCH_MODULE(DiTBlock);
 
+// One adaLN-Zero block of the entry-token network: tokens x [B, H, d, width]
+// (one per frame and variable) pass attention across the H frames of each
+// variable, then attention across the d variables of each frame, then the
+// MLP, each behind LayerNorm with shift/scale/gate from the conditioning
+// vector c ([B, width], or [1, width] shared by every row); the modulation is
+// zero-initialised, so the block starts as the identity.
+struct EntryBlockImpl : torch::nn::Module {
+  EntryBlockImpl(int width, int heads, int mlp_hidden);
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& c);
+
+  int heads;
+  torch::nn::LayerNorm norm_time{nullptr}, norm_var{nullptr}, norm_mlp{nullptr};
+  torch::nn::Linear qkv_time{nullptr}, proj_time{nullptr}, qkv_var{nullptr}, proj_var{nullptr};
+  torch::nn::Linear fc1{nullptr}, fc2{nullptr}, ada{nullptr};
+};
+TORCH_MODULE(EntryBlock);
+
 // eps_hat = net(x, mask, t): x [B, H, d] holds observed values on observed
 // entries and noisy values on missing ones, mask [B, H, d] (1 = observed),
 // t [B] diffusion times. Token input = [x, mask] (2d features), and for a
 // GP-informed network (DiTConfig::gp) [x, mask, mu, sd] (4d): the GP's
 // conditional mean and sd of every entry given the observed ones (mu = the
-// value and sd = 0 on observed entries), [B, H, d] each.
+// value and sd = 0 on observed entries), [B, H, d] each. With entry tokens
+// (DiTConfig::tokens "entry") each entry's [x, mask] (or [x, mask, mu, sd])
+// is embedded on its own, plus its frame's sinusoidal position and a learned
+// embedding of its variable; the output layer gives one value a token.
 struct DiTNetImpl : torch::nn::Module {
   explicit DiTNetImpl(const DiTConfig& config);
   // The raw output F (its meaning depends on config.prediction).
@@ -72,17 +94,20 @@ struct DiTNetImpl : torch::nn::Module {
   bool v_prediction;
   bool gp_inputs;    // config.gp != "": mu and sd are inputs
   bool gp_residual;  // config.gp == "residual"
+  bool entry_tokens; // config.tokens == "entry": blocks hold EntryBlocks
   torch::nn::Linear embed{nullptr};
   torch::nn::Linear t_fc1{nullptr}, t_fc2{nullptr};
   torch::nn::ModuleList blocks{nullptr};
   torch::nn::LayerNorm norm_final{nullptr};
   torch::nn::Linear ada_final{nullptr}, out{nullptr};
   torch::Tensor pos;  // fixed sinusoidal positions [H, width] (buffer)
+  torch::Tensor var_embed;  // entry tokens: learned variable embeddings [d, width]
 
  private:
   // The conditioning vector c(t) [rows, width] from the times t [rows].
   torch::Tensor conditioning(const torch::Tensor& t);
-  // Token embedding plus positions, [B, H, width].
+  // Token embedding plus positions, [B, H, width] ([B, H, d, width] with
+  // entry tokens).
   torch::Tensor tokens(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& mu,
                        const torch::Tensor& sd);
 };

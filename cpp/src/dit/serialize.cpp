@@ -24,9 +24,11 @@ namespace detail {
 namespace {
 
 const char kMagic[16] = {'D', 'I', 'T', 'I', 'M', 'P', 'U', 'T', 'E', '-', 'D', 'I', 'T', '\n', '\x1a', '\0'};
-// Version 2 adds GP-informed models (CONF "gp=", section GPRI); models
-// without a GP are still written as version 1, readable by older releases.
-constexpr std::uint32_t kVersion = 2;
+// Version 2 adds GP-informed models (CONF "gp=", section GPRI), version 3
+// entry tokens (CONF "tokens=entry"); a file gets the lowest version that
+// holds it (models with frame tokens and no GP are still version 1), so older
+// releases read what they can and name the version of what they cannot.
+constexpr std::uint32_t kVersion = 3;
 constexpr std::uint32_t kByteOrder = 0x01020304u;
 
 std::uint64_t fnv1a(const char* p, std::size_t n) {
@@ -182,6 +184,7 @@ DiTConfig parse_config(const std::string& text, int& steps_trained, const std::s
       else if (key == "steps_trained") steps_trained = std::stoi(value), ++seen;
       else if (key == "prediction") c.prediction = value;  // absent in files of 0.1 models: "eps"
       else if (key == "gp") c.gp = value;  // absent in version-1 files: ""
+      else if (key == "tokens") c.tokens = value;  // absent before entry tokens: "frame"
 
     } catch (const std::exception&) {
       throw input_error(arg, "not a valid ditimpute DiT model: config entry '" + line + "' is unreadable.");
@@ -204,10 +207,11 @@ std::string write_archive(const DiTModel::Impl& m, const TrainState* state) {
                      "\nwidth=" + std::to_string(c.width) + "\ndepth=" + std::to_string(c.depth) +
                      "\nheads=" + std::to_string(c.heads) + "\nmlp_ratio=" + num(c.mlp_ratio) + "\nt0=" + num(c.t0) +
                      "\nT=" + num(c.T) + "\nsteps_trained=" + std::to_string(m.steps_trained) +
-                     "\nprediction=" + c.prediction + "\n" + (c.gp.empty() ? std::string() : "gp=" + c.gp + "\n");
+                     "\nprediction=" + c.prediction + "\n" + (c.gp.empty() ? std::string() : "gp=" + c.gp + "\n") +
+                     (c.tokens == "frame" ? std::string() : "tokens=" + c.tokens + "\n");
   Writer w;
   w.out.append(kMagic, sizeof kMagic);
-  w.put<std::uint32_t>(c.gp.empty() ? 1u : kVersion);
+  w.put<std::uint32_t>(c.tokens != "frame" ? 3u : c.gp.empty() ? 1u : 2u);
   w.put<std::uint32_t>(kByteOrder);
   w.section("CONF", conf);
   w.section("WGTS", write_tensors(*m.net));
