@@ -7,6 +7,16 @@
 #' uses `width = 256`, `depth = 12`, `heads = 16`; the defaults are a small
 #' model that trains in minutes on a CPU.
 #'
+#' With `tokens = "entry"` every entry (frame, variable) is a token of its
+#' own, carrying its value and mask, its frame's position and a learned
+#' embedding of its variable, and each block attends across the frames of
+#' every variable and then across the variables of every frame (the two-axis
+#' design of CSDI). A frame token must squeeze all `d` variables into `width`
+#' features; an entry token holds one. The price is `H * d` tokens a sequence
+#' instead of `H`: a training step costs roughly `d` times more at the same
+#' width. `bench/dit_tokens.R` measures both kinds at `d = 8` and on
+#' BeijingAir's 132 variables (`bench/results/dit_tokens.md`).
+#'
 #' @param H,d Frames and variables of the sequences the model imputes.
 #' @param width Token width (must be a multiple of `heads`).
 #' @param depth Number of transformer blocks.
@@ -22,19 +32,24 @@
 #'   mean, at small `t` the noise. `"eps"`: the network predicts the noise
 #'   directly, which learns the conditioning far more slowly (see the package's
 #'   bench/bench_dit.cpp).
+#' @param tokens `"frame"` (default: one token per time frame, the paper's
+#'   DiT) or `"entry"` (one token per entry, attention across time and across
+#'   variables; see Details).
 #' @return An object of class `ditimpute_dit_config`.
 #' @seealso [dit_fit()]
 #' @examplesIf torch_available()
 #' dit_config(H = 32, d = 4)
 #' dit_config(H = 96, d = 8, width = 256, depth = 12, heads = 16)   # the paper's size
+#' dit_config(H = 48, d = 132, width = 32, depth = 2, heads = 2, tokens = "entry")
 #' @export
 dit_config <- function(H, d, width = 128, depth = 4, heads = 4, mlp_ratio = 4, t0 = NULL, T = NULL,
-                       prediction = c("v", "eps")) {
+                       prediction = c("v", "eps"), tokens = c("frame", "entry")) {
   check_torch()
   cfg <- list(H = check_count(H, min = 2), d = check_count(d), width = check_count(width),
               depth = check_count(depth), heads = check_count(heads),
               mlp_ratio = check_number(mlp_ratio, lower = 0, upper = Inf),
-              prediction = check_string(prediction, c("v", "eps")))
+              prediction = check_string(prediction, c("v", "eps")),
+              tokens = check_string(tokens, c("frame", "entry")))
   if (!is.null(t0)) cfg$t0 <- check_number(t0, lower = 0, upper = Inf)
   if (!is.null(T)) cfg$T <- check_number(T, lower = 0, upper = Inf)
   structure(core_call(cpp_dit_config_check(cfg)), class = "ditimpute_dit_config")
@@ -42,10 +57,14 @@ dit_config <- function(H, d, width = 128, depth = 4, heads = 4, mlp_ratio = 4, t
 
 #' @export
 print.ditimpute_dit_config <- function(x, ...) {
-  cat(sprintf("<ditimpute_dit_config> H = %d, d = %d; width %d, depth %d, heads %d, mlp ratio %g; t in [%g, %g]; %s-prediction\n",
-              x$H, x$d, x$width, x$depth, x$heads, x$mlp_ratio, x$t0, x$T, x$prediction))
+  cat(sprintf("<ditimpute_dit_config> H = %d, d = %d; width %d, depth %d, heads %d, mlp ratio %g; t in [%g, %g]; %s-prediction%s\n",
+              x$H, x$d, x$width, x$depth, x$heads, x$mlp_ratio, x$t0, x$T, x$prediction, tokens_text(x)))
   invisible(x)
 }
+
+# "; one token per entry" for entry-token models (configs of older models
+# have no `tokens`: frame tokens).
+tokens_text <- function(cfg) if (identical(cfg$tokens, "entry")) "; one token per entry" else ""
 
 # A fitted model is raw bytes (so saveRDS() works) plus a cache environment
 # holding an external pointer to the loaded C++ model, rebuilt after readRDS().
@@ -314,9 +333,9 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
 #' @export
 print.ditimpute_dit <- function(x, ...) {
   cfg <- x$config
-  cat(sprintf("<ditimpute_dit> DiT for H = %d, d = %d: width %d, depth %d, heads %d, %s parameters, %s-prediction\n",
+  cat(sprintf("<ditimpute_dit> DiT for H = %d, d = %d: width %d, depth %d, heads %d, %s parameters, %s-prediction%s\n",
               cfg$H, cfg$d, cfg$width, cfg$depth, cfg$heads, format(x$n_parameters, big.mark = ","),
-              cfg$prediction))
+              cfg$prediction, tokens_text(cfg)))
   if (nzchar(cfg$gp %||% "")) cat(sprintf("  GP-informed (%s): conditioned on a fitted GP's conditional means and sds\n", cfg$gp))
   cat(sprintf("  trained %d steps", x$steps))
   if (!is.null(x$train_info$n_train)) {

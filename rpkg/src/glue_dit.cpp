@@ -26,6 +26,7 @@ ditimpute::DiTConfig config_from_r(const Rcpp::List& c) {
   cfg.T = glue::get_or<double>(c, "T", cfg.T);
   cfg.prediction = glue::get_or<std::string>(c, "prediction", cfg.prediction);
   cfg.gp = glue::get_or<std::string>(c, "gp", cfg.gp);
+  cfg.tokens = glue::get_or<std::string>(c, "tokens", cfg.tokens);
   return cfg;
 }
 
@@ -34,7 +35,7 @@ Rcpp::List config_to_r(const ditimpute::DiTConfig& c) {
                             Rcpp::Named("depth") = c.depth, Rcpp::Named("heads") = c.heads,
                             Rcpp::Named("mlp_ratio") = c.mlp_ratio, Rcpp::Named("t0") = c.t0,
                             Rcpp::Named("T") = c.T, Rcpp::Named("prediction") = c.prediction,
-                            Rcpp::Named("gp") = c.gp);
+                            Rcpp::Named("gp") = c.gp, Rcpp::Named("tokens") = c.tokens);
 }
 
 Rcpp::DataFrame history_to_r(const std::vector<ditimpute::LossRecord>& h) {
