@@ -148,7 +148,10 @@ if ("beijing" %in% parts) {
 
 if ("report" %in% parts) {
   md_table <- function(d, digits = 4) {
-    d[] <- lapply(d, function(col) if (is.numeric(col)) signif(col, digits) else as.character(col))
+    d[] <- lapply(d, function(col) {
+      if (!is.numeric(col)) return(as.character(col))
+      if (all(col == round(col), na.rm = TRUE)) format(col, scientific = FALSE) else signif(col, digits)
+    })
     c(paste("|", paste(names(d), collapse = " | "), "|"), paste0("|", paste(rep("---", ncol(d)), collapse = "|"), "|"),
       apply(d, 1, function(r) paste("|", paste(r, collapse = " | "), "|")))
   }
