@@ -31,16 +31,7 @@ parts <- commandArgs(trailingOnly = TRUE)
 if (length(parts) == 0) parts <- c("sweep", "main", "report")
 threads <- as.integer(Sys.getenv("DITIMPUTE_BENCH_THREADS", "2"))
 n_test <- as.integer(Sys.getenv("DITIMPUTE_BENCH_N_TEST", "6"))
-H <- 48L
-d <- 8L
-spec <- gp_spec(H, d = d, kernel = gp_kernel("laplace", lengthscale = 64))
-rescale <- function(frames) {
-  starts <- frames[c(TRUE, diff(frames) != 1)]
-  len <- length(frames) / length(starts)
-  unlist(lapply(starts, function(s) (s - 1) %/% 2 + seq_len(len %/% 2)))
-}
-patterns <- lapply(paper_patterns(), function(p) pattern_frames(H, rescale(p$frames)))
-s4 <- mask_strategy(c("8x1", "8x1", "4x2", "1x8"), weights = rep(0.25, 4))
+source(file.path("bench", "theory_setting.R"))  # H, d, spec, patterns, s4
 train <- gp_simulate(spec, 4000, seed = 104000)
 val <- gp_simulate(spec, 400, seed = 204000)
 truth <- gp_simulate(spec, n_test, seed = 5)

@@ -25,18 +25,10 @@ if (length(parts) == 0) parts <- c("train", "bounds", "error", "shift")
 threads <- as.integer(Sys.getenv("DITIMPUTE_BENCH_THREADS", "2"))
 n_test <- as.integer(Sys.getenv("DITIMPUTE_BENCH_N_TEST", "6"))
 steps <- as.integer(Sys.getenv("DITIMPUTE_BENCH_STEPS", "1000"))
-H <- 48L
-d <- 8L
-spec <- gp_spec(H, d = d, kernel = gp_kernel("laplace", lengthscale = 64))
-rescale <- function(frames) {
-  starts <- frames[c(TRUE, diff(frames) != 1)]
-  len <- length(frames) / length(starts)
-  unlist(lapply(starts, function(s) (s - 1) %/% 2 + seq_len(len %/% 2)))
-}
-patterns <- lapply(paper_patterns(), function(p) pattern_frames(H, rescale(p$frames)))
+source(file.path("bench", "theory_setting.R"))  # H, d, spec, patterns, s4
 # S1 and S4 at H = 48: block lengths halved as for the patterns.
 strategies <- list(S1 = mask_strategy("8x1"),
-                   S4 = mask_strategy(c("8x1", "8x1", "4x2", "1x8"), weights = rep(0.25, 4)))
+                   S4 = s4)
 sizes <- c(250L, 1000L, 4000L)
 results_file <- "inst/extdata/theory-results.rds"
 res <- if (file.exists(results_file)) readRDS(results_file) else list()

@@ -6,6 +6,7 @@
 #include "ditimpute/patterns.hpp"
 
 #include <cstdint>
+#include <vector>
 
 namespace ditimpute {
 namespace testing {
@@ -60,6 +61,35 @@ inline TrainOptions cpu_train_options(int steps, int batch_size, std::uint64_t s
   o.threads = threads;
   o.device = "cpu";
   return o;
+}
+
+// The learning tests' score: a mask from `strategy` for each test sequence,
+// Z = 100 samples of every case in one batched call (the imputation
+// pipeline's path, 50 sampler steps), and the mean squared distance of the
+// sample means from the exact conditional means, beside the same for the
+// prior mean (zero).
+struct SampleMeanError {
+  double mse = 0, prior = 0;
+};
+inline SampleMeanError sample_mean_error(const DiTModel& model, const GaussianProcess& gp, const Batch& test,
+                                         const MaskStrategy& strategy, Rng& rng) {
+  SamplerOptions so;
+  so.steps = 50;
+  std::vector<Mask> masks;
+  for (int i = 0; i < test.n; ++i) masks.push_back(strategy.draw(test.H, test.d, rng));
+  const std::vector<Matrix> samples = model.sample_missing(test, masks, 100, so, 500, 2);
+  SampleMeanError e;
+  long count = 0;
+  for (int i = 0; i < test.n; ++i) {
+    const Vector mu = make_conditional(gp, masks[i])->mean(test.seq(i));
+    const Vector mean = samples[i].colwise().mean().transpose();
+    e.mse += (mean - mu).squaredNorm();
+    e.prior += mu.squaredNorm();
+    count += mean.size();
+  }
+  e.mse /= count;
+  e.prior /= count;
+  return e;
 }
 
 inline DiTConfig tiny_config(int H, int d) {

@@ -35,26 +35,7 @@ TEST_CASE("A small DiT learns GP conditionals: loss and conditional-mean MSE", "
 
   // Sample means (Z = 100) against the exact conditional means on test cases
   // whose patterns come from the training strategy.
-  SamplerOptions so;
-  so.steps = 50;
-  double mse = 0, prior = 0;
-  int count = 0;
-  // All test cases in one batched call (the imputation pipeline's path).
-  std::vector<Mask> masks;
-  for (int i = 0; i < test.n; ++i) masks.push_back(strategy.draw(H, d, rng));
-  const std::vector<Matrix> samples = model.sample_missing(test, masks, 100, so, 500, 2);
-  for (int i = 0; i < test.n; ++i) {
-    auto cond = make_conditional(gp, masks[i]);
-    Vector mu = cond->mean(test.seq(i));
-    const Vector mean = samples[i].colwise().mean().transpose();
-    for (Eigen::Index k = 0; k < mean.size(); ++k) {
-      mse += (mean(k) - mu(k)) * (mean(k) - mu(k));
-      prior += mu(k) * mu(k);  // the prior mean is 0
-      ++count;
-    }
-  }
-  mse /= count;
-  prior /= count;
+  const auto [mse, prior] = sample_mean_error(model, gp, test, strategy, rng);
   std::cout << "[dit learning] loss untrained " << untrained << " trained " << trained << " (fit val "
             << res.final_val_loss << ", " << res.seconds << " s); MSE of sample mean " << mse
             << ", prior-mean MSE " << prior << ", ratio " << mse / prior << "\n";
