@@ -14,6 +14,11 @@
 //       one-call run, the 20-step UniPC and 20 batched cases; wall and CPU
 //       seconds (CPU time / threads is what an idle machine's wall clock shows
 //       when other jobs share the cores).
+//   bench_dit entry [threads] [reps]  one network call of an entry-token DiT
+//       (dit_config(tokens = "entry"), 32/2/2) at BeijingAir's window size
+//       (H = 30, d = 132) on 50 rows: the general path (one time per row, the
+//       training path) against the folded one-time path the sampler uses;
+//       medians of alternating calls, wall and CPU seconds.
 //   bench_dit gp [threads] [steps] [prediction] [loss_weight] [lr]   the full demonstration of the issue: a
 //       128/4/4 DiT trained on 5,000 GP sequences (H = 32, d = 4, RBF with
 //       lengthscale 8, correlated Lambda); held-out denoising loss before/after
@@ -54,6 +59,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 using namespace ditimpute;
@@ -209,6 +215,20 @@ std::pair<double, double> time_best(int reps, const std::function<void()>& f) {
   return {wall, cpu};
 }
 
+// A network of config c with random weights (untrained modulations are 0 and
+// would skip nothing), Z rows of random inputs and masks (seed 1).
+std::tuple<ditimpute::detail::DiTNet, torch::Tensor, torch::Tensor> random_network(const DiTConfig& c, int Z) {
+  torch::manual_seed(1);
+  ditimpute::detail::DiTNet net(c);
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : net->parameters()) p.normal_(0.0, 0.05);
+  }
+  auto x = torch::randn({Z, c.H, c.d});
+  auto mask = (torch::rand({Z, c.H, c.d}) > 0.5).to(torch::kFloat32);
+  return {net, x, mask};
+}
+
 void sampler_speed(int threads, int reps) {
   set_threads(threads);
   const int H = 96, d = 8, Z = 100;
@@ -216,15 +236,11 @@ void sampler_speed(int threads, int reps) {
   std::printf("DiT sampling path, small 128/4/4, H = %d, d = %d, Z = %d, %d threads, best of %d (wall s / cpu s)\n", H,
               d, Z, threads, reps);
   {
-    torch::manual_seed(1);
-    ditimpute::detail::DiTNet net(c);
-    {
-      torch::NoGradGuard no_grad;  // random weights: untrained modulations are 0 and would skip nothing
-      for (auto& p : net->parameters()) p.normal_(0.0, 0.05);
-    }
+    auto made = random_network(c, Z);  // not a structured binding: lambdas capture these (C++17)
+    auto& net = std::get<0>(made);
+    const auto& x = std::get<1>(made);
+    const auto& mask = std::get<2>(made);
     c10::InferenceMode inference;
-    auto x = torch::randn({Z, H, d});
-    auto mask = (torch::rand({Z, H, d}) > 0.5).to(torch::kFloat32);
     auto t = torch::full({Z}, 0.5);
     const auto general = time_best(reps, [&] { net->noise(x, mask, t); });
     const auto folded = time_best(reps, [&] { net->noise_at(x, mask, 0.5); });
@@ -538,6 +554,35 @@ void learning(int threads, const std::string& device, const std::vector<int>& bu
 
 }  // namespace
 
+void entry_speed(int threads, int reps) {
+  set_threads(threads);
+  const int H = 30, d = 132, Z = 50;
+  DiTConfig c = make_config(H, d, 32, 2, 2);
+  c.tokens = "entry";
+  auto made = random_network(c, Z);  // not a structured binding: lambdas capture these (C++17)
+  auto& net = std::get<0>(made);
+  const auto& x = std::get<1>(made);
+  const auto& mask = std::get<2>(made);
+  c10::InferenceMode inference;
+  auto t = torch::full({Z}, 0.5);
+  std::vector<double> wall[2], cpu[2];
+  for (int r = 0; r < 5 * reps; ++r) {
+    const auto g = time_best(1, [&] { net->noise(x, mask, t); });
+    const auto f = time_best(1, [&] { net->noise_at(x, mask, 0.5); });
+    wall[0].push_back(g.first), cpu[0].push_back(g.second);
+    wall[1].push_back(f.first), cpu[1].push_back(f.second);
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  const double diff = (net->noise(x, mask, t) - net->noise_at(x, mask, 0.5)).abs().max().item<double>();
+  std::printf("entry-token DiT 32/2/2, H = %d, d = %d, %d rows (%d tokens), %d threads, median of %d alternating calls "
+              "(wall / cpu s): general %.3f / %.3f, folded %.3f / %.3f: %.2fx wall, %.2fx cpu (max |difference| %.1e)\n",
+              H, d, Z, Z * H * d, threads, 5 * reps, median(wall[0]), median(cpu[0]), median(wall[1]), median(cpu[1]),
+              median(wall[0]) / median(wall[1]), median(cpu[0]) / median(cpu[1]), diff);
+}
+
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "speed";
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -547,6 +592,8 @@ int main(int argc, char** argv) {
             argc > 6 ? std::stod(argv[6]) : 5e-4);
   else if (mode == "sampler")
     sampler_speed(threads, argc > 3 ? std::stoi(argv[3]) : 3);
+  else if (mode == "entry")
+    entry_speed(threads, argc > 3 ? std::stoi(argv[3]) : 3);
   else if (mode == "learning") {
     std::vector<int> budgets;
     std::stringstream list(argc > 4 ? argv[4] : "800,2400,8000");

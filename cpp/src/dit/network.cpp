@@ -137,6 +137,29 @@ torch::Tensor mlp_residual(const torch::Tensor& y, const torch::Tensor& w1, cons
   return out;
 }
 
+// rows + gate * proj(attention(modulate(norm(rows)))) for token rows
+// [S * N, width] that form S sequences of N tokens, with the modulation
+// (shift, scale) and the gate folded into the qkv and proj maps; the
+// residual addition happens inside the output product.
+torch::Tensor folded_attention(const torch::Tensor& rows, int64_t S, int64_t N, torch::nn::Linear& qkv,
+                               torch::nn::Linear& proj, int heads, const torch::Tensor& shift,
+                               const torch::Tensor& scale, const torch::Tensor& gate) {
+  const int64_t W = rows.size(1), dh = W / heads;
+  torch::Tensor none;
+  auto [wqkv, bqkv] = fold_linear(qkv, scale, shift, none);
+  const double qs = 1.0 / std::sqrt(static_cast<double>(dh));
+  if (!kFusedAttention) {
+    auto qscale = torch::ones({3 * W}, wqkv.options());
+    qscale.narrow(0, 0, W).fill_(qs);
+    wqkv = wqkv * qscale.unsqueeze(1);
+    bqkv = bqkv * qscale;
+  }
+  auto [wp, bp] = fold_linear(proj, none, none, gate);
+  auto q_k_v = torch::addmm(bqkv, plain_norm(rows), wqkv.t()).reshape({S, N, 3, heads, dh}).permute({2, 0, 3, 1, 4});
+  auto a = attention(q_k_v[0], q_k_v[1], q_k_v[2], kFusedAttention ? qs : 1.0).transpose(1, 2).reshape({S * N, W});
+  return torch::addmm(rows, a, wp.t()).add_(bp);
+}
+
 }  // namespace
 
 DiTBlockImpl::DiTBlockImpl(int width, int heads_, int mlp_hidden) : heads(heads_) {
@@ -162,25 +185,11 @@ torch::Tensor DiTBlockImpl::forward(const torch::Tensor& x, const torch::Tensor&
 
 torch::Tensor DiTBlockImpl::forward_shared(const torch::Tensor& x, const torch::Tensor& c) {
   auto mod = ada(torch::silu(c)).reshape({6, -1});
-  const int64_t B = x.size(0), N = x.size(1), W = x.size(2), dh = W / heads;
+  const int64_t B = x.size(0), N = x.size(1), W = x.size(2);
   torch::Tensor none;
-
   // Attention, q pre-scaled by 1/sqrt(dh) through its rows of the qkv map
-  // (the fused kernel scales itself).
-  auto [wqkv, bqkv] = fold_linear(qkv, mod[1], mod[0], none);
-  const double qs = 1.0 / std::sqrt(static_cast<double>(dh));
-  if (!kFusedAttention) {
-    auto qscale = torch::ones({3 * W}, wqkv.options());
-    qscale.narrow(0, 0, W).fill_(qs);
-    wqkv = wqkv * qscale.unsqueeze(1);
-    bqkv = bqkv * qscale;
-  }
-  auto xf = x.reshape({B * N, W});
-  auto [wp, bp] = fold_linear(proj, none, none, mod[2]);
-  auto q_k_v = torch::addmm(bqkv, plain_norm(xf), wqkv.t()).reshape({B, N, 3, heads, dh}).permute({2, 0, 3, 1, 4});
-  auto a = attention(q_k_v[0], q_k_v[1], q_k_v[2], kFusedAttention ? qs : 1.0).transpose(1, 2).reshape({B * N, W});
-  auto y = torch::addmm(xf, a, wp.t()).add_(bp);  // x + gate * proj(a)
-
+  // (the fused kernel scales itself); x + gate * proj(a) in the product.
+  auto y = folded_attention(x.reshape({B * N, W}), B, N, qkv, proj, heads, mod[0], mod[1], mod[2]);
   auto [w1, b1] = fold_linear(fc1, mod[4], mod[3], none);
   auto [w2, b2] = fold_linear(fc2, none, none, mod[5]);
   return mlp_residual(y, w1, b1, w2, b2, cpu_chunked_mlp).reshape({B, N, W});  // y + gate * mlp
@@ -215,6 +224,21 @@ torch::Tensor EntryBlockImpl::forward(const torch::Tensor& x, const torch::Tenso
 
   auto m = fc2(torch::gelu(fc1(modulate_entries(norm_mlp(y), mod[6], mod[7])), "tanh"));
   return y + per_row(mod[8]) * m;
+}
+
+torch::Tensor EntryBlockImpl::forward_shared(const torch::Tensor& x, const torch::Tensor& c) {
+  auto mod = ada(torch::silu(c)).reshape({9, -1});
+  const int64_t B = x.size(0), H = x.size(1), d = x.size(2), W = x.size(3);
+  torch::Tensor none;
+  // Across time: rows in [B, d, H] order (one copy), back to [B, H, d] after.
+  auto rows = x.transpose(1, 2).reshape({B * d * H, W});
+  rows = folded_attention(rows, B * d, H, qkv_time, proj_time, heads, mod[0], mod[1], mod[2]);
+  rows = rows.view({B, d, H, W}).transpose(1, 2).reshape({B * H * d, W});
+  // Across variables: rows in [B, H, d] order already.
+  rows = folded_attention(rows, B * H, d, qkv_var, proj_var, heads, mod[3], mod[4], mod[5]);
+  auto [w1, b1] = fold_linear(fc1, mod[7], mod[6], none);
+  auto [w2, b2] = fold_linear(fc2, none, none, mod[8]);
+  return mlp_residual(rows, w1, b1, w2, b2, true).view({B, H, d, W});
 }
 
 DiTNetImpl::DiTNetImpl(const DiTConfig& c)
@@ -334,20 +358,21 @@ torch::Tensor DiTNetImpl::noise(const torch::Tensor& x, const torch::Tensor& mas
 
 torch::Tensor DiTNetImpl::noise_at(const torch::Tensor& x, const torch::Tensor& mask, double t,
                                    const torch::Tensor& mu, const torch::Tensor& sd) {
-  // Entry tokens: the training path with the time repeated per row (the
-  // folding below is written for frame tokens). The output is cast back to
-  // x's dtype as below.
-  if (entry_tokens) return noise(x, mask, torch::full({x.size(0)}, t, x.options()), mu, sd).to(x.scalar_type());
   auto c = conditioning(torch::full({1}, t, x.options()));
   auto h = tokens(x, mask, mu, sd);
-  for (auto& b : *blocks) h = b->as<DiTBlockImpl>()->forward_shared(h, c);
-  const int64_t B = x.size(0), N = x.size(1), W = h.size(2);
+  if (entry_tokens) {
+    for (auto& b : *blocks) h = b->as<EntryBlockImpl>()->forward_shared(h, c);
+  } else {
+    for (auto& b : *blocks) h = b->as<DiTBlockImpl>()->forward_shared(h, c);
+  }
+  const int64_t B = x.size(0), W = h.size(-1);
+  const int64_t N = entry_tokens ? x.size(1) * x.size(2) : x.size(1);  // token rows a sequence
   auto mod = ada_final(torch::silu(c)).reshape({2, -1});
   // eps_hat = F ("eps") or sigma_t x - alpha_t F ("v"): the factor on F goes
   // into the output map, the x term is one in-place addition (the GP base of
   // gp = "residual" in place of sigma_t x).
   torch::Tensor none;
-  auto gate = v_prediction ? torch::full({config.d}, -vp_alpha(t), x.options()) : none;
+  auto gate = v_prediction ? torch::full({out->weight.size(0)}, -vp_alpha(t), x.options()) : none;
   auto [w, b] = fold_linear(out, mod[1], mod[0], gate);
   // Back to x's dtype: under the CUDA bf16 autocast of the sampler
   // (sampling.cpp) the product is bf16; the diffusion arithmetic is float32.

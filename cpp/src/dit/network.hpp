@@ -48,6 +48,10 @@ TORCH_MODULE(DiTBlock);
 struct EntryBlockImpl : torch::nn::Module {
   EntryBlockImpl(int width, int heads, int mlp_hidden);
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& c);
+  // The same map for one conditioning vector c [1, width] shared by every
+  // row (sampling), with the modulation folded into the linear maps as in
+  // DiTBlockImpl::forward_shared.
+  torch::Tensor forward_shared(const torch::Tensor& x, const torch::Tensor& c);
 
   int heads;
   torch::nn::LayerNorm norm_time{nullptr}, norm_var{nullptr}, norm_mlp{nullptr};

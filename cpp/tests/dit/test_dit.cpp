@@ -144,18 +144,21 @@ TEST_CASE("An untrained v-prediction DiT gives eps_hat = sigma_t x_t, and surviv
 
 TEST_CASE("The sampler's one-time network path (weights folded) equals the general one", "[dit]") {
   // Random weights everywhere (adaLN-Zero would make every modulation 0 and
-  // hide a wrong fold), both output parametrisations, times across the range.
+  // hide a wrong fold), both output parametrisations, times across the range,
+  // frame and entry tokens.
   const int H = 12, d = 3;
+  for (const char* tokens : {"frame", "entry"})
   for (const char* prediction : {"v", "eps"}) {
     auto config = tiny_config(H, d);
     config.prediction = prediction;
+    config.tokens = tokens;
     torch::manual_seed(5);
     ditimpute::detail::DiTNet net(config);
     {
       torch::NoGradGuard no_grad;
       for (auto& p : net->parameters()) p.normal_(0.0, 0.3);
     }
-    // 5 rows of H frames, and 250 x 12 = 3000 rows: more than one of the
+    // 5 rows of H frames, and 250 x 12 = 3000 rows (entry tokens: 9,000): more than one of the
     // MLP's row chunks on the CPU (1 MB of hidden activations = 2048 rows at
     // width 32 x mlp_ratio 4), the last one partial.
     for (int64_t B : {5, 250}) {

@@ -92,6 +92,37 @@ inline SampleMeanError sample_mean_error(const DiTModel& model, const GaussianPr
   return e;
 }
 
+// The learning tests' setting (test_dit_learning.cpp, test_dit_entry.cpp):
+// 3,000 sequences of small_gp(16, 2, 3.0) and 200 for validation, mixed
+// masking, 800 steps of batch 64 at lr 1e-3 on 2 threads; the validation
+// denoising loss before and after, and the sample-mean error on 12 test
+// sequences. `c` gives the architecture (its H and d are set here).
+struct LearningRun {
+  double untrained = 0, trained = 0, final_val = 0, seconds = 0;
+  SampleMeanError error;
+};
+inline LearningRun learn_small_gp(DiTConfig c) {
+  const int H = 16, d = 2;
+  c.H = H;
+  c.d = d;
+  auto gp = small_gp(H, d, 3.0);
+  Rng rng(2024);
+  Batch train = gp.simulate(3000, rng), val = gp.simulate(200, rng), test = gp.simulate(12, rng);
+  auto strategy = mixed_strategy(H);
+  auto model = DiTModel::create(c, 1, "cpu");
+  LearningRun r;
+  r.untrained = model.denoising_loss(val, strategy, "log_uniform", 77, 2);
+  TrainOptions o = cpu_train_options(800, 64, 3, 2);
+  o.lr = 1e-3;
+  o.val_every = 200;
+  auto res = model.fit(train, &val, strategy, o);
+  r.final_val = res.final_val_loss;
+  r.seconds = res.seconds;
+  r.trained = model.denoising_loss(val, strategy, "log_uniform", 77, 2);
+  r.error = sample_mean_error(model, gp, test, strategy, rng);
+  return r;
+}
+
 inline DiTConfig tiny_config(int H, int d) {
   DiTConfig c;
   c.H = H;

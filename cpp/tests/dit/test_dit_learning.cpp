@@ -15,29 +15,13 @@ using namespace ditimpute::testing;
 // 1.0-2.3x the prior-mean MSE (the conditional mean enters eps only through
 // alpha_t, invisible at large t); the default v prediction is what makes it pass.
 TEST_CASE("A small DiT learns GP conditionals: loss and conditional-mean MSE", "[dit][learning]") {
-  const int H = 16, d = 2;
-  auto gp = small_gp(H, d, 3.0);
-  Rng rng(2024);
-  Batch train = gp.simulate(3000, rng), val = gp.simulate(200, rng), test = gp.simulate(12, rng);
-  auto strategy = mixed_strategy(H);
-
-  DiTConfig c = tiny_config(H, d);
+  DiTConfig c = tiny_config(16, 2);
   c.width = 64;
   c.depth = 3;
-  auto model = DiTModel::create(c, 1, "cpu");
-  const double untrained = model.denoising_loss(val, strategy, "log_uniform", 77, 2);
-
-  TrainOptions o = cpu_train_options(800, 64, 3, 2);
-  o.lr = 1e-3;
-  o.val_every = 200;
-  auto res = model.fit(train, &val, strategy, o);
-  const double trained = model.denoising_loss(val, strategy, "log_uniform", 77, 2);
-
-  // Sample means (Z = 100) against the exact conditional means on test cases
-  // whose patterns come from the training strategy.
-  const auto [mse, prior] = sample_mean_error(model, gp, test, strategy, rng);
+  const LearningRun r = learn_small_gp(c);
+  const double trained = r.trained, untrained = r.untrained, mse = r.error.mse, prior = r.error.prior;
   std::cout << "[dit learning] loss untrained " << untrained << " trained " << trained << " (fit val "
-            << res.final_val_loss << ", " << res.seconds << " s); MSE of sample mean " << mse
+            << r.final_val << ", " << r.seconds << " s); MSE of sample mean " << mse
             << ", prior-mean MSE " << prior << ", ratio " << mse / prior << "\n";
   // The untrained network predicts eps = 0 (loss ~1). The Bayes-optimal loss
   // is well below: at large t the noise is nearly all of x_t. "Far below" =
