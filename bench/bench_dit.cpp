@@ -59,7 +59,6 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
-#include <tuple>
 #include <vector>
 
 using namespace ditimpute;
@@ -217,7 +216,11 @@ std::pair<double, double> time_best(int reps, const std::function<void()>& f) {
 
 // A network of config c with random weights (untrained modulations are 0 and
 // would skip nothing), Z rows of random inputs and masks (seed 1).
-std::tuple<ditimpute::detail::DiTNet, torch::Tensor, torch::Tensor> random_network(const DiTConfig& c, int Z) {
+struct RandomNetwork {
+  ditimpute::detail::DiTNet net;
+  torch::Tensor x, mask;
+};
+RandomNetwork random_network(const DiTConfig& c, int Z) {
   torch::manual_seed(1);
   ditimpute::detail::DiTNet net(c);
   {
@@ -236,10 +239,9 @@ void sampler_speed(int threads, int reps) {
   std::printf("DiT sampling path, small 128/4/4, H = %d, d = %d, Z = %d, %d threads, best of %d (wall s / cpu s)\n", H,
               d, Z, threads, reps);
   {
-    auto made = random_network(c, Z);  // not a structured binding: lambdas capture these (C++17)
-    auto& net = std::get<0>(made);
-    const auto& x = std::get<1>(made);
-    const auto& mask = std::get<2>(made);
+    RandomNetwork rn = random_network(c, Z);
+    auto& net = rn.net;  // references, not a structured binding: the lambdas below capture them (C++17)
+    const auto &x = rn.x, &mask = rn.mask;
     c10::InferenceMode inference;
     auto t = torch::full({Z}, 0.5);
     const auto general = time_best(reps, [&] { net->noise(x, mask, t); });
@@ -559,10 +561,9 @@ void entry_speed(int threads, int reps) {
   const int H = 30, d = 132, Z = 50;
   DiTConfig c = make_config(H, d, 32, 2, 2);
   c.tokens = "entry";
-  auto made = random_network(c, Z);  // not a structured binding: lambdas capture these (C++17)
-  auto& net = std::get<0>(made);
-  const auto& x = std::get<1>(made);
-  const auto& mask = std::get<2>(made);
+  RandomNetwork rn = random_network(c, Z);
+  auto& net = rn.net;  // references, not a structured binding: the lambdas below capture them (C++17)
+  const auto &x = rn.x, &mask = rn.mask;
   c10::InferenceMode inference;
   auto t = torch::full({Z}, 0.5);
   std::vector<double> wall[2], cpu[2];

@@ -39,6 +39,7 @@ n_test <- as.integer(Sys.getenv("DITIMPUTE_BENCH_N_TEST", "10"))
 secs_gp8 <- as.numeric(Sys.getenv("DITIMPUTE_BENCH_SECONDS_GP8", "300"))
 secs_beijing <- as.numeric(Sys.getenv("DITIMPUTE_BENCH_SECONDS_BEIJING", "600"))
 dir.create("build", showWarnings = FALSE)
+`%||%` <- function(a, b) if (is.null(a)) b else a
 loadavg <- function() paste(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], collapse = " ")
 timed <- function(expr) {
   t0 <- proc.time()[["elapsed"]]
@@ -73,7 +74,6 @@ train_model <- function(name, part, x, strategy, seconds, validation) {
                                    stop = ti$stop_reason, val_loss_best = ti$best_val_loss %||% NA,
                                    load = paste(load0, "->", loadavg())))
 }
-`%||%` <- function(a, b) if (is.null(a)) b else a
 
 if ("gp8" %in% parts) {
   source(file.path("bench", "theory_setting.R"))  # H, d, spec, patterns, s4

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace ditimpute {
 namespace detail {
@@ -18,16 +19,18 @@ torch::nn::LayerNorm plain_layer_norm(int width) {
   return torch::nn::LayerNorm(torch::nn::LayerNormOptions({width}).elementwise_affine(false).eps(kNormEps));
 }
 
-torch::Tensor modulate(const torch::Tensor& x, const torch::Tensor& shift, const torch::Tensor& scale) {
-  return x * (1 + scale.unsqueeze(1)) + shift.unsqueeze(1);
+// A per-row vector v [B, width] (or [1, width]) shaped to broadcast over the
+// tokens x of those rows: [B, 1, width] for frame tokens [B, H, width],
+// [B, 1, 1, width] for entry tokens [B, H, d, width].
+torch::Tensor per_row(const torch::Tensor& v, const torch::Tensor& x) {
+  std::vector<int64_t> shape(x.dim(), 1);
+  shape.front() = v.size(0);
+  shape.back() = v.size(1);
+  return v.view(shape);
 }
 
-// A per-row vector [B, width] (or [1, width]) shaped to broadcast over entry
-// tokens [B, H, d, width].
-torch::Tensor per_row(const torch::Tensor& v) { return v.view({v.size(0), 1, 1, v.size(1)}); }
-
-torch::Tensor modulate_entries(const torch::Tensor& x, const torch::Tensor& shift, const torch::Tensor& scale) {
-  return x * (1 + per_row(scale)) + per_row(shift);
+torch::Tensor modulate(const torch::Tensor& x, const torch::Tensor& shift, const torch::Tensor& scale) {
+  return x * (1 + per_row(scale, x)) + per_row(shift, x);
 }
 
 // Sinusoidal features of a scalar per row (as in DiT / "Attention is all you
@@ -177,10 +180,10 @@ torch::Tensor DiTBlockImpl::forward(const torch::Tensor& x, const torch::Tensor&
   const auto& shift_a = mod[0], &scale_a = mod[1], &gate_a = mod[2];
   const auto& shift_m = mod[3], &scale_m = mod[4], &gate_m = mod[5];
   // Multi-head self-attention over the H frame tokens.
-  auto y = x + gate_a.unsqueeze(1) * self_attention(modulate(norm1(x), shift_a, scale_a), qkv, proj, heads);
+  auto y = x + per_row(gate_a, x) * self_attention(modulate(norm1(x), shift_a, scale_a), qkv, proj, heads);
 
   auto m = fc2(torch::gelu(fc1(modulate(norm2(y), shift_m, scale_m)), "tanh"));
-  return y + gate_m.unsqueeze(1) * m;
+  return y + per_row(gate_m, y) * m;
 }
 
 torch::Tensor DiTBlockImpl::forward_shared(const torch::Tensor& x, const torch::Tensor& c) {
@@ -213,17 +216,17 @@ torch::Tensor EntryBlockImpl::forward(const torch::Tensor& x, const torch::Tenso
   const int64_t B = x.size(0), H = x.size(1), d = x.size(2), W = x.size(3);
 
   // Across time: each variable's H tokens are one sequence.
-  auto h = modulate_entries(norm_time(x), mod[0], mod[1]).transpose(1, 2).reshape({B * d, H, W});
+  auto h = modulate(norm_time(x), mod[0], mod[1]).transpose(1, 2).reshape({B * d, H, W});
   auto a = self_attention(h, qkv_time, proj_time, heads).reshape({B, d, H, W}).transpose(1, 2);
-  auto y = x + per_row(mod[2]) * a;
+  auto y = x + per_row(mod[2], x) * a;
 
   // Across variables: each frame's d tokens are one sequence.
-  h = modulate_entries(norm_var(y), mod[3], mod[4]).reshape({B * H, d, W});
+  h = modulate(norm_var(y), mod[3], mod[4]).reshape({B * H, d, W});
   a = self_attention(h, qkv_var, proj_var, heads).reshape({B, H, d, W});
-  y = y + per_row(mod[5]) * a;
+  y = y + per_row(mod[5], y) * a;
 
-  auto m = fc2(torch::gelu(fc1(modulate_entries(norm_mlp(y), mod[6], mod[7])), "tanh"));
-  return y + per_row(mod[8]) * m;
+  auto m = fc2(torch::gelu(fc1(modulate(norm_mlp(y), mod[6], mod[7])), "tanh"));
+  return y + per_row(mod[8], y) * m;
 }
 
 torch::Tensor EntryBlockImpl::forward_shared(const torch::Tensor& x, const torch::Tensor& c) {
@@ -334,13 +337,17 @@ torch::Tensor DiTNetImpl::forward(const torch::Tensor& x, const torch::Tensor& m
                                   const torch::Tensor& mu, const torch::Tensor& sd) {
   auto c = conditioning(t);
   auto h = tokens(x, mask, mu, sd);
-  auto mod = ada_final(torch::silu(c)).chunk(2, 1);
-  if (entry_tokens) {
-    for (auto& b : *blocks) h = b->as<EntryBlockImpl>()->forward(h, c);
-    return out(modulate_entries(norm_final(h), mod[0], mod[1])).squeeze(-1);
+  for (auto& b : *blocks) {
+    if (entry_tokens) h = b->as<EntryBlockImpl>()->forward(h, c);
+    else h = b->as<DiTBlockImpl>()->forward(h, c);
   }
-  for (auto& b : *blocks) h = b->as<DiTBlockImpl>()->forward(h, c);
-  return out(modulate(norm_final(h), mod[0], mod[1]));
+  // The final modulation after the blocks: the order in which autograd
+  // accumulates c's gradient, and so the trained weights to float rounding,
+  // depend on it (built before them, a frame model trains differently from
+  // the releases that published the benchmarks).
+  auto mod = ada_final(torch::silu(c)).chunk(2, 1);
+  auto F = out(modulate(norm_final(h), mod[0], mod[1]));
+  return entry_tokens ? F.squeeze(-1) : F;  // [B, H, d] either way
 }
 
 torch::Tensor DiTNetImpl::noise(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& t,
@@ -360,13 +367,10 @@ torch::Tensor DiTNetImpl::noise_at(const torch::Tensor& x, const torch::Tensor& 
                                    const torch::Tensor& mu, const torch::Tensor& sd) {
   auto c = conditioning(torch::full({1}, t, x.options()));
   auto h = tokens(x, mask, mu, sd);
-  if (entry_tokens) {
-    for (auto& b : *blocks) h = b->as<EntryBlockImpl>()->forward_shared(h, c);
-  } else {
-    for (auto& b : *blocks) h = b->as<DiTBlockImpl>()->forward_shared(h, c);
+  for (auto& b : *blocks) {
+    if (entry_tokens) h = b->as<EntryBlockImpl>()->forward_shared(h, c);
+    else h = b->as<DiTBlockImpl>()->forward_shared(h, c);
   }
-  const int64_t B = x.size(0), W = h.size(-1);
-  const int64_t N = entry_tokens ? x.size(1) * x.size(2) : x.size(1);  // token rows a sequence
   auto mod = ada_final(torch::silu(c)).reshape({2, -1});
   // eps_hat = F ("eps") or sigma_t x - alpha_t F ("v"): the factor on F goes
   // into the output map, the x term is one in-place addition (the GP base of
@@ -376,7 +380,7 @@ torch::Tensor DiTNetImpl::noise_at(const torch::Tensor& x, const torch::Tensor& 
   auto [w, b] = fold_linear(out, mod[1], mod[0], gate);
   // Back to x's dtype: under the CUDA bf16 autocast of the sampler
   // (sampling.cpp) the product is bf16; the diffusion arithmetic is float32.
-  auto eps = torch::addmm(b, plain_norm(h.reshape({B * N, W})), w.t()).to(x.scalar_type()).reshape(x.sizes());
+  auto eps = torch::addmm(b, plain_norm(h.reshape({-1, h.size(-1)})), w.t()).to(x.scalar_type()).reshape(x.sizes());
   if (gp_residual) {
     auto alpha = torch::full({1}, vp_alpha(t), x.options());
     auto sigma = torch::full({1}, vp_sigma(t), x.options());
