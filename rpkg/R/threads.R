@@ -16,7 +16,9 @@
 #'    `future::plan(multisession)`), since such workers come in numbers;
 #' 5. `1` when this session's OpenMP threads wait actively (R was started
 #'    without `OMP_WAIT_POLICY=PASSIVE`) and other processes are running at
-#'    the time of the call (`/proc/loadavg`): spinning threads on shared cores
+#'    the time of the call (`/proc/loadavg`'s running count beyond this
+#'    process's own running threads, which may still be spinning after a BLAS
+#'    call): spinning threads on shared cores
 #'    made a small DiT's training 50-90x slower on 2 threads than on one
 #'    (`bench/results/threads.md`);
 #' 6. otherwise every core (`parallel::detectCores()`).
@@ -74,12 +76,32 @@ in_worker <- function() {
 # OMP_WAIT_POLICY when R started, before .onLoad could set it (recorded there).
 omp_waits_actively <- function() isTRUE(.threads_state$active_wait)
 
-# Whether other processes are runnable right now (the running count of
-# /proc/loadavg, which includes this one). FALSE where it cannot be read.
-others_running <- function() {
+# Whether other processes are runnable right now: the running count of
+# /proc/loadavg (every runnable thread on the machine) exceeds this process's
+# own runnable threads (/proc/self/task/*/stat). The process's own count
+# matters: just after a multi-threaded BLAS call (gp_fit() before dit_fit())
+# its OpenMP threads are still spinning and are counted as running, which
+# alone used to read as "others running" and gave an idle machine one thread.
+# FALSE where /proc cannot be read.
+others_running <- function(running = loadavg_running(), own = own_running_threads()) {
+  isTRUE(running > max(1L, own))
+}
+
+loadavg_running <- function() {
   l <- tryCatch(readLines("/proc/loadavg", warn = FALSE), error = function(e) "")
-  r <- suppressWarnings(as.integer(sub("/.*", "", strsplit(l, " ")[[1]][4])))
-  isTRUE(r > 1L)
+  suppressWarnings(as.integer(sub("/.*", "", strsplit(l, " ")[[1]][4])))
+}
+
+# Threads of this process in state R (running or runnable); 1 (the caller)
+# where /proc/self/task cannot be read.
+own_running_threads <- function() {
+  tasks <- list.files("/proc/self/task", full.names = TRUE)
+  state <- vapply(tasks, function(t) {
+    s <- tryCatch(readLines(file.path(t, "stat"), n = 1L, warn = FALSE), error = function(e) "")
+    if (length(s) != 1L) return("")
+    sub("^.*\\) (\\S).*$", "\\1", s)
+  }, "")
+  max(1L, sum(state == "R"))
 }
 
 .threads_state <- new.env(parent = emptyenv())

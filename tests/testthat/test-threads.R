@@ -69,6 +69,20 @@ test_that("actively waiting OpenMP threads and other running processes give one 
   expect_equal(thread_budget(), 2L)
 })
 
+test_that("the process's own running threads do not count as other processes", {
+  others <- ditimpute:::others_running
+  expect_false(others(running = 2L, own = 2L))  # e.g. our BLAS threads still spinning after gp_fit()
+  expect_true(others(running = 3L, own = 2L))
+  expect_false(others(running = 1L, own = 1L))
+  expect_true(others(running = 2L, own = 1L))
+  expect_false(others(running = NA_integer_, own = 1L))  # /proc unreadable: no evidence of others
+  skip_if_not(dir.exists("/proc/self/task"))
+  # The thread reading its own state is running, and it is one of this process's threads.
+  own <- ditimpute:::own_running_threads()
+  expect_gte(own, 1L)
+  expect_lte(own, length(list.files("/proc/self/task")))
+})
+
 test_that("loading the package asks OpenMP threads to wait passively in later processes", {
   # Set by .onLoad unless the user had set it (or opted out); either way non-empty here.
   expect_true(nzchar(Sys.getenv("OMP_WAIT_POLICY")))
