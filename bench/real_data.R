@@ -36,6 +36,18 @@
 # GP-DiT / GP-DiT channels (not in the default set; name them in
 # DITIMPUTE_BENCH_METHODS): dit_fit(gp = the fitted GP, gp_mode = "residual" /
 # "channels"), the same architecture and budget as the DiT.
+# DITIMPUTE_BENCH_TOKENS=entry: every DiT of the run has entry tokens
+# (dit_config(tokens = "entry"), 32 wide, 2 deep, 2 heads, batch 8, 50
+# warm-up steps: bench/dit_tokens.R's model for BeijingAir) instead of frame
+# tokens 64/3/4. DITIMPUTE_BENCH_WINDOWS=n: every method scores the same n
+# evenly spread test windows (and calibrates on n validation windows), for
+# imputers too slow for all of them (entry tokens at d = 132).
+# DITIMPUTE_BENCH_DIT_STRIDE=s (with DITIMPUTE_BENCH_DIT_TIME): the DiTs
+# train on every window of the training period that starts s frames after
+# the last (the period's own windows overlapped: H / s times as many
+# examples; the GP keeps the disjoint ones) and validate (early stopping) on
+# the validation windows of the time split instead of a random share of the
+# training windows, which would overlap them.
 suppressPackageStartupMessages(library(ditimpute))
 `%||%` <- function(a, b) if (is.null(a)) b else a
 
@@ -67,6 +79,10 @@ level <- 0.9
 # ?gp_conditional), which made the 234 BeijingAir windows affordable (the dense
 # path cost 2-18 s a window). n_gp caps the windows per data set if needed.
 n_gp <- c(ett_h1 = Inf, beijing_air = Inf)
+n_windows <- as.numeric(Sys.getenv("DITIMPUTE_BENCH_WINDOWS", "Inf"))
+tokens <- Sys.getenv("DITIMPUTE_BENCH_TOKENS", "frame")
+dit_stride <- as.integer(Sys.getenv("DITIMPUTE_BENCH_DIT_STRIDE", "0"))
+if (!tokens %in% c("frame", "entry")) stop("DITIMPUTE_BENCH_TOKENS must be frame or entry")
 spread <- function(a, n) if (is.finite(n) && dim(a)[1] > n) a[round(seq(1, dim(a)[1], length.out = n)), , , drop = FALSE] else a
 
 timed <- function(expr) {
@@ -116,14 +132,28 @@ run_dataset <- function(name) {
   if (!is.null(gp)) print(gp$value)
   strategy <- mask_strategy(c(mcar0.1 = 1, mcar0.2 = 1, mcar0.5 = 1))
   train_dit <- function(label, gp_mode = NULL) {
-    cached <- if (nzchar(cache)) file.path(cache, sprintf("real-data-%s-%s-%d-%g.dit", name, gsub(" ", "_", label),
-                                                          dit_steps, dit_time)) else ""
+    cached <- if (nzchar(cache)) file.path(cache, sprintf("real-data-%s-%s-%d-%g%s%s.dit", name, gsub(" ", "_", label),
+                                                          dit_steps, dit_time, if (tokens == "entry") "-entry" else "",
+                                                          if (dit_stride > 0) sprintf("-stride%d", dit_stride) else "")) else ""
     if (nzchar(cached) && file.exists(cached)) return(dit_load(cached))
-    cfg <- dit_config(H, d, width = 64, depth = 3, heads = 4)
+    cfg <- if (tokens == "entry") dit_config(H, d, width = 32, depth = 2, heads = 2, tokens = "entry") else
+      dit_config(H, d, width = 64, depth = 3, heads = 4)
+    recipe <- if (tokens == "entry") list(batch_size = 8, warmup_steps = 50) else list()
     gp_arg <- if (!is.null(gp_mode)) gp$value
+    # The training period's windows are disjoint and in time order: joined
+    # they are its frames, cut again every dit_stride frames.
+    overlapping <- function(w, s) {
+      frames <- matrix(aperm(w, c(2, 1, 3)), ncol = dim(w)[3])
+      starts <- seq.int(1L, nrow(frames) - H + 1L, by = s)
+      aperm(array(frames[as.vector(outer(seq_len(H) - 1L, starts, `+`)), ], c(H, length(starts), dim(w)[3])),
+            c(2, 1, 3))
+    }
+    dit_train <- if (dit_stride > 0) overlapping(dat$train, dit_stride) else dat$train
+    dit_val <- if (dit_stride > 0) val else dit_validation
     fit <- if (dit_time > 0) {
-      dit_fit(dat$train, config = cfg, strategy = strategy, time_limit = dit_time, seed = 1, progress = FALSE,
-              validation = dit_validation, gp = gp_arg, gp_mode = gp_mode %||% "residual", gp_pool = gp_pool)
+      do.call(dit_fit, c(list(dit_train, config = cfg, strategy = strategy, time_limit = dit_time, seed = 1,
+                              progress = FALSE, validation = dit_val, gp = gp_arg,
+                              gp_mode = gp_mode %||% "residual", gp_pool = gp_pool), recipe))
     } else {
       dit_fit(dat$train, config = cfg, strategy = strategy, steps = dit_steps, batch_size = 32, lr = 1e-3, ema = 0.999,
               seed = 1, progress = FALSE, gp = gp_arg, gp_mode = gp_mode %||% "residual")
@@ -164,7 +194,7 @@ run_dataset <- function(name) {
     # returning a calibration), a row calibrated on the validation windows and
     # one self-calibrated on the test windows (a further 10% of their
     # observed entries hidden; the test truth is never used).
-    score <- function(method, run, calibrate_on = NULL, windows = Inf) {
+    score <- function(method, run, calibrate_on = NULL, windows = n_windows) {
       held <- list(x = spread(held_all$x, windows), hidden = spread(held_all$hidden, windows))
       truth <- spread(test, windows)
       res <- tryCatch(timed(run(held$x)), error = function(e) {
@@ -203,7 +233,7 @@ run_dataset <- function(name) {
     gp_imp <- if (!is.null(gp)) score("fitted GP", function(x) impute(gp$value, x, n_samples = 100, level = level, seed = 1),
                     function(vx, vt) calibrate(gp$value, vx, truth = vt, level = level, n_samples = 100,
                                                groups = "fraction", seed = 2),
-                    windows = n_gp[[name]])
+                    windows = min(n_gp[[name]], n_windows))
     dit_imp <- NULL
     for (label in names(dits)) {
       model <- dits[[label]]$value
@@ -298,21 +328,31 @@ dit_note <- function(tab) {
     sprintf("%s: DiT MAE %s x the fitted GP's at 10/20/50%%, 90%% intervals cover %s", t$data[1],
             paste(sprintf("%.2f", ratio), collapse = "/"), paste(sprintf("%.1f%%", 100 * cov), collapse = "/"))
   })
-  c(sprintf("* The DiT here is small (width 64, depth 3) and trained for %d steps on a 2-core CPU; the paper's is", dit_steps),
+  c(sprintf("* The DiT here is small (%s) and trained for %s on a 2-core CPU; the paper's is",
+            if (tokens == "entry") "entry tokens, width 32, depth 2" else "width 64, depth 3",
+            if (dit_time > 0) sprintf("%.0f s", dit_time) else sprintf("%d steps", dit_steps)),
     "  256 wide and 12 deep, trained on a GPU. Against the fitted GP:",
     paste0("  ", unlist(per), "."))
 }
+# The settings of this run, as the command line that repeats it.
+env <- Sys.getenv()
+env <- env[grepl("^DITIMPUTE_(BENCH_|THREADS$)", names(env)) & nzchar(env)]
+command <- paste(c(sprintf("%s=%s", names(env), shQuote(env)), "Rscript bench/real_data.R"), collapse = " ")
 md <- c("# Real data: imputation of hidden entries (bench/real_data.R)", "",
-        sprintf("Produced by `Rscript bench/real_data.R` on %s (%s, %d CPU cores). Standardised scale (training means",
+        sprintf("Produced by `%s` on %s (%s, %d CPU cores). Standardised scale (training means", command,
                 format(Sys.Date()), R.version.string, parallel::detectCores()),
         "and sds), errors over the hidden entries only; CRPS of deterministic methods is their absolute error;",
-        if (dit_time > 0) sprintf("DiTs (%s): width 64, depth 3, v-prediction, dit_fit()'s default recipe (AdamW, cosine learning rate, EMA, best validation weights) with time_limit = %.0f s each on CPU (training below); 50 samples, the package's default sampler; a DiT row's seconds are the imputation alone (training apart). GP-DiT: dit_fit(gp = the fitted GP below), gp_mode residual (the network corrects the GP's conditional marginals) or channels (the GP's conditional mean and sd as inputs only).",
-                                  paste(intersect(names(c(DiT = 1, `GP-DiT` = 1, `GP-DiT channels` = 1)), methods), collapse = ", "), dit_time) else
+        if (dit_time > 0) sprintf("DiTs (%s): %s, v-prediction, dit_fit()'s default recipe (AdamW, cosine learning rate, EMA, best validation weights) with time_limit = %.0f s each on CPU (training below); 50 samples, the package's default sampler; a DiT row's seconds are the imputation alone (training apart). GP-DiT: dit_fit(gp = the fitted GP below), gp_mode residual (the network corrects the GP's conditional marginals) or channels (the GP's conditional mean and sd as inputs only).",
+                                  paste(intersect(names(c(DiT = 1, `GP-DiT` = 1, `GP-DiT channels` = 1)), methods), collapse = ", "),
+                                  if (tokens == "entry") "entry tokens (one token per entry), width 32, depth 2, 2 heads, batch 8, 50 warm-up steps" else
+                                    "frame tokens, width 64, depth 3", dit_time) else
         if (dit_steps > 0) sprintf("DiT: width 64, depth 3, v-prediction, %d AdamW steps on CPU (%s s); 50 samples, the package's default sampler (?dit_sample), all windows in shared network batches; a DiT row's seconds are the imputation alone (training apart).",
                                    dit_steps, paste(sprintf("%.0f", dit_secs), collapse = " / ")) else
           "DiT: not run here (DITIMPUTE_BENCH_DIT_STEPS=0); see the note at the end.",
+        if (dit_stride > 0) sprintf("The DiTs train on the training period's windows starting every %d frames (overlapping; the GP fits the disjoint ones) and stop early on the validation windows of the time split.", dit_stride),
         "Fitted GP: 100 exact conditional samples per window. Amelia: 10 imputations, ETTh1 only (too slow at 132 variables).",
-        "Every method, the fitted GP included, on every test window.",
+        if (is.finite(n_windows)) sprintf("Every method, the fitted GP included, on the same %d evenly spread test windows (and calibrated on %d validation windows).", n_windows, n_windows) else
+          "Every method, the fitted GP included, on every test window.",
         sprintf("Imputers in this run: %s; hiding rates %s.", paste(methods, collapse = ", "),
                 paste(sprintf("%.0f%%", 100 * rates), collapse = ", ")),
         "Self-calibrated rows: calibrate() on the test windows themselves with a further 10% of their observed entries hidden (never the test truth); groups as above; seconds include it.",
@@ -330,8 +370,11 @@ md <- c("# Real data: imputation of hidden entries (bench/real_data.R)", "",
         "* Coverage of the fitted GP's 90% intervals is read from the table's `90% coverage` column.",
         "")
 dir.create("bench/results", showWarnings = FALSE, recursive = TRUE)
-if (!identical(data_sets, all_data) || !identical(methods, all_methods) || !identical(rates, c(0.1, 0.2, 0.5))) {
+if (!identical(data_sets, all_data) || !identical(methods, all_methods) || !identical(rates, c(0.1, 0.2, 0.5)) ||
+    tokens != "frame" || is.finite(n_windows) || dit_stride > 0) {
   tag <- c(if (!identical(data_sets, all_data)) data_sets,
+           if (tokens != "frame") "entry", if (is.finite(n_windows)) sprintf("w%d", n_windows),
+           if (dit_stride > 0) sprintf("stride%d", dit_stride),
            if (!identical(methods, all_methods)) gsub(" ", "_", tolower(methods)),
            if (!identical(rates, c(0.1, 0.2, 0.5))) sprintf("r%.0f", 100 * rates))
   out <- sprintf("bench/results/real_data_%s.md", paste(tag, collapse = "_"))
