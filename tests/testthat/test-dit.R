@@ -233,6 +233,22 @@ test_that("time_limit bounds the training time; schedule and early-stopping argu
   expect_input_error(tiny_fit(ema_warmup = "yes"), "ema_warmup")
 })
 
+test_that("a validation share of overlapping windows leaves out the training windows sharing its frames", {
+  m <- matrix(seq_len(400), 200, 2)
+  w <- make_windows(m, 8, stride = 2)  # starts 1, 3, ..., 193: 97 windows
+  # Held out: windows 88-97 (first start 175); window i ends at 2 i + 6, so 85-87 reach into them.
+  expect_equal(ditimpute:::held_apart(w, 10), 1:84)
+  expect_equal(ditimpute:::held_apart(make_windows(m, 8), 5), 1:20)  # disjoint windows: nothing more
+  expect_equal(ditimpute:::held_apart(unclass(w)[, , , drop = FALSE], 10), 1:87)  # no attributes: the share alone
+  skip_if_no_torch()
+  x <- make_windows(gp_simulate(tiny_spec(), 1, seed = 1)[1, , ], 8, stride = 2)  # 9 windows of 8 x 2
+  fit <- dit_fit(x, dit_config(8, 2, width = 16, depth = 1, heads = 2), strategy = mask_strategy("mcar0.2"),
+                 steps = 2, batch_size = 4, validation = 0.25, seed = 1, threads = 1, progress = FALSE)
+  # 2 held out (starts 15, 17); windows 5-7 (ending at 16, 18, 20) share frames with them.
+  expect_equal(fit$train_info$n_train, 4L)
+  expect_equal(fit$train_info$n_val, 2L)
+})
+
 test_that("restore_best keeps the best validation record's weights; patience stops early", {
   skip_if_no_torch()
   fit <- tiny_fit(steps = 120, lr = 1e-2, restore_best = TRUE, patience = 2)  # val_every = 10
