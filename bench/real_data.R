@@ -142,13 +142,9 @@ run_dataset <- function(name) {
     gp_arg <- if (!is.null(gp_mode)) gp$value
     # The training period's windows are disjoint and in time order: joined
     # they are its frames, cut again every dit_stride frames.
-    overlapping <- function(w, s) {
-      frames <- matrix(aperm(w, c(2, 1, 3)), ncol = dim(w)[3])
-      starts <- seq.int(1L, nrow(frames) - H + 1L, by = s)
-      aperm(array(frames[as.vector(outer(seq_len(H) - 1L, starts, `+`)), ], c(H, length(starts), dim(w)[3])),
-            c(2, 1, 3))
-    }
-    dit_train <- if (dit_stride > 0) overlapping(dat$train, dit_stride) else dat$train
+    dit_train <- if (dit_stride > 0) {
+      make_windows(matrix(aperm(dat$train, c(2, 1, 3)), ncol = d), H, stride = dit_stride)
+    } else dat$train
     dit_val <- if (dit_stride > 0) val else dit_validation
     fit <- if (dit_time > 0) {
       do.call(dit_fit, c(list(dit_train, config = cfg, strategy = strategy, time_limit = dit_time, seed = 1,
