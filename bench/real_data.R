@@ -135,7 +135,13 @@ run_dataset <- function(name) {
     cached <- if (nzchar(cache)) file.path(cache, sprintf("real-data-%s-%s-%d-%g%s%s.dit", name, gsub(" ", "_", label),
                                                           dit_steps, dit_time, if (tokens == "entry") "-entry" else "",
                                                           if (dit_stride > 0) sprintf("-stride%d", dit_stride) else "")) else ""
-    if (nzchar(cached) && file.exists(cached)) return(dit_load(cached))
+    if (nzchar(cached) && file.exists(cached)) {
+      # A model file keeps the network, not how its training went: the row
+      # says where the model came from instead.
+      fit <- dit_load(cached)
+      attr(fit, "from_cache") <- cached
+      return(fit)
+    }
     cfg <- if (tokens == "entry") dit_config(H, d, width = 32, depth = 2, heads = 2, tokens = "entry") else
       dit_config(H, d, width = 64, depth = 3, heads = 4)
     recipe <- if (tokens == "entry") list(batch_size = 8, warmup_steps = 50) else list()
@@ -175,7 +181,9 @@ run_dataset <- function(name) {
     dits[[label]] <- fit
     dit_info[[label]] <- data.frame(data = dat$name, method = label, steps = fit$value$steps, seconds = fit$seconds,
                                     cpu_seconds = cpu, load_before = load0,
-                                    stop_reason = fit$value$train_info$stop_reason %||% NA_character_,
+                                    stop_reason = if (!is.null(attr(fit$value, "from_cache")))
+                                      sprintf("not trained here: loaded from %s", attr(fit$value, "from_cache")) else
+                                      fit$value$train_info$stop_reason %||% NA_character_,
                                     best_step = fit$value$train_info$best_step %||% NA_integer_)
   }
   dit <- dits[["DiT"]]
