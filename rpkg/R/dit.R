@@ -68,12 +68,31 @@ tokens_text <- function(cfg) if (identical(cfg$tokens, "entry")) "; one token pe
 
 # A fitted model is raw bytes (so saveRDS() works) plus a cache environment
 # holding an external pointer to the loaded C++ model, rebuilt after readRDS().
+# The strategy and the training record go into the model's notes (bytes the
+# core saves with the model and never reads), so dit_save() and dit_load()
+# keep them too.
 new_dit <- function(ptr, strategy, train_info = list(), device = "auto") {
+  if (!is.null(strategy) || length(train_info) > 0) core_call(cpp_dit_set_notes(ptr, dit_notes(strategy, train_info)))
   obj <- structure(list(bytes = core_call(cpp_dit_to_bytes(ptr)), strategy = strategy, train_info = train_info,
                         device = device, cache = new.env(parent = emptyenv())),
                    class = "ditimpute_dit")
   obj$cache$ptr <- ptr
   refresh_info(obj)
+}
+
+notes_format <- "ditimpute-dit-notes-1"
+dit_notes <- function(strategy, train_info) {
+  serialize(list(format = notes_format, strategy = strategy, train_info = train_info), NULL, xdr = TRUE)
+}
+
+# The strategy and training record from a model's notes; NULL parts when the
+# file has none (written before notes existed, or by another front end) or
+# they are not what dit_notes() writes.
+read_dit_notes <- function(bytes) {
+  v <- if (length(bytes) > 0) tryCatch(unserialize(bytes), error = function(e) NULL)
+  if (!is.list(v) || !identical(v$format, notes_format)) return(list(strategy = NULL, train_info = list()))
+  list(strategy = if (inherits(v$strategy, "ditimpute_strategy")) v$strategy,
+       train_info = if (is.list(v$train_info)) v$train_info else list())
 }
 
 refresh_info <- function(obj) {
@@ -583,7 +602,11 @@ dit_loss <- function(object, x, strategy = NULL, t_sampling = c("log_uniform", "
 #' Save and load a fitted DiT
 #'
 #' `dit_save()` writes the model (configuration, weights, EMA weights, loss
-#' history) to a file in ditimpute's binary format; `dit_load()` reads it back.
+#' history, and the mask strategy and training record that `print()` and
+#' [dit_loss()] use) to a file in ditimpute's binary format; `dit_load()` reads
+#' it back. Model files written by earlier builds of the package hold neither
+#' the strategy nor the record; such a model loads without them (give
+#' [dit_loss()] a `strategy`).
 #' The R object itself also keeps these bytes, so [saveRDS()] and [readRDS()]
 #' round-trip a fitted model too. A corrupt or foreign file gives an error of
 #' class `ditimpute_error_input` naming `file`.
@@ -617,5 +640,6 @@ dit_load <- function(file, device = "auto") {
   if (!file.exists(file)) abort_input("file", sprintf("\"%s\" does not exist.", file))
   device <- check_string(device, c("auto", "cpu", "cuda"))
   ptr <- core_call(cpp_dit_load(path.expand(file), device))
-  new_dit(ptr, strategy = NULL, device = device)
+  notes <- read_dit_notes(core_call(cpp_dit_notes(ptr)))
+  new_dit(ptr, strategy = notes$strategy, train_info = notes$train_info, device = device)
 }

@@ -101,6 +101,24 @@ bool cpp_dit_set_gp(SEXP ptr, Eigen::MatrixXd Gamma, Eigen::MatrixXd Lambda, Eig
 }
 
 // [[Rcpp::export]]
+bool cpp_dit_set_notes(SEXP ptr, Rcpp::RawVector notes) {
+  DITIMPUTE_GLUE_BEGIN
+  ModelPtr(ptr)->set_notes(std::string(reinterpret_cast<const char*>(RAW(notes)), static_cast<std::size_t>(notes.size())));
+  return true;
+  DITIMPUTE_GLUE_END
+}
+
+// [[Rcpp::export]]
+Rcpp::RawVector cpp_dit_notes(SEXP ptr) {
+  DITIMPUTE_GLUE_BEGIN
+  const std::string& s = ModelPtr(ptr)->notes();
+  Rcpp::RawVector out(s.size());
+  std::copy(s.begin(), s.end(), reinterpret_cast<char*>(RAW(out)));
+  return out;
+  DITIMPUTE_GLUE_END
+}
+
+// [[Rcpp::export]]
 SEXP cpp_dit_from_bytes(Rcpp::RawVector bytes, std::string device) {
   DITIMPUTE_GLUE_BEGIN
   const std::string s(reinterpret_cast<const char*>(RAW(bytes)), static_cast<std::size_t>(bytes.size()));

@@ -112,6 +112,35 @@ test_that("save, load and saveRDS round-trip to identical samples", {
   expect_input_error(dit_load(tempfile()), "file")
 })
 
+test_that("a saved model keeps its strategy and training record; foreign notes are ignored", {
+  skip_if_no_torch()
+  x <- gp_simulate(tiny_spec(), 40, seed = 1)
+  st <- mask_strategy(c(mcar0.2 = 2, "6x1" = 1))
+  fit <- dit_fit(x, dit_config(24, 2, width = 32, depth = 1, heads = 2), strategy = st, steps = 6, batch_size = 8,
+                 seed = 1, threads = 1, progress = FALSE)
+  f <- tempfile(fileext = ".dit")
+  dit_save(fit, f)
+  back <- dit_load(f)
+  expect_identical(back$strategy, fit$strategy)
+  expect_identical(back$train_info, fit$train_info)
+  expect_equal(back$train_info$n_train, fit$train_info$n_train)
+  expect_identical(capture.output(print(back)), capture.output(print(fit)))
+  # dit_loss() takes the saved strategy, so a loaded model scores like the original
+  expect_identical(dit_loss(back, x[1:8, , ], seed = 2, threads = 1), dit_loss(fit, x[1:8, , ], seed = 2, threads = 1))
+  # notes that are not ditimpute's (another front end, or junk) load as no record
+  ptr <- ditimpute:::dit_ptr(back)
+  ditimpute:::cpp_dit_set_notes(ptr, as.raw(c(0, 1, 2, 255)))
+  g <- tempfile(fileext = ".dit")
+  dit_save(back, g)
+  other <- dit_load(g)
+  expect_null(other$strategy)
+  expect_identical(other$train_info, list())
+  y <- x[1, , ]
+  y[5:8, ] <- NA
+  expect_identical(dit_sample(other, y, n_samples = 2, seed = 3, threads = 1),
+                   dit_sample(fit, y, n_samples = 2, seed = 3, threads = 1))
+})
+
 test_that("training resumes from a checkpoint and trains with NA in the data", {
   skip_if_no_torch()
   ck <- tempfile(fileext = ".dit")

@@ -204,6 +204,12 @@ class DiTModel {
   // (input_error "gp"); it is saved with the model.
   const GaussianProcess* gp() const;
   void set_gp(const GaussianProcess& gp);
+  // Opaque bytes a front end keeps with the model (the R package: the mask
+  // strategy and the record of the training run), saved with it in section
+  // NOTE; the core never reads them. Empty by default and for files written
+  // before the section existed.
+  const std::string& notes() const;
+  void set_notes(std::string notes);
 
   // Denoising score matching (eq. 13, noise-prediction form) on the n x H x d
   // `train` batch (NaN = not observed in the data), a mask drawn from
@@ -250,7 +256,7 @@ class DiTModel {
                int threads = 0) const;
 
   // Self-describing binary format: magic, version, config, weights, EMA
-  // weights, loss history, checksum. Corrupt or foreign input throws
+  // weights, loss history, notes, checksum. Corrupt or foreign input throws
   // input_error("file") / input_error("bytes").
   std::string to_bytes() const;
   static DiTModel from_bytes(const std::string& bytes, const std::string& device = "auto");

@@ -171,6 +171,9 @@ void DiTModel::set_gp(const GaussianProcess& gp) {
   impl_->gp = std::make_shared<GaussianProcess>(gp);
 }
 
+const std::string& DiTModel::notes() const { return impl_->notes; }
+void DiTModel::set_notes(std::string notes) { impl_->notes = std::move(notes); }
+
 void DiTModel::set_device(const std::string& device) {
   impl_->device = detail::parse_device(device);
   impl_->net->to(impl_->device);
@@ -198,6 +201,7 @@ DiTModel DiTModel::from_archive_bytes(const std::string& bytes, const std::strin
   impl->device = detail::parse_device(device);
   impl->steps_trained = a.steps_trained;
   impl->history = std::move(a.history);
+  impl->notes = std::move(a.notes);
   impl->net = detail::DiTNet(a.config);
   detail::load_weights(impl->net, a.weights, arg);
   if (!a.config.gp.empty()) {

@@ -22,6 +22,7 @@ struct DiTModel::Impl {
   int steps_trained = 0;
   std::vector<LossRecord> history;
   std::shared_ptr<const GaussianProcess> gp;  // GP-informed models (DiTConfig::gp)
+  std::string notes;                          // the front end's bytes (DiTModel::notes)
 
   // The weights used for sampling and reported losses: EMA when present.
   detail::DiTNet sampling_net() const { return ema ? ema : net; }
@@ -46,6 +47,7 @@ struct Archive {
   std::vector<std::pair<std::string, torch::Tensor>> weights, ema;
   std::vector<LossRecord> history;
   std::shared_ptr<const GaussianProcess> gp;  // section GPRI, GP-informed models
+  std::string notes;                          // section NOTE (optional)
   bool has_train_state = false;
   TrainState train_state;
 };

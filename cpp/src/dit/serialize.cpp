@@ -10,6 +10,8 @@
 //     TRST  training state of a checkpoint (optional)
 //     GPRI  the GP of a GP-informed model (version 2): u32 H, u32 d, f64 Gamma
 //           (H x H), Lambda (d x d), mean (H x d, row-major)
+//     NOTE  the front end's opaque bytes (optional; DiTModel::notes). Older
+//           releases skip it, so it needs no new version.
 //     END.  u64 FNV-1a hash of every byte before this section
 // Unknown sections are skipped, so later versions can add some.
 #include "model_impl.hpp"
@@ -238,6 +240,7 @@ std::string write_archive(const DiTModel::Impl& m, const TrainState* state) {
       for (int j = 0; j < gp.d(); ++j) g.put<double>(gp.mean()(h, j));
     w.section("GPRI", g.out);
   }
+  if (!m.notes.empty()) w.section("NOTE", m.notes);
   const auto hash = fnv1a(w.out.data(), w.out.size());
   w.out.append("END.", 4);
   w.put<std::uint64_t>(sizeof hash);
@@ -292,6 +295,8 @@ Archive read_archive(const std::string& bytes, const std::string& arg) {
       have_hist = true;
     } else if (t == "GPRI") {
       gp_payload = std::move(payload);
+    } else if (t == "NOTE") {
+      a.notes = std::move(payload);
     } else if (t == "TRST") {
       a.train_state = read_train_state(payload, arg);
       a.has_train_state = true;

@@ -68,6 +68,8 @@ std::string DiTModel::device() const { no_torch(); }
 void DiTModel::set_device(const std::string&) { no_torch(); }
 const GaussianProcess* DiTModel::gp() const { no_torch(); }
 void DiTModel::set_gp(const GaussianProcess&) { no_torch(); }
+const std::string& DiTModel::notes() const { no_torch(); }
+void DiTModel::set_notes(std::string) { no_torch(); }
 TrainResult DiTModel::fit(const Batch&, const Batch*, const MaskStrategy&, const TrainOptions&,
                           const ProgressCallback&) {
   no_torch();

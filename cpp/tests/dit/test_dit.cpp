@@ -348,6 +348,34 @@ TEST_CASE("DiT save/load and bytes round-trip give identical samples", "[dit]") 
   std::remove(path.c_str());
 }
 
+TEST_CASE("A model's notes (the front end's bytes) survive save and load, and no notes write no section", "[dit]") {
+  auto m = DiTModel::create(tiny_config(8, 2), 4, "cpu");
+  CHECK(m.notes().empty());
+  const std::string plain = m.to_bytes();
+  CHECK(plain.find("NOTE") == std::string::npos);
+  // Arbitrary bytes, NULs included (R's serialize() output is binary).
+  const char raw[] = "X\n\0\x01\xff notes";
+  const std::string notes(raw, sizeof raw - 1);
+  m.set_notes(notes);
+  const std::string with = m.to_bytes();
+  CHECK(with.size() == plain.size() + 4 + 8 + notes.size());
+  auto back = DiTModel::from_bytes(with, "cpu");
+  CHECK(back.notes() == notes);
+  CHECK(back.to_bytes() == with);
+  const std::string path = tmp_path("notes.dit");
+  m.save(path);
+  CHECK(DiTModel::load(path, "cpu").notes() == notes);
+  std::remove(path.c_str());
+  // A file written without notes (every file before the section) loads with none.
+  CHECK(DiTModel::from_bytes(plain, "cpu").notes().empty());
+  // The notes are covered by the checksum like every other section.
+  std::string bad = with;
+  bad[with.rfind("notes")] ^= 0x20;
+  CHECK(arg_of([&] { DiTModel::from_bytes(bad, "cpu"); }) == "bytes");
+  m.set_notes("");
+  CHECK(m.to_bytes() == plain);
+}
+
 TEST_CASE("Corrupt, truncated or foreign DiT files give input_error, not a crash", "[dit]") {
   auto m = DiTModel::create(tiny_config(8, 2), 4, "cpu");
   const std::string bytes = m.to_bytes();
