@@ -29,20 +29,40 @@
 # conditional mean plus the same irreducible variance for every imputer, so
 # paired differences of either measure the same thing.
 #
-# Environment: DITIMPUTE_BENCH_STEPS (DiT steps, 6000), DITIMPUTE_BENCH_N_TRAIN
+# Environment: DITIMPUTE_BENCH_STEPS (DiT steps, 6000), DITIMPUTE_BENCH_DIT_TIME
+# (seconds: time_limit of each training instead of a fixed step count, 0 =
+# off), DITIMPUTE_BENCH_DITS (which DiTs, comma-separated: "dit" the pure DiT,
+# "gp-dit" the GP-informed one, dit_fit(gp = the fitted GP below, gp_mode =
+# "residual"); default "dit"), DITIMPUTE_BENCH_SAMPLES (samples per
+# imputation, 50: the DiT's point is the mean of its samples, whose Monte Carlo
+# error Var(Y_miss | Y_obs) / samples adds to its MSE), DITIMPUTE_BENCH_N_TRAIN
 # (4000), DITIMPUTE_BENCH_N_TEST (test sequences, 100), DITIMPUTE_BENCH_THREADS
 # (1), DITIMPUTE_BENCH_ESS (slice-sampling iterations kept per chain, 2000,
-# after half as many burn-in), DITIMPUTE_BENCH_UPDATE_RDS (1: put the rows into
+# after half as many burn-in), DITIMPUTE_BENCH_CACHE (a folder: trained DiTs
+# are saved there and reused by a run with the same settings),
+# DITIMPUTE_BENCH_OUT (result file under bench/results, reproduce_paper.md),
+# DITIMPUTE_BENCH_PATIENCE (dit_fit()'s early-stopping patience, its default 10),
+# DITIMPUTE_BENCH_GP_POOL (the GP-DiT's gp_pool; empty = dit_fit()'s default),
+# DITIMPUTE_BENCH_UPDATE_RDS (1: put the rows into
 # inst/extdata/paper-results.rds, replacing its latent table).
 suppressPackageStartupMessages(library(ditimpute))
 env_int <- function(name, default) as.integer(Sys.getenv(name, default))
 steps <- env_int("DITIMPUTE_BENCH_STEPS", "6000")
+dit_time <- as.numeric(Sys.getenv("DITIMPUTE_BENCH_DIT_TIME", "0"))
+dit_kinds <- trimws(strsplit(Sys.getenv("DITIMPUTE_BENCH_DITS", "dit"), ",")[[1]])
+stopifnot(length(dit_kinds) > 0, all(dit_kinds %in% c("dit", "gp-dit")))
+cache <- Sys.getenv("DITIMPUTE_BENCH_CACHE", "")
+out_name <- Sys.getenv("DITIMPUTE_BENCH_OUT", "reproduce_paper.md")
+patience <- env_int("DITIMPUTE_BENCH_PATIENCE", "10")
+gp_pool <- Sys.getenv("DITIMPUTE_BENCH_GP_POOL", "")
+gp_pool <- if (nzchar(gp_pool)) as.integer(gp_pool)
 n_train <- env_int("DITIMPUTE_BENCH_N_TRAIN", "4000")
 n_test <- env_int("DITIMPUTE_BENCH_N_TEST", "100")
 threads <- env_int("DITIMPUTE_BENCH_THREADS", "1")
 n_keep <- env_int("DITIMPUTE_BENCH_ESS", "2000")
 update_rds <- Sys.getenv("DITIMPUTE_BENCH_UPDATE_RDS", "1") == "1"
-H <- 48L; d <- 8L; noise_var <- 0.1; n_samples <- 50L; seed <- 2026
+n_samples <- env_int("DITIMPUTE_BENCH_SAMPLES", "50")
+H <- 48L; d <- 8L; noise_var <- 0.1; seed <- 2026
 cpu0 <- proc.time()
 loadavg <- function() paste(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], collapse = " ")
 load0 <- loadavg()
@@ -59,20 +79,41 @@ train <- latent_gp(gp_simulate(spec, n_train, seed = seed + 1), noise_var, seed 
 truth <- latent_gp(gp_simulate(spec, n_test, seed = seed + 3), noise_var, seed = seed + 4)
 
 # --- imputers ---------------------------------------------------------------
-say("DiT: %d steps on %d sequences, 1 thread", steps, n_train)
-t0 <- proc.time()[["elapsed"]]
-strategy <- ditimpute:::resolve_training_strategy("S4", H, stop)
-fit <- dit_fit(train, config = dit_config(H, d, width = 64, depth = 3, heads = 4), strategy = strategy,
-               steps = steps, seed = seed + 5, threads = threads, progress = FALSE)
-t_dit <- proc.time()[["elapsed"]] - t0
-ti <- fit$train_info
-say("DiT trained in %.0f s (stop: %s, weights of step %s, validation loss %.4f)", t_dit, ti$stop_reason,
-    format(ti$best_step), ti$best_val_loss)
 t0 <- proc.time()[["elapsed"]]
 gfit <- gp_fit(train, kernel = "laplace", lengthscale = 32, fit_nugget = TRUE, nugget = 0.1, n_windows = 400,
                seed = seed + 6)
 t_gp <- proc.time()[["elapsed"]] - t0
 say("gp_fit in %.0f s", t_gp); print(gfit)
+# The DiTs: the same network, recipe, masks and seed; "gp-dit" also gets the
+# fitted GP (residual mode: the untrained network is the GP imputer).
+strategy <- ditimpute:::resolve_training_strategy("S4", H, stop)
+dit_keys <- c(dit = "dit", `gp-dit` = "gp_dit")
+fits <- list(); t_fit <- c(); load_fit <- c()
+for (kind in dit_kinds) {
+  key <- dit_keys[[kind]]
+  cached <- if (nzchar(cache)) file.path(cache, sprintf("latent-%s-%d-%g-%d%s%s.dit", kind, steps, dit_time, n_train,
+                                           if (patience != 10) sprintf("-patience%d", patience) else "",
+                                           if (kind == "gp-dit" && !is.null(gp_pool)) sprintf("-pool%d", gp_pool) else "")) else ""
+  load_fit[key] <- loadavg()
+  t0 <- proc.time()[["elapsed"]]
+  if (nzchar(cached) && file.exists(cached)) {
+    fits[[key]] <- dit_load(cached)
+    say("%s: loaded from %s", kind, cached)
+  } else {
+    say("%s: %s on %d sequences, %d thread(s)", kind,
+        if (dit_time > 0) sprintf("time limit %g s", dit_time) else sprintf("%d steps", steps), n_train, threads)
+    fits[[key]] <- dit_fit(train, config = dit_config(H, d, width = 64, depth = 3, heads = 4), strategy = strategy,
+                           steps = if (dit_time <= 0) steps, time_limit = if (dit_time > 0) dit_time,
+                           seed = seed + 5, threads = threads, progress = FALSE, patience = patience,
+                           gp = if (kind == "gp-dit") gfit, gp_mode = "residual",
+                           gp_pool = if (kind == "gp-dit") gp_pool)
+    if (nzchar(cached)) { dir.create(cache, showWarnings = FALSE, recursive = TRUE); dit_save(fits[[key]], cached) }
+  }
+  t_fit[key] <- proc.time()[["elapsed"]] - t0
+  ti <- fits[[key]]$train_info
+  say("%s: %.0f s (stop: %s, weights of step %s of %d, validation loss %.4f)", kind, t_fit[[key]], ti$stop_reason,
+      format(ti$best_step), fits[[key]]$steps, ti$best_val_loss)
+}
 best_linear <- ditimpute:::latent_moment_spec(spec, noise_var)
 
 # --- the true conditional mean by elliptical slice sampling -----------------
@@ -168,9 +209,11 @@ for (k in seq_along(patterns)) {
   kap <- kappa_cond(spec, matrix(mask[1, , ], H))
   imps <- list()
   secs <- c()
-  t0 <- proc.time()[["elapsed"]]
-  imps$dit <- impute(fit, x, n_samples = n_samples, seed = seed + 20 + k, threads = threads)
-  secs["dit"] <- proc.time()[["elapsed"]] - t0
+  for (key in names(fits)) {
+    t0 <- proc.time()[["elapsed"]]
+    imps[[key]] <- impute(fits[[key]], x, n_samples = n_samples, seed = seed + 20 + k, threads = threads)
+    secs[key] <- proc.time()[["elapsed"]] - t0
+  }
   t0 <- proc.time()[["elapsed"]]
   imps$gp_fit <- impute(gfit, x, n_samples = n_samples, seed = seed + 20 + k, threads = threads)
   secs["gp_fit"] <- proc.time()[["elapsed"]] - t0
@@ -186,11 +229,12 @@ for (k in seq_along(patterns)) {
                                                  mse_truth = met_t$mse, mse_cond_mean = met_c$mse)
     rows[[length(rows) + 1]] <- data.frame(
       imputer = nm, latent = TRUE, n = if (nm == "oracle") NA_real_ else n_train, H = H, d = d, pattern = p,
-      strategy = if (nm == "dit") "S4" else NA_character_, seed = seed, kappa = kap,
+      strategy = if (nm %in% names(fits)) "S4" else NA_character_, seed = seed, kappa = kap,
       coverage = mean(cov_t), coverage_se = stats::sd(cov_t) / sqrt(n_test), coverage_truth = mean(cov_t),
       interval_coverage = mean(met_t$interval_coverage), mse = mean(met_t$mse), mae = mean(met_t$mae),
       crps = mean(met_t$crps), width = mean(met_t$width), radius = mean(imp$radius), target = "truth",
-      train_seconds = switch(nm, dit = t_dit, gp_fit = t_gp, 0), final_loss = if (nm == "dit") ti$final_loss else NA_real_,
+      train_seconds = if (nm %in% names(fits)) t_fit[[nm]] else if (nm == "gp_fit") t_gp else 0,
+      final_loss = if (nm %in% names(fits)) fits[[nm]]$train_info$final_loss %||% NA_real_ else NA_real_,
       seconds = secs[[nm]], mse_cond_mean = mean(met_c$mse), cond_mean_seconds = t_cm, stringsAsFactors = FALSE)
   }
   say("%s done (conditional mean %.0f s; imputation %s s)", p, t_cm, paste(sprintf("%.0f", secs), collapse = "/"))
@@ -202,33 +246,46 @@ ps <- do.call(rbind, per_seq)
 # the standard error over test sequences.
 paired <- do.call(rbind, lapply(patterns, function(p) {
   g <- function(nm, col) ps[[col]][ps$imputer == nm & ps$pattern == p]
-  do.call(rbind, lapply(c("gp_fit", "oracle"), function(other) {
-    dc <- g("dit", "mse_cond_mean") - g(other, "mse_cond_mean")
-    dt <- g("dit", "mse_truth") - g(other, "mse_truth")
-    data.frame(pattern = p, against = other, diff_cond_mean = mean(dc), se_cond_mean = stats::sd(dc) / sqrt(n_test),
-               diff_truth = mean(dt), se_truth = stats::sd(dt) / sqrt(n_test))
-  }))
+  do.call(rbind, lapply(names(fits), function(key) do.call(rbind, lapply(c("gp_fit", "oracle"), function(other) {
+    dc <- g(key, "mse_cond_mean") - g(other, "mse_cond_mean")
+    dt <- g(key, "mse_truth") - g(other, "mse_truth")
+    data.frame(pattern = p, dit = key, against = other, diff_cond_mean = mean(dc),
+               se_cond_mean = stats::sd(dc) / sqrt(n_test), diff_truth = mean(dt), se_truth = stats::sd(dt) / sqrt(n_test))
+  }))))
 }))
 print(res[c("imputer", "pattern", "mse_cond_mean", "mse", "coverage", "interval_coverage", "crps")], digits = 3)
 print(paired, digits = 3)
 
 cpu <- sum((proc.time() - cpu0)[c(1, 2)])
 wall <- (proc.time() - cpu0)[[3]]
-label <- c(dit = "DiT 64/3/4, S4", gp_fit = "fitted GP (gp_fit)", oracle = "best linear (exact moments)")
+label <- c(dit = "DiT 64/3/4, S4", gp_dit = "GP-DiT 64/3/4, S4 (residual)", gp_fit = "fitted GP (gp_fit)",
+           oracle = "best linear (exact moments)")
 f3 <- function(v) sprintf("%.3f", v)
-out_file <- file.path("bench", "results", "reproduce_paper.md")
+out_file <- file.path("bench", "results", out_name)
+# The settings of this run, as the command line that repeats it.
+env <- Sys.getenv()
+env <- env[grepl("^DITIMPUTE_BENCH_", names(env)) & nzchar(env)]
+command <- paste(c(sprintf("%s=%s", names(env), shQuote(env)), "Rscript bench/reproduce_paper_latent.R"), collapse = " ")
+dit_lines <- vapply(names(fits), function(key) {
+  ti <- fits[[key]]$train_info
+  sprintf("%s: dit_fit()'s default recipe%s, %s (stop: %s, weights of step %s of %d, best validation loss %.4f), %.0f s of training, load average %s before it.",
+          label[[key]], paste(c(if (patience != 10) sprintf(" with patience = %d", patience),
+                                if (key == "gp_dit" && !is.null(gp_pool)) sprintf(", gp_pool = %d", gp_pool)), collapse = ""),
+          if (dit_time > 0) sprintf("time_limit = %g s", dit_time) else sprintf("%d steps requested", steps),
+          ti$stop_reason, format(ti$best_step), fits[[key]]$steps, ti$best_val_loss, t_fit[[key]], load_fit[[key]])
+}, "")
 lines <- c(
   "# The paper's latent GP (section 6.2) at CPU scale (bench/reproduce_paper_latent.R)", "",
-  sprintf("Produced by `Rscript bench/reproduce_paper_latent.R` on %s (%s, LibTorch %s, %d thread).",
+  sprintf("Produced by `%s` on %s (%s, LibTorch %s, %d thread(s)).", command,
           format(Sys.time(), "%Y-%m-%d %H:%M %Z"), R.version.string, torch_backend()$torch_version, threads),
-  sprintf("CPU time %.0f s (user + system), wall %.0f s; load average (1/5/15 min) %s at the start, %s at the end (2 cores shared with other jobs).",
+  sprintf("CPU time %.0f s (user + system), wall %.0f s; load average (1/5/15 min) %s at the start, %s at the end (2 cores).",
           cpu, wall, load0, loadavg()),
   "",
-  sprintf("Y = phi(X) + eps, phi(x) = x + exp(-x^2) + 2 sin(x), eps ~ N(0, %g); X a GP, Laplace lengthscale 64, H = %d, d = %d, Lambda = I. %d training sequences, %d test sequences (the same for every pattern and imputer), %d samples per imputation; patterns P1-P4 at H = 48.",
+  sprintf("Y = phi(X) + eps, phi(x) = x + exp(-x^2) + 2 sin(x), eps ~ N(0, %g); X a GP, Laplace lengthscale 64, H = %d, d = %d, Lambda = I. %d training sequences, %d test sequences (the same for every pattern and imputer), %d samples per imputation (a DiT's point is their mean); patterns P1-P4 at H = 48.",
           noise_var, H, d, n_train, n_test, n_samples),
-  sprintf("DiT: 64/3/4, strategy S4, dit_fit()'s default recipe, %d steps requested (stop: %s, weights of step %s, best validation loss %.4f), %.0f s of training.",
-          steps, ti$stop_reason, format(ti$best_step), ti$best_val_loss, t_dit),
-  sprintf("Fitted GP: gp_fit(kernel = \"laplace\", fit_nugget = TRUE) on %d of the training sequences, %.0f s.", 400, t_gp),
+  "DiTs: width/depth/heads 64/3/4, strategy S4; the GP-DiT is dit_fit(gp = the fitted GP below, gp_mode = \"residual\").",
+  dit_lines,
+  sprintf("Fitted GP: gp_fit(kernel = \"laplace\", fit_nugget = TRUE) on %d of the training sequences, %.0f s.", min(400L, n_train), t_gp),
   "Best linear: the GP with the exact mean and covariance of Y (not available to a user; the floor of any linear imputer).",
   sprintf("Conditional mean: elliptical slice sampling of X | Y_obs, %d iterations kept after %d burn-in per (sequence, variable), Rao-Blackwellised over X_miss; the same sampler with phi = identity, where the answer is closed-form, is off by an MSE of %s on P1-P4 (10 sequences).",
           n_keep, n_keep %/% 2, paste(sprintf("%.2g", check), collapse = " / ")),
@@ -237,16 +294,18 @@ lines <- c(
   "mse_cm = MSE of the point imputation to the conditional mean E[Y_miss | Y_obs]; mse_truth = to the true values; coverage = share of test sequences whose true missing values lie in the 95% region; intervals = share of missing entries inside their 95% interval.", "",
   "| pattern | kappa | imputer | mse_cm | mse_truth | crps | coverage | intervals |", "|---|---|---|---|---|---|---|---|",
   sprintf("| %s | %.1f | %s | %s | %s | %s | %.1f%% | %.1f%% |", res$pattern, res$kappa, label[res$imputer],
-          f3(res$mse_cond_mean), f3(res$mse), f3(res$crps), 100 * res$coverage, 100 * res$interval_coverage),
+          sprintf("%.4f", res$mse_cond_mean), f3(res$mse), f3(res$crps), 100 * res$coverage, 100 * res$interval_coverage),
   "",
   "## Paired differences, DiT minus the other (mean over test sequences +- standard error)", "",
   "Negative = the DiT is closer. The truth column estimates the same difference with the irreducible variance added to each term.", "",
-  "| pattern | against | to the conditional mean | to the truth |", "|---|---|---|---|",
-  sprintf("| %s | %s | %+.3f +- %.3f | %+.3f +- %.3f |", paired$pattern, label[paired$against], paired$diff_cond_mean,
-          paired$se_cond_mean, paired$diff_truth, paired$se_truth))
+  "| pattern | DiT | against | to the conditional mean | to the truth |", "|---|---|---|---|---|",
+  sprintf("| %s | %s | %s | %+.4f +- %.4f | %+.4f +- %.4f |", paired$pattern, label[paired$dit], label[paired$against],
+          paired$diff_cond_mean, paired$se_cond_mean, paired$diff_truth, paired$se_truth))
 writeLines(lines, out_file)
-saveRDS(list(rows = res, per_sequence = ps, paired = paired, check = check, train_info = ti),
-        file.path("build", "reproduce_paper_latent.rds"))
+dir.create("build", showWarnings = FALSE)
+saveRDS(list(rows = res, per_sequence = ps, paired = paired, check = check,
+             train_info = lapply(fits, function(f) f$train_info)),
+        file.path("build", sub("\\.md$", ".rds", out_name)))
 say("written: %s", out_file)
 
 if (update_rds) {
@@ -255,9 +314,10 @@ if (update_rds) {
   keep <- intersect(names(old$latent), names(res))
   old$latent <- res[c(keep, setdiff(names(res), keep))]
   old$info$latent_rows <- list(
-    date = format(Sys.time(), "%Y-%m-%d %H:%M %Z"), command = "Rscript bench/reproduce_paper_latent.R",
-    wall_seconds = wall, cpu_seconds = cpu, steps = steps, n_train = n_train, n_test = n_test,
-    config = list(width = 64, depth = 3, heads = 4), recipe = "dit_fit() defaults", train_info = ti,
+    date = format(Sys.time(), "%Y-%m-%d %H:%M %Z"), command = command, threads = threads,
+    wall_seconds = wall, cpu_seconds = cpu, steps = steps, time_limit = dit_time, n_samples = n_samples,
+    n_train = n_train, n_test = n_test, config = list(width = 64, depth = 3, heads = 4), recipe = "dit_fit() defaults",
+    train_info = lapply(fits, function(f) f$train_info),
     note = paste("The latent table was replaced by bench/reproduce_paper_latent.R: DiT S4 only (S1-S3 not re-run),",
                  "the fitted GP (imputer \"gp_fit\") and the best linear imputer (\"oracle\"), with mse_cond_mean",
                  "against the conditional mean estimated by elliptical slice sampling."))
