@@ -26,7 +26,8 @@
 # It writes bench/results/real_data.md and inst/extdata/real-data-results.rds
 # (read by the vignette). Environment: DITIMPUTE_BENCH_DIT_STEPS (default 3000;
 # 0 leaves the DiT out); DITIMPUTE_BENCH_DATA (e.g. "ett_h1": only those data
-# sets, written to bench/results/real_data_<names>.md, the .rds untouched);
+# sets, written to bench/results/real_data_<names>.md, the .rds untouched;
+# "ett_h2", ETTh1's sibling transformer, runs only when named here);
 # DITIMPUTE_BENCH_CACHE (a folder: trained DiTs are saved there and reused);
 # DITIMPUTE_BENCH_METHODS (e.g. "DiT": only those imputers, written to
 # bench/results/real_data_<names>_<methods>.md; the GP is fitted only when
@@ -69,16 +70,20 @@ dit_validation <- as.numeric(Sys.getenv("DITIMPUTE_BENCH_DIT_VALIDATION", "0.1")
 gp_pool <- Sys.getenv("DITIMPUTE_BENCH_GP_POOL", "")
 gp_pool <- if (nzchar(gp_pool)) as.integer(gp_pool)
 if (!length(methods)) stop("DITIMPUTE_BENCH_METHODS names none of: ", paste(all_methods, collapse = ", "))
+if ("Amelia" %in% methods && !requireNamespace("Amelia", quietly = TRUE)) {
+  message("Amelia is not installed: left out of this run (install.packages(\"Amelia\") to include it)")
+  methods <- setdiff(methods, "Amelia")
+}
 all_data <- c("ett_h1", "beijing_air")
 only <- strsplit(Sys.getenv("DITIMPUTE_BENCH_DATA", ""), "[, ]+")[[1]]
-data_sets <- if (length(only)) intersect(all_data, only) else all_data
+data_sets <- if (length(only)) intersect(c(all_data, "ett_h2"), only) else all_data
 cache <- Sys.getenv("DITIMPUTE_BENCH_CACHE", "")
 level <- 0.9
 # The fitted GP scores every test and validation window: entry-level gaps go
 # through the joint precision (one Cholesky of Q_mm a window, see
 # ?gp_conditional), which made the 234 BeijingAir windows affordable (the dense
 # path cost 2-18 s a window). n_gp caps the windows per data set if needed.
-n_gp <- c(ett_h1 = Inf, beijing_air = Inf)
+n_gp <- c(ett_h1 = Inf, ett_h2 = Inf, beijing_air = Inf)
 n_windows <- as.numeric(Sys.getenv("DITIMPUTE_BENCH_WINDOWS", "Inf"))
 tokens <- Sys.getenv("DITIMPUTE_BENCH_TOKENS", "frame")
 dit_stride <- as.integer(Sys.getenv("DITIMPUTE_BENCH_DIT_STRIDE", "0"))
