@@ -597,6 +597,9 @@ dit_loss <- function(object, x, strategy = NULL, t_sampling = c("log_uniform", "
     abort_input("x", sprintf("must be an n x %d x %d array (the model's H and d).", cfg$H, cfg$d))
   }
   strategy <- strategy %||% object$strategy
+  if (is.null(strategy)) {
+    abort_input("strategy", "the model does not record its training strategy (a file saved by an earlier build?): give it.")
+  }
   if (!inherits(strategy, "ditimpute_strategy")) abort_input("strategy", "must be made by mask_strategy().")
   t_sampling <- check_string(t_sampling, c("log_uniform", "uniform"))
   seed <- resolve_seed(seed)

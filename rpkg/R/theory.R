@@ -260,7 +260,7 @@ distribution_shift <- function(object, x, spec, reference = NULL, n_reference = 
   if (is.null(reference)) {
     strategy <- strategy %||% object$strategy
     if (is.null(strategy)) {
-      abort_input("strategy", "the model does not record its training strategy (loaded from a file?): give it.")
+      abort_input("strategy", "the model does not record its training strategy (a file saved by an earlier build?): give it.")
     }
     if (!inherits(strategy, "ditimpute_strategy")) abort_input("strategy", "must be made by mask_strategy().")
     n_reference <- check_count(n_reference, min = 2)

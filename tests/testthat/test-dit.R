@@ -135,6 +135,7 @@ test_that("a saved model keeps its strategy and training record; foreign notes a
   other <- dit_load(g)
   expect_null(other$strategy)
   expect_identical(other$train_info, list())
+  expect_input_error(dit_loss(other, x[1:8, , ]), "strategy")
   y <- x[1, , ]
   y[5:8, ] <- NA
   expect_identical(dit_sample(other, y, n_samples = 2, seed = 3, threads = 1),

@@ -130,7 +130,13 @@ test_that("distribution_shift is reproducible, centred at 1 on the training law,
   expect_input_error(shift_ratio(a, self), "b")
   expect_input_error(distribution_shift(fit, x, gp_spec(30, d = 2)), "spec")
   expect_input_error(distribution_shift(fit, x, spec, K = 0), "K")
+  # A saved model keeps its training strategy: loaded, it gives the same draws.
   f <- tempfile(fileext = ".dit")
   dit_save(fit, f)
-  expect_input_error(distribution_shift(dit_load(f), x, spec), "strategy")
+  expect_identical(distribution_shift(dit_load(f), x, spec, n_reference = 40, K = 4, seed = 3, threads = 1)$sequences,
+                   a$sequences)
+  # A model that records none (a file from a build before the record was saved) must be given one.
+  bare <- dit_load(f)
+  bare$strategy <- NULL
+  expect_input_error(distribution_shift(bare, x, spec), "strategy")
 })
