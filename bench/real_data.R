@@ -141,8 +141,8 @@ run_dataset <- function(name) {
                                                           dit_steps, dit_time, if (tokens == "entry") "-entry" else "",
                                                           if (dit_stride > 0) sprintf("-stride%d", dit_stride) else "")) else ""
     if (nzchar(cached) && file.exists(cached)) {
-      # A model file keeps the network, not how its training went: the row
-      # says where the model came from instead.
+      # Its seconds here are the loading's, not a training's: the row says
+      # where the model came from.
       fit <- dit_load(cached)
       attr(fit, "from_cache") <- cached
       return(fit)

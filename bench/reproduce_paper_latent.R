@@ -88,7 +88,7 @@ say("gp_fit in %.0f s", t_gp); print(gfit)
 # fitted GP (residual mode: the untrained network is the GP imputer).
 strategy <- ditimpute:::resolve_training_strategy("S4", H, stop)
 dit_keys <- c(dit = "dit", `gp-dit` = "gp_dit")
-fits <- list(); t_fit <- c(); load_fit <- c()
+fits <- list(); t_fit <- c(); load_fit <- c(); cached_from <- c()
 for (kind in dit_kinds) {
   key <- dit_keys[[kind]]
   cached <- if (nzchar(cache)) file.path(cache, sprintf("latent-%s-%d-%g-%d%s%s.dit", kind, steps, dit_time, n_train,
@@ -98,6 +98,7 @@ for (kind in dit_kinds) {
   t0 <- proc.time()[["elapsed"]]
   if (nzchar(cached) && file.exists(cached)) {
     fits[[key]] <- dit_load(cached)
+    cached_from[key] <- cached
     say("%s: loaded from %s", kind, cached)
   } else {
     say("%s: %s on %d sequences, %d thread(s)", kind,
@@ -274,6 +275,10 @@ dit_lines <- vapply(names(fits), function(key) {
           if (dit_time > 0) sprintf("time_limit = %g s", dit_time) else sprintf("%d steps requested", steps),
           ti$stop_reason, format(ti$best_step), fits[[key]]$steps, ti$best_val_loss, t_fit[[key]], load_fit[[key]])
 }, "")
+# A cached model was trained by an earlier run: its seconds above are the loading's.
+for (key in names(cached_from)) {
+  dit_lines[[key]] <- paste(dit_lines[[key]], sprintf("(Not trained in this run: loaded from %s.)", cached_from[[key]]))
+}
 lines <- c(
   "# The paper's latent GP (section 6.2) at CPU scale (bench/reproduce_paper_latent.R)", "",
   sprintf("Produced by `%s` on %s (%s, LibTorch %s, %d thread(s)).", command,

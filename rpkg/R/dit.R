@@ -80,6 +80,18 @@ new_dit <- function(ptr, strategy, train_info = list(), device = "auto") {
   refresh_info(obj)
 }
 
+# `strategy`, or the one the model records; an input error naming `strategy`
+# when there is neither or it is not a strategy.
+model_strategy <- function(strategy, object, call = rlang::caller_env()) {
+  strategy <- strategy %||% object$strategy
+  if (is.null(strategy)) {
+    abort_input("strategy", "the model does not record its training strategy (a file saved by an earlier build?): give it.",
+                call = call)
+  }
+  if (!inherits(strategy, "ditimpute_strategy")) abort_input("strategy", "must be made by mask_strategy().", call = call)
+  strategy
+}
+
 notes_format <- "ditimpute-dit-notes-1"
 dit_notes <- function(strategy, train_info) {
   serialize(list(format = notes_format, strategy = strategy, train_info = train_info), NULL, xdr = TRUE)
@@ -596,11 +608,7 @@ dit_loss <- function(object, x, strategy = NULL, t_sampling = c("log_uniform", "
   if (!is.numeric(x) || length(dm) != 3 || dm[2] != cfg$H || dm[3] != cfg$d) {
     abort_input("x", sprintf("must be an n x %d x %d array (the model's H and d).", cfg$H, cfg$d))
   }
-  strategy <- strategy %||% object$strategy
-  if (is.null(strategy)) {
-    abort_input("strategy", "the model does not record its training strategy (a file saved by an earlier build?): give it.")
-  }
-  if (!inherits(strategy, "ditimpute_strategy")) abort_input("strategy", "must be made by mask_strategy().")
+  strategy <- model_strategy(strategy, object)
   t_sampling <- check_string(t_sampling, c("log_uniform", "uniform"))
   seed <- resolve_seed(seed)
   threads <- resolve_threads(threads)

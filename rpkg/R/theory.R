@@ -258,11 +258,7 @@ distribution_shift <- function(object, x, spec, reference = NULL, n_reference = 
   seed <- resolve_seed(seed)
   threads <- resolve_threads(threads)
   if (is.null(reference)) {
-    strategy <- strategy %||% object$strategy
-    if (is.null(strategy)) {
-      abort_input("strategy", "the model does not record its training strategy (a file saved by an earlier build?): give it.")
-    }
-    if (!inherits(strategy, "ditimpute_strategy")) abort_input("strategy", "must be made by mask_strategy().")
+    strategy <- model_strategy(strategy, object)
     n_reference <- check_count(n_reference, min = 2)
     reference <- gp_simulate(spec, n_reference, seed = sub_seed(seed, 1))
     reference[draw_masks(strategy, n_reference, cfg$H, cfg$d, seed = sub_seed(seed, 2))] <- NA
