@@ -39,6 +39,12 @@
 //       (of the weights and the training draws, 7 by default); and
 //       samplers=method:steps,... scores each model with each sampler
 //       (default: the library's default sampler).
+//   bench_dit latent threads device data_dir out_file width/depth/heads [key=value...]
+//       the latent GP of bench/reproduce_paper_latent.R (section 6.2) trained
+//       here (a lent GPU's budgets) on the data that bench exports, and the
+//       imputations written back for it to score (see latent() below); the
+//       recipe keys of `learning` plus steps, time_limit, gp_pool, n_train,
+//       gp and samples.
 
 #include "ditimpute/backend.hpp"
 #include "ditimpute/dit.hpp"
@@ -53,6 +59,7 @@
 #include <cmath>
 #include <ctime>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <sstream>
@@ -458,6 +465,79 @@ std::string score_patterns(const DiTModel& model, const GaussianProcess& gp, con
   return row.str();
 }
 
+// The paper's patterns P1-P4 (H = 96) halved to H = 48: each run of missing
+// frames starts at half its start and keeps half its length.
+std::vector<std::vector<int>> half_paper_patterns() {
+  std::vector<std::vector<int>> patterns;
+  for (int p = 1; p <= 4; ++p) {
+    const std::vector<int> f = paper_pattern(p);
+    std::vector<int> starts;
+    for (std::size_t i = 0; i < f.size(); ++i)
+      if (i == 0 || f[i] != f[i - 1] + 1) starts.push_back(f[i]);
+    const int len = static_cast<int>(f.size() / starts.size());
+    std::vector<int> half;
+    for (int st : starts)
+      for (int j = 0; j < len / 2; ++j) half.push_back(st / 2 + j);
+    patterns.push_back(half);
+  }
+  return patterns;
+}
+
+// dit_fit()'s default recipe (its defaults live in R) for config `c`, then
+// the key=value changes of the command line (see the header comment);
+// samplers=... fills `samplers` (the library's default sampler when none).
+// Keys the caller handles itself are in `extra` (they are left alone here).
+TrainOptions default_recipe(DiTConfig& c, int threads, const std::string& device,
+                            const std::vector<std::string>& changes, std::vector<SamplerOptions>& samplers,
+                            const std::vector<std::string>& extra = {}) {
+  TrainOptions o;
+  o.batch_size = 64;
+  o.lr = 2e-3;
+  o.lr_schedule = "cosine";
+  o.warmup_steps = 200;
+  o.lr_min = 0.1;
+  o.patience = 10;
+  o.restore_best = true;
+  o.ema = 0.999;
+  o.ema_warmup = true;
+  o.val_every = 100;
+  o.seed = 7;
+  o.threads = threads;
+  o.device = device;
+  for (const std::string& kv : changes) {
+    const auto eq = kv.find('=');
+    const std::string key = kv.substr(0, eq), v = eq == std::string::npos ? "" : kv.substr(eq + 1);
+    if (std::find(extra.begin(), extra.end(), key) != extra.end()) continue;
+    if (key == "lr") o.lr = std::stod(v);
+    else if (key == "batch") o.batch_size = std::stoi(v);
+    else if (key == "warmup") o.warmup_steps = std::stoi(v);
+    else if (key == "ema") o.ema = std::stod(v);
+    else if (key == "schedule") o.lr_schedule = v;
+    else if (key == "lr_min") o.lr_min = std::stod(v);
+    else if (key == "loss_weight") o.loss_weight = v;
+    else if (key == "patience") o.patience = std::stoi(v);
+    else if (key == "t_sampling") o.t_sampling = v;
+    else if (key == "prediction") c.prediction = v;
+    else if (key == "seed") o.seed = std::stoull(v);
+    else if (key == "restore_best") o.restore_best = v == "1" || v == "true";
+    else if (key == "time_limit") o.time_limit = std::stod(v);
+    else if (key == "steps") o.steps = std::stoi(v);
+    else if (key == "gp_pool") o.gp_pool = std::stoi(v);
+    else if (key == "samplers") {
+      std::stringstream list(v);
+      for (std::string item; std::getline(list, item, ',');) {
+        SamplerOptions so;
+        const auto colon = item.find(':');
+        so.method = sampler_method_from_string(item.substr(0, colon));
+        if (colon != std::string::npos) so.steps = std::stoi(item.substr(colon + 1));
+        samplers.push_back(so);
+      }
+    } else throw std::invalid_argument("unknown recipe change: " + kv);
+  }
+  if (samplers.empty()) samplers.push_back(SamplerOptions{});
+  return o;
+}
+
 // bench/dit_learning.R's setting in C++ (see the header comment).
 void learning(int threads, const std::string& device, const std::vector<int>& budgets, int n_test, int width,
               int depth, int heads, const std::vector<std::string>& changes) {
@@ -473,65 +553,11 @@ void learning(int threads, const std::string& device, const std::vector<int>& bu
   s4.generators = {PatternGenerator::random_frames(8), PatternGenerator::random_frames(8),
                    PatternGenerator::block_frames(4, 2), PatternGenerator::block_frames(1, 8)};
   s4.weights = {0.25, 0.25, 0.25, 0.25};
-  // The paper's patterns (H = 96) halved: each run of missing frames starts
-  // at half its start and keeps half its length.
-  std::vector<std::vector<int>> patterns;
-  for (int p = 1; p <= 4; ++p) {
-    const std::vector<int> f = paper_pattern(p);
-    std::vector<int> starts;
-    for (std::size_t i = 0; i < f.size(); ++i)
-      if (i == 0 || f[i] != f[i - 1] + 1) starts.push_back(f[i]);
-    const int len = static_cast<int>(f.size() / starts.size());
-    std::vector<int> half;
-    for (int st : starts)
-      for (int j = 0; j < len / 2; ++j) half.push_back(st / 2 + j);
-    patterns.push_back(half);
-  }
+  const std::vector<std::vector<int>> patterns = half_paper_patterns();
 
-  // dit_fit()'s default recipe (its defaults live in R), then the changes.
   DiTConfig c = make_config(H, d, width, depth, heads);
-  TrainOptions o;
-  o.batch_size = 64;
-  o.lr = 2e-3;
-  o.lr_schedule = "cosine";
-  o.warmup_steps = 200;
-  o.lr_min = 0.1;
-  o.patience = 10;
-  o.restore_best = true;
-  o.ema = 0.999;
-  o.ema_warmup = true;
-  o.val_every = 100;
-  o.seed = 7;
-  o.threads = threads;
-  o.device = device;
   std::vector<SamplerOptions> samplers;
-  for (const std::string& kv : changes) {
-    const auto eq = kv.find('=');
-    const std::string key = kv.substr(0, eq), v = eq == std::string::npos ? "" : kv.substr(eq + 1);
-    if (key == "lr") o.lr = std::stod(v);
-    else if (key == "batch") o.batch_size = std::stoi(v);
-    else if (key == "warmup") o.warmup_steps = std::stoi(v);
-    else if (key == "ema") o.ema = std::stod(v);
-    else if (key == "schedule") o.lr_schedule = v;
-    else if (key == "lr_min") o.lr_min = std::stod(v);
-    else if (key == "loss_weight") o.loss_weight = v;
-    else if (key == "patience") o.patience = std::stoi(v);
-    else if (key == "t_sampling") o.t_sampling = v;
-    else if (key == "prediction") c.prediction = v;
-    else if (key == "seed") o.seed = std::stoull(v);
-    else if (key == "restore_best") o.restore_best = v == "1" || v == "true";
-    else if (key == "samplers") {
-      std::stringstream list(v);
-      for (std::string item; std::getline(list, item, ',');) {
-        SamplerOptions so;
-        const auto colon = item.find(':');
-        so.method = sampler_method_from_string(item.substr(0, colon));
-        if (colon != std::string::npos) so.steps = std::stoi(item.substr(colon + 1));
-        samplers.push_back(so);
-      }
-    } else throw std::invalid_argument("unknown recipe change: " + kv);
-  }
-  if (samplers.empty()) samplers.push_back(SamplerOptions{});
+  TrainOptions o = default_recipe(c, threads, device, changes, samplers);
 
   std::printf("DiT learning (bench/dit_learning.R's setting): H = %d, d = %d, Laplace 64, S4, 4,000 + 400 sequences, "
               "DiT %d/%d/%d, device %s, %d threads, dit_fit()'s default recipe; %d test sequences x 100 samples per "
@@ -554,6 +580,111 @@ void learning(int threads, const std::string& device, const std::vector<int>& bu
   }
 }
 
+
+// Little-endian float64 files (bench/reproduce_paper_latent.R writes them):
+// a whole file as doubles, and doubles written to one.
+std::vector<double> read_doubles(const std::string& path) {
+  std::ifstream f(path, std::ios::binary | std::ios::ate);
+  if (!f) throw std::runtime_error("cannot read " + path);
+  const std::streamsize bytes = f.tellg();
+  std::vector<double> v(static_cast<std::size_t>(bytes) / sizeof(double));
+  f.seekg(0);
+  f.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(double)));
+  return v;
+}
+Batch read_batch(const std::string& path, int H, int d) {
+  std::vector<double> v = read_doubles(path);
+  if (v.size() % (static_cast<std::size_t>(H) * d) != 0) throw std::runtime_error(path + ": not n x H x d values");
+  Batch b(static_cast<int>(v.size() / (static_cast<std::size_t>(H) * d)), H, d);
+  b.data = std::move(v);
+  return b;
+}
+void write_doubles(const std::string& path, const std::vector<double>& v) {
+  std::ofstream f(path, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(double)));
+  if (!f) throw std::runtime_error("cannot write " + path);
+}
+
+// The latent GP of bench/reproduce_paper_latent.R (section 6.2) for budgets
+// a CPU cannot buy: `dir` holds what that bench writes with
+// DITIMPUTE_BENCH_EXPORT (train.bin: its training sequences, test.bin: its
+// test sequences, gp.bin: the fitted GP's Gamma, Lambda and mean), so the
+// imputations written to `out` (P1-P4, each n_test x H x d: the test
+// sequences with their missing frames filled by the mean of n_samples draws)
+// are scored there by DITIMPUTE_BENCH_IMPORT against the same conditional
+// means. Keys beyond the recipe's: n_train=N (0: the file's sequences; N > 0:
+// N fresh latent-GP sequences drawn here), gp=residual|channels (the fitted
+// GP informs the network), samples=Z (200).
+void latent(int threads, const std::string& device, const std::string& dir, const std::string& out, int width,
+            int depth, int heads, const std::vector<std::string>& changes) {
+  set_threads(threads);
+  const int H = 48, d = 8;
+  const double noise_var = 0.1;
+  int n_train = 0, n_samples = 200;
+  DiTConfig c = make_config(H, d, width, depth, heads);
+  for (const std::string& kv : changes) {
+    const auto eq = kv.find('=');
+    const std::string key = kv.substr(0, eq), v = eq == std::string::npos ? "" : kv.substr(eq + 1);
+    if (key == "n_train") n_train = std::stoi(v);
+    else if (key == "gp") c.gp = v;
+    else if (key == "samples") n_samples = std::stoi(v);
+  }
+  std::vector<SamplerOptions> samplers;
+  const TrainOptions o0 = default_recipe(c, threads, device, changes, samplers, {"n_train", "gp", "samples"});
+  Kernel k;
+  k.type = KernelType::laplace;
+  k.lengthscale = 64;
+  const GaussianProcess law(kernel_matrix(k, H), Matrix::Identity(d, d), RowMatrix::Zero(H, d));
+  Rng r_train(314000), r_val(315000);
+  const Batch train = n_train > 0 ? latent_transform(law.simulate(n_train, r_train), noise_var, r_train)
+                                  : read_batch(dir + "/train.bin", H, d);
+  const Batch val = latent_transform(law.simulate(400, r_val), noise_var, r_val);
+  const Batch test = read_batch(dir + "/test.bin", H, d);
+  auto model = DiTModel::create(c, o0.seed, device);
+  if (!c.gp.empty()) {
+    const std::vector<double> g = read_doubles(dir + "/gp.bin");
+    if (g.size() != static_cast<std::size_t>(H * H + d * d + H * d)) throw std::runtime_error("gp.bin: wrong size");
+    const Matrix Gamma = Eigen::Map<const Matrix>(g.data(), H, H);
+    const Matrix Lambda = Eigen::Map<const Matrix>(g.data() + H * H, d, d);
+    const RowMatrix mean = Eigen::Map<const RowMatrix>(g.data() + H * H + d * d, H, d);
+    model.set_gp(GaussianProcess(Gamma, Lambda, mean));
+  }
+  MaskStrategy s4;  // as in learning()
+  s4.generators = {PatternGenerator::random_frames(8), PatternGenerator::random_frames(8),
+                   PatternGenerator::block_frames(4, 2), PatternGenerator::block_frames(1, 8)};
+  s4.weights = {0.25, 0.25, 0.25, 0.25};
+  TrainOptions o = o0;
+  const bool steps_given = std::any_of(changes.begin(), changes.end(),
+                                      [](const std::string& kv) { return kv.rfind("steps=", 0) == 0; });
+  if (o.time_limit > 0 && !steps_given) o.steps = 10000000;  // the time decides
+  const TrainResult res = model.fit(train, &val, s4, o);
+  std::printf("latent GP, H = %d, d = %d: DiT %d/%d/%d%s, device %s, %d training sequences (%s), %d test; "
+              "steps %d, best %d, %.0f s, stop %s, best validation loss %.4f (first %.4f)\n",
+              H, d, width, depth, heads, c.gp.empty() ? "" : (", gp " + c.gp).c_str(), device.c_str(), train.n,
+              n_train > 0 ? "drawn here" : "the bench's", test.n, res.steps_done, res.best_step, res.seconds,
+              res.stop_reason.c_str(), res.best_val_loss,
+              model.loss_history().empty() ? NAN : model.loss_history().front().val_loss);
+  std::fflush(stdout);
+  const DiTSampler sampler(model, samplers.front());
+  std::vector<double> points;
+  const auto patterns = half_paper_patterns();
+  const auto t0 = clock_type::now();
+  for (std::size_t p = 0; p < patterns.size(); ++p) {
+    Batch x = test;
+    for (int i = 0; i < x.n; ++i)
+      for (int h : patterns[p])
+        for (int j = 0; j < d; ++j) x.at(i, h, j) = NAN;
+    ImputeOptions io;
+    io.n_samples = n_samples;
+    io.region = "quantile";  // only the point comes back; any Z will do
+    io.seed = 20 + p;
+    io.threads = threads;
+    const Imputation imp = impute(sampler, x, io);
+    points.insert(points.end(), imp.point.data.begin(), imp.point.data.end());
+  }
+  write_doubles(out, points);
+  std::printf("imputed P1-P4 (%d samples each) in %.1f s: %s\n", n_samples, seconds_since(t0), out.c_str());
+}
 }  // namespace
 
 void entry_speed(int threads, int reps) {
@@ -606,6 +737,14 @@ int main(int argc, char** argv) {
     }
     learning(threads, argc > 3 ? argv[3] : "cpu", budgets, argc > 5 ? std::stoi(argv[5]) : 50, width, depth, heads,
              std::vector<std::string>(argv + std::min(argc, 7), argv + argc));
+  } else if (mode == "latent") {
+    int width = 64, depth = 3, heads = 4;
+    if (argc < 7 || std::sscanf(argv[6], "%d/%d/%d", &width, &depth, &heads) != 3) {
+      std::fprintf(stderr, "bench_dit latent threads device data_dir out_file width/depth/heads [key=value...]\n");
+      return 1;
+    }
+    latent(threads, argv[3], argv[4], argv[5], width, depth, heads,
+           std::vector<std::string>(argv + 7, argv + argc));
   } else
     speed(threads, argc > 3 ? std::stoi(argv[3]) : 6, argc > 4 ? argv[4] : "cpu");
   return 0;

@@ -45,12 +45,28 @@
 # DITIMPUTE_BENCH_GP_POOL (the GP-DiT's gp_pool; empty = dit_fit()'s default),
 # DITIMPUTE_BENCH_UPDATE_RDS (1: put the rows into
 # inst/extdata/paper-results.rds, replacing its latent table).
+#
+# Budgets a CPU cannot buy (a lent GPU, ../shared/GPU.md): DITIMPUTE_BENCH_EXPORT
+# (a folder) writes the training sequences, the test sequences and the fitted
+# GP there (little-endian float64: train.bin, test.bin, gp.bin) and stops;
+# `bench_dit latent` (bench/bench_dit.cpp) trains on them elsewhere and writes
+# its P1-P4 imputations; DITIMPUTE_BENCH_IMPORT ("label=file,label=file")
+# scores those files here beside the fitted GP and the best linear imputer
+# (mse_cm and mse_truth; no samples come back, so no coverage or CRPS), with
+# DITIMPUTE_BENCH_DITS=none to train no DiT here.
 suppressPackageStartupMessages(library(ditimpute))
 env_int <- function(name, default) as.integer(Sys.getenv(name, default))
 steps <- env_int("DITIMPUTE_BENCH_STEPS", "6000")
 dit_time <- as.numeric(Sys.getenv("DITIMPUTE_BENCH_DIT_TIME", "0"))
 dit_kinds <- trimws(strsplit(Sys.getenv("DITIMPUTE_BENCH_DITS", "dit"), ",")[[1]])
-stopifnot(length(dit_kinds) > 0, all(dit_kinds %in% c("dit", "gp-dit")))
+dit_kinds <- setdiff(dit_kinds, "none")
+stopifnot(all(dit_kinds %in% c("dit", "gp-dit")))
+export_dir <- Sys.getenv("DITIMPUTE_BENCH_EXPORT", "")
+imports <- Sys.getenv("DITIMPUTE_BENCH_IMPORT", "")
+imports <- if (nzchar(imports)) {
+  kv <- strsplit(strsplit(imports, ",")[[1]], "=")
+  stats::setNames(vapply(kv, `[`, "", 2), vapply(kv, `[`, "", 1))
+} else character(0)
 cache <- Sys.getenv("DITIMPUTE_BENCH_CACHE", "")
 out_name <- Sys.getenv("DITIMPUTE_BENCH_OUT", "reproduce_paper.md")
 patience <- env_int("DITIMPUTE_BENCH_PATIENCE", "10")
@@ -84,6 +100,22 @@ gfit <- gp_fit(train, kernel = "laplace", lengthscale = 32, fit_nugget = TRUE, n
                seed = seed + 6)
 t_gp <- proc.time()[["elapsed"]] - t0
 say("gp_fit in %.0f s", t_gp); print(gfit)
+# n x H x d arrays as bench_dit reads them: sequence-major, then frame, then variable.
+write_f64 <- function(x, file) writeBin(as.double(x), file, size = 8, endian = "little")
+if (nzchar(export_dir)) {
+  dir.create(export_dir, showWarnings = FALSE, recursive = TRUE)
+  write_f64(aperm(train, c(3, 2, 1)), file.path(export_dir, "train.bin"))
+  write_f64(aperm(truth, c(3, 2, 1)), file.path(export_dir, "test.bin"))
+  write_f64(c(gfit$Gamma, gfit$Lambda, t(gfit$mean)), file.path(export_dir, "gp.bin"))
+  say("exported to %s", export_dir)
+  quit(save = "no")
+}
+# Imported imputations: P1-P4, each n_test x H x d in bench_dit's order.
+imported <- lapply(imports, function(file) {
+  v <- readBin(file, "double", n = 4 * n_test * H * d + 1, size = 8, endian = "little")
+  stopifnot(length(v) == 4 * n_test * H * d)
+  lapply(0:3, function(k) aperm(array(v[k * n_test * H * d + seq_len(n_test * H * d)], c(d, H, n_test)), c(3, 2, 1)))
+})
 # The DiTs: the same network, recipe, masks and seed; "gp-dit" also gets the
 # fitted GP (residual mode: the untrained network is the GP imputer).
 strategy <- ditimpute:::resolve_training_strategy("S4", H, stop)
@@ -238,6 +270,20 @@ for (k in seq_along(patterns)) {
       final_loss = if (nm %in% names(fits)) fits[[nm]]$train_info$final_loss %||% NA_real_ else NA_real_,
       seconds = secs[[nm]], mse_cond_mean = mean(met_c$mse), cond_mean_seconds = t_cm, stringsAsFactors = FALSE)
   }
+  for (key in names(imported)) {
+    pt <- imported[[key]][[k]]
+    stopifnot(all(pt[!mask] == truth[!mask]))
+    mse_of <- function(target) apply((pt - target)^2 * mask, 1, sum) / sum(mask[1, , ])
+    per_seq[[length(per_seq) + 1]] <- data.frame(imputer = key, pattern = p, sequence = seq_len(n_test),
+                                                 mse_truth = mse_of(truth), mse_cond_mean = mse_of(cm))
+    rows[[length(rows) + 1]] <- data.frame(
+      imputer = key, latent = TRUE, n = NA_real_, H = H, d = d, pattern = p, strategy = "S4", seed = seed,
+      kappa = kap, coverage = NA_real_, coverage_se = NA_real_, coverage_truth = NA_real_,
+      interval_coverage = NA_real_, mse = mean(mse_of(truth)), mae = mean(apply(abs(pt - truth) * mask, 1, sum)) / sum(mask[1, , ]),
+      crps = NA_real_, width = NA_real_, radius = NA_real_, target = "truth", train_seconds = NA_real_,
+      final_loss = NA_real_, seconds = NA_real_, mse_cond_mean = mean(mse_of(cm)), cond_mean_seconds = t_cm,
+      stringsAsFactors = FALSE)
+  }
   say("%s done (conditional mean %.0f s; imputation %s s)", p, t_cm, paste(sprintf("%.0f", secs), collapse = "/"))
 }
 res <- do.call(rbind, rows)
@@ -247,7 +293,7 @@ ps <- do.call(rbind, per_seq)
 # the standard error over test sequences.
 paired <- do.call(rbind, lapply(patterns, function(p) {
   g <- function(nm, col) ps[[col]][ps$imputer == nm & ps$pattern == p]
-  do.call(rbind, lapply(names(fits), function(key) do.call(rbind, lapply(c("gp_fit", "oracle"), function(other) {
+  do.call(rbind, lapply(c(names(fits), names(imported)), function(key) do.call(rbind, lapply(c("gp_fit", "oracle"), function(other) {
     dc <- g(key, "mse_cond_mean") - g(other, "mse_cond_mean")
     dt <- g(key, "mse_truth") - g(other, "mse_truth")
     data.frame(pattern = p, dit = key, against = other, diff_cond_mean = mean(dc),
@@ -260,7 +306,7 @@ print(paired, digits = 3)
 cpu <- sum((proc.time() - cpu0)[c(1, 2)])
 wall <- (proc.time() - cpu0)[[3]]
 label <- c(dit = "DiT 64/3/4, S4", gp_dit = "GP-DiT 64/3/4, S4 (residual)", gp_fit = "fitted GP (gp_fit)",
-           oracle = "best linear (exact moments)")
+           oracle = "best linear (exact moments)", stats::setNames(names(imported), names(imported)))
 f3 <- function(v) sprintf("%.3f", v)
 out_file <- file.path("bench", "results", out_name)
 # The settings of this run, as the command line that repeats it.
@@ -290,6 +336,8 @@ lines <- c(
           noise_var, H, d, n_train, n_test, n_samples),
   "DiTs: width/depth/heads 64/3/4, strategy S4; the GP-DiT is dit_fit(gp = the fitted GP below, gp_mode = \"residual\").",
   dit_lines,
+  if (length(imports)) sprintf("Imported (trained elsewhere by `bench_dit latent` on this run's exported data; its log says how): %s.",
+                               paste(sprintf("%s = `%s`", names(imports), imports), collapse = "; ")),
   sprintf("Fitted GP: gp_fit(kernel = \"laplace\", fit_nugget = TRUE) on %d of the training sequences, %.0f s.", min(400L, n_train), t_gp),
   "Best linear: the GP with the exact mean and covariance of Y (not available to a user; the floor of any linear imputer).",
   sprintf("Conditional mean: elliptical slice sampling of X | Y_obs, %d iterations kept after %d burn-in per (sequence, variable), Rao-Blackwellised over X_miss; the same sampler with phi = identity, where the answer is closed-form, is off by an MSE of %s on P1-P4 (10 sequences).",
