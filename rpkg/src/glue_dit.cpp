@@ -50,6 +50,16 @@ Rcpp::DataFrame history_to_r(const std::vector<ditimpute::LossRecord>& h) {
                                  Rcpp::Named("val_loss") = val);
 }
 
+// Bytes between R raw vectors and the core's strings (model files, notes).
+std::string raw_to_string(const Rcpp::RawVector& bytes) {
+  return std::string(reinterpret_cast<const char*>(RAW(bytes)), static_cast<std::size_t>(bytes.size()));
+}
+Rcpp::RawVector string_to_raw(const std::string& s) {
+  Rcpp::RawVector out(s.size());
+  std::copy(s.begin(), s.end(), reinterpret_cast<char*>(RAW(out)));
+  return out;
+}
+
 ModelPtr wrap_model(ditimpute::DiTModel&& model) {
   return ModelPtr(new ditimpute::DiTModel(std::move(model)), true);
 }
@@ -103,7 +113,7 @@ bool cpp_dit_set_gp(SEXP ptr, Eigen::MatrixXd Gamma, Eigen::MatrixXd Lambda, Eig
 // [[Rcpp::export]]
 bool cpp_dit_set_notes(SEXP ptr, Rcpp::RawVector notes) {
   DITIMPUTE_GLUE_BEGIN
-  ModelPtr(ptr)->set_notes(std::string(reinterpret_cast<const char*>(RAW(notes)), static_cast<std::size_t>(notes.size())));
+  ModelPtr(ptr)->set_notes(raw_to_string(notes));
   return true;
   DITIMPUTE_GLUE_END
 }
@@ -111,28 +121,21 @@ bool cpp_dit_set_notes(SEXP ptr, Rcpp::RawVector notes) {
 // [[Rcpp::export]]
 Rcpp::RawVector cpp_dit_notes(SEXP ptr) {
   DITIMPUTE_GLUE_BEGIN
-  const std::string& s = ModelPtr(ptr)->notes();
-  Rcpp::RawVector out(s.size());
-  std::copy(s.begin(), s.end(), reinterpret_cast<char*>(RAW(out)));
-  return out;
+  return string_to_raw(ModelPtr(ptr)->notes());
   DITIMPUTE_GLUE_END
 }
 
 // [[Rcpp::export]]
 SEXP cpp_dit_from_bytes(Rcpp::RawVector bytes, std::string device) {
   DITIMPUTE_GLUE_BEGIN
-  const std::string s(reinterpret_cast<const char*>(RAW(bytes)), static_cast<std::size_t>(bytes.size()));
-  return wrap_model(ditimpute::DiTModel::from_bytes(s, device));
+  return wrap_model(ditimpute::DiTModel::from_bytes(raw_to_string(bytes), device));
   DITIMPUTE_GLUE_END
 }
 
 // [[Rcpp::export]]
 Rcpp::RawVector cpp_dit_to_bytes(SEXP ptr) {
   DITIMPUTE_GLUE_BEGIN
-  const std::string s = ModelPtr(ptr)->to_bytes();
-  Rcpp::RawVector out(s.size());
-  std::copy(s.begin(), s.end(), reinterpret_cast<char*>(RAW(out)));
-  return out;
+  return string_to_raw(ModelPtr(ptr)->to_bytes());
   DITIMPUTE_GLUE_END
 }
 
