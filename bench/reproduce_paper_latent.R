@@ -33,7 +33,7 @@
 # (seconds: time_limit of each training instead of a fixed step count, 0 =
 # off), DITIMPUTE_BENCH_DITS (which DiTs, comma-separated: "dit" the pure DiT,
 # "gp-dit" the GP-informed one, dit_fit(gp = the fitted GP below, gp_mode =
-# "residual"); default "dit"), DITIMPUTE_BENCH_SAMPLES (samples per
+# "residual"), "gp-dit-channels" the same with gp_mode = "channels"; default "dit"), DITIMPUTE_BENCH_SAMPLES (samples per
 # imputation, 50: the DiT's point is the mean of its samples, whose Monte Carlo
 # error Var(Y_miss | Y_obs) / samples adds to its MSE), DITIMPUTE_BENCH_N_TRAIN
 # (4000), DITIMPUTE_BENCH_N_TEST (test sequences, 100), DITIMPUTE_BENCH_THREADS
@@ -60,7 +60,7 @@ steps <- env_int("DITIMPUTE_BENCH_STEPS", "6000")
 dit_time <- as.numeric(Sys.getenv("DITIMPUTE_BENCH_DIT_TIME", "0"))
 dit_kinds <- trimws(strsplit(Sys.getenv("DITIMPUTE_BENCH_DITS", "dit"), ",")[[1]])
 dit_kinds <- setdiff(dit_kinds, "none")
-stopifnot(all(dit_kinds %in% c("dit", "gp-dit")))
+stopifnot(all(dit_kinds %in% c("dit", "gp-dit", "gp-dit-channels")))
 export_dir <- Sys.getenv("DITIMPUTE_BENCH_EXPORT", "")
 imports <- Sys.getenv("DITIMPUTE_BENCH_IMPORT", "")
 imports <- if (nzchar(imports)) {
@@ -119,13 +119,13 @@ imported <- lapply(imports, function(file) {
 # The DiTs: the same network, recipe, masks and seed; "gp-dit" also gets the
 # fitted GP (residual mode: the untrained network is the GP imputer).
 strategy <- ditimpute:::resolve_training_strategy("S4", H, stop)
-dit_keys <- c(dit = "dit", `gp-dit` = "gp_dit")
+dit_keys <- c(dit = "dit", `gp-dit` = "gp_dit", `gp-dit-channels` = "gp_dit_channels")
 fits <- list(); t_fit <- c(); load_fit <- c(); cached_from <- c()
 for (kind in dit_kinds) {
   key <- dit_keys[[kind]]
   cached <- if (nzchar(cache)) file.path(cache, sprintf("latent-%s-%d-%g-%d%s%s.dit", kind, steps, dit_time, n_train,
                                            if (patience != 10) sprintf("-patience%d", patience) else "",
-                                           if (kind == "gp-dit" && !is.null(gp_pool)) sprintf("-pool%d", gp_pool) else "")) else ""
+                                           if (kind != "dit" && !is.null(gp_pool)) sprintf("-pool%d", gp_pool) else "")) else ""
   load_fit[key] <- loadavg()
   t0 <- proc.time()[["elapsed"]]
   if (nzchar(cached) && file.exists(cached)) {
@@ -138,14 +138,15 @@ for (kind in dit_kinds) {
     fits[[key]] <- dit_fit(train, config = dit_config(H, d, width = 64, depth = 3, heads = 4), strategy = strategy,
                            steps = if (dit_time <= 0) steps, time_limit = if (dit_time > 0) dit_time,
                            seed = seed + 5, threads = threads, progress = FALSE, patience = patience,
-                           gp = if (kind == "gp-dit") gfit, gp_mode = "residual",
-                           gp_pool = if (kind == "gp-dit") gp_pool)
+                           gp = if (kind != "dit") gfit,
+                           gp_mode = if (kind == "gp-dit-channels") "channels" else "residual",
+                           gp_pool = if (kind != "dit") gp_pool)
     if (nzchar(cached)) { dir.create(cache, showWarnings = FALSE, recursive = TRUE); dit_save(fits[[key]], cached) }
   }
   t_fit[key] <- proc.time()[["elapsed"]] - t0
   ti <- fits[[key]]$train_info
-  say("%s: %.0f s (stop: %s, weights of step %s of %d, validation loss %.4f)", kind, t_fit[[key]], ti$stop_reason,
-      format(ti$best_step), fits[[key]]$steps, ti$best_val_loss)
+  say("%s: %.0f s (stop: %s, weights of step %s of %d, validation loss %.4f)", kind, t_fit[[key]],
+      ti$stop_reason %||% "not recorded", format(ti$best_step %||% NA), fits[[key]]$steps, ti$best_val_loss %||% NA_real_)
 }
 best_linear <- ditimpute:::latent_moment_spec(spec, noise_var)
 
@@ -305,7 +306,8 @@ print(paired, digits = 3)
 
 cpu <- sum((proc.time() - cpu0)[c(1, 2)])
 wall <- (proc.time() - cpu0)[[3]]
-label <- c(dit = "DiT 64/3/4, S4", gp_dit = "GP-DiT 64/3/4, S4 (residual)", gp_fit = "fitted GP (gp_fit)",
+label <- c(dit = "DiT 64/3/4, S4", gp_dit = "GP-DiT 64/3/4, S4 (residual)",
+           gp_dit_channels = "GP-DiT 64/3/4, S4 (channels)", gp_fit = "fitted GP (gp_fit)",
            oracle = "best linear (exact moments)", stats::setNames(names(imported), names(imported)))
 f3 <- function(v) sprintf("%.3f", v)
 out_file <- file.path("bench", "results", out_name)
@@ -317,9 +319,10 @@ dit_lines <- vapply(names(fits), function(key) {
   ti <- fits[[key]]$train_info
   sprintf("%s: dit_fit()'s default recipe%s, %s (stop: %s, weights of step %s of %d, best validation loss %.4f), %.0f s of training, load average %s before it.",
           label[[key]], paste(c(if (patience != 10) sprintf(" with patience = %d", patience),
-                                if (key == "gp_dit" && !is.null(gp_pool)) sprintf(", gp_pool = %d", gp_pool)), collapse = ""),
+                                if (key != "dit" && !is.null(gp_pool)) sprintf(", gp_pool = %d", gp_pool)), collapse = ""),
           if (dit_time > 0) sprintf("time_limit = %g s", dit_time) else sprintf("%d steps requested", steps),
-          ti$stop_reason, format(ti$best_step), fits[[key]]$steps, ti$best_val_loss, t_fit[[key]], load_fit[[key]])
+          ti$stop_reason %||% "not recorded", format(ti$best_step %||% NA), fits[[key]]$steps,
+          ti$best_val_loss %||% NA_real_, t_fit[[key]], load_fit[[key]])
 }, "")
 # A cached model was trained by an earlier run: its seconds above are the loading's.
 for (key in names(cached_from)) {
@@ -334,7 +337,7 @@ lines <- c(
   "",
   sprintf("Y = phi(X) + eps, phi(x) = x + exp(-x^2) + 2 sin(x), eps ~ N(0, %g); X a GP, Laplace lengthscale 64, H = %d, d = %d, Lambda = I. %d training sequences, %d test sequences (the same for every pattern and imputer), %d samples per imputation (a DiT's point is their mean); patterns P1-P4 at H = 48.",
           noise_var, H, d, n_train, n_test, n_samples),
-  "DiTs: width/depth/heads 64/3/4, strategy S4; the GP-DiT is dit_fit(gp = the fitted GP below, gp_mode = \"residual\").",
+  "DiTs: width/depth/heads 64/3/4, strategy S4; a GP-DiT is dit_fit(gp = the fitted GP below) with the gp_mode its label names.",
   dit_lines,
   if (length(imports)) sprintf("Imported (trained elsewhere by `bench_dit latent` on this run's exported data; its log says how): %s.",
                                paste(sprintf("%s = `%s`", names(imports), imports), collapse = "; ")),
