@@ -465,6 +465,15 @@ std::string score_patterns(const DiTModel& model, const GaussianProcess& gp, con
   return row.str();
 }
 
+// The paper's S4 at H = 48: "8x1", "8x1", "4x2", "1x8" with equal weights.
+MaskStrategy s4_strategy() {
+  MaskStrategy s4;
+  s4.generators = {PatternGenerator::random_frames(8), PatternGenerator::random_frames(8),
+                   PatternGenerator::block_frames(4, 2), PatternGenerator::block_frames(1, 8)};
+  s4.weights = {0.25, 0.25, 0.25, 0.25};
+  return s4;
+}
+
 // The paper's patterns P1-P4 (H = 96) halved to H = 48: each run of missing
 // frames starts at half its start and keeps half its length.
 std::vector<std::vector<int>> half_paper_patterns() {
@@ -549,10 +558,7 @@ void learning(int threads, const std::string& device, const std::vector<int>& bu
   GaussianProcess gp(kernel_matrix(k, H), Matrix::Identity(d, d), RowMatrix::Zero(H, d));
   Rng r_train(104000), r_val(204000), r_test(5);
   const Batch train = gp.simulate(4000, r_train), val = gp.simulate(400, r_val), truth = gp.simulate(n_test, r_test);
-  MaskStrategy s4;  // "8x1", "8x1", "4x2", "1x8" with equal weights
-  s4.generators = {PatternGenerator::random_frames(8), PatternGenerator::random_frames(8),
-                   PatternGenerator::block_frames(4, 2), PatternGenerator::block_frames(1, 8)};
-  s4.weights = {0.25, 0.25, 0.25, 0.25};
+  const MaskStrategy s4 = s4_strategy();
   const std::vector<std::vector<int>> patterns = half_paper_patterns();
 
   DiTConfig c = make_config(H, d, width, depth, heads);
@@ -579,7 +585,6 @@ void learning(int threads, const std::string& device, const std::vector<int>& bu
     }
   }
 }
-
 
 // Little-endian float64 files (bench/reproduce_paper_latent.R writes them):
 // a whole file as doubles, and doubles written to one.
@@ -649,10 +654,7 @@ void latent(int threads, const std::string& device, const std::string& dir, cons
     const RowMatrix mean = Eigen::Map<const RowMatrix>(g.data() + H * H + d * d, H, d);
     model.set_gp(GaussianProcess(Gamma, Lambda, mean));
   }
-  MaskStrategy s4;  // as in learning()
-  s4.generators = {PatternGenerator::random_frames(8), PatternGenerator::random_frames(8),
-                   PatternGenerator::block_frames(4, 2), PatternGenerator::block_frames(1, 8)};
-  s4.weights = {0.25, 0.25, 0.25, 0.25};
+  const MaskStrategy s4 = s4_strategy();
   TrainOptions o = o0;
   const bool steps_given = std::any_of(changes.begin(), changes.end(),
                                       [](const std::string& kv) { return kv.rfind("steps=", 0) == 0; });
