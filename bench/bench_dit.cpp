@@ -34,9 +34,11 @@
 //       the raw 95% region's coverage of 1,000 exact draws. For budgets that
 //       a CPU cannot buy (a GPU's): is P1's W2 a matter of steps? Further
 //       arguments key=value change the recipe: lr, batch, warmup, ema,
-//       schedule, lr_min, loss_weight, prediction, patience, restore_best (0/1),
+//       schedule, lr_min, loss_weight, prediction, patience, restore_best (0/1), grad_clip,
 //       t_sampling, seed
-//       (of the weights and the training draws, 7 by default); and
+//       (of the weights and the training draws, 7 by default), gp=residual or
+//       gp=channels (informed by the true GP; prints the v-weighted validation
+//       loss before and after training, to see whether training adds to it); and
 //       samplers=method:steps,... scores each model with each sampler
 //       (default: the library's default sampler).
 //   bench_dit latent threads device data_dir out_file width/depth/heads [key=value...]
@@ -532,6 +534,7 @@ TrainOptions default_recipe(DiTConfig& c, int threads, const std::string& device
     else if (key == "time_limit") o.time_limit = std::stod(v);
     else if (key == "steps") o.steps = std::stoi(v);
     else if (key == "gp_pool") o.gp_pool = std::stoi(v);
+    else if (key == "grad_clip") o.grad_clip = std::stod(v);
     else if (key == "samplers") {
       std::stringstream list(v);
       for (std::string item; std::getline(list, item, ',');) {
@@ -562,8 +565,10 @@ void learning(int threads, const std::string& device, const std::vector<int>& bu
   const std::vector<std::vector<int>> patterns = half_paper_patterns();
 
   DiTConfig c = make_config(H, d, width, depth, heads);
+  for (const std::string& kv : changes)
+    if (kv.rfind("gp=", 0) == 0) c.gp = kv.substr(3);
   std::vector<SamplerOptions> samplers;
-  TrainOptions o = default_recipe(c, threads, device, changes, samplers);
+  TrainOptions o = default_recipe(c, threads, device, changes, samplers, {"gp"});
 
   std::printf("DiT learning (bench/dit_learning.R's setting): H = %d, d = %d, Laplace 64, S4, 4,000 + 400 sequences, "
               "DiT %d/%d/%d, device %s, %d threads, dit_fit()'s default recipe; %d test sequences x 100 samples per "
@@ -576,7 +581,11 @@ void learning(int threads, const std::string& device, const std::vector<int>& bu
   for (int steps : budgets) {
     o.steps = steps;
     auto model = DiTModel::create(c, o.seed, device);
+    if (!c.gp.empty()) model.set_gp(gp);  // the true law: the GP is well specified here
+    const double untrained = model.denoising_loss(val, s4, o.t_sampling, 99, threads, "v");
     const TrainResult res = model.fit(train, &val, s4, o);
+    std::printf("%7s untrained validation loss %.4f (v-weighted; masks, times and noise of seed 99), after training "
+                "%.4f\n", "", untrained, model.denoising_loss(val, s4, o.t_sampling, 99, threads, "v"));
     for (const SamplerOptions& so : samplers) {
       std::printf("%7d %7d %7d %7.0f %8.4f %8s |%s\n", steps, res.steps_done, res.best_step, res.seconds,
                   res.best_val_loss, res.stop_reason.c_str(),
