@@ -189,7 +189,10 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
 #'   can stop thousands of steps before the budget ends at some cost: in
 #'   `bench/results/dit_learning_gpu.md` one run stopped at step 5,000 of 8,000
 #'   with W2 1.54x the exact-draw value on a tail gap, against 1.36x for the
-#'   same seed run to the end. `patience = 0` trains the whole budget.
+#'   same seed run to the end; in `bench/results/dit_learning_sde.md` it
+#'   stopped three of four seeds at 6,100-7,400 of 10,000 steps, and two of them
+#'   then missed the tail gap's target that the full runs met. `patience = 0`
+#'   trains the whole budget.
 #' @param restore_best Return the weights of the best validation record
 #'   rather than the last ones (needs a validation set). The loss history and
 #'   any checkpoint keep the whole run.
