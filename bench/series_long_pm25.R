@@ -8,13 +8,7 @@
 # long series of that bench.
 # Usage: Rscript bench/series_long_pm25.R [reps] [data_dir]
 # Writes bench/results/series_long_pm25.md.
-suppressMessages(library(ditimpute))
-args <- commandArgs(trailingOnly = TRUE)
-reps <- if (length(args) >= 1) as.integer(args[1]) else 1L
-data_dir <- if (length(args) >= 2) args[2] else file.path("..", "shared", "data")
-src <- readLines(file.path("bench", "series_long.R"))
-eval(parse(text = src[grep("^hide_gaps <-", src):(grep("^with_timeout <-", src) - 1)]))  # hide_gaps, run_len, group_of, linear
-beijing <- utils::read.csv(gzfile(list.files(file.path(data_dir, "beijing_air"), pattern = "Dongsi", full.names = TRUE)))
+source(file.path("bench", "series_long_pm25_setup.R"))  # args, reps, data_dir, gap helpers, beijing, fmt
 ett <- function(name) utils::read.csv(gzfile(file.path(data_dir, "ett", paste0(name, ".csv.gz"))))$OT
 series <- list(ETTh1_OT = ett("ETTh1"), ETTh2_OT = ett("ETTh2"), BeijingAir_PM2.5 = beijing$PM2.5,
                BeijingAir_O3 = beijing$O3, treering = as.numeric(datasets::treering),
@@ -26,7 +20,6 @@ gaps <- function(name, r) {
   y[h] <- NA
   list(y0 = y0, y = y, h = h, truth = y0[h], grp = group_of(run_len(h)[h]), lin = linear(y)$point[h])
 }
-fmt <- function(v) paste(sprintf("%.3f", v), collapse = " | ")
 
 variants <- list(`default ("auto": Box-Cox)` = list(), `transform = "none"` = list(transform = "none"),
                  `model = "level", kernel = "smooth"` = list(model = "level", kernel = "smooth"),
@@ -56,14 +49,10 @@ for (name in names(series)) for (r in 1:2) {
              tapply(abs(nn - g$truth), g$grp, mean) / tapply(abs(g$lin - g$truth), g$grp, mean))
   rows2 <- c(rows2, sprintf("| %s | %d | %s |", name, r, fmt(ratio)))
 }
-load <- tryCatch(readLines("/proc/loadavg"), error = function(e) "unknown")
-writeLines(c("# PM2.5 against linear interpolation (bench/series_long_pm25.R)", "",
-             sprintf("`Rscript bench/series_long_pm25.R %s` on %s; bench/series_long.R's gaps (15%% hidden, P(L) ~ L^-1.5 on 1..400). Load average at the end: %s.",
-                     paste(args, collapse = " "), format(Sys.Date()), load), "",
-             "## BeijingAir PM2.5 (Dongsi): impute_series() forms, MAE over linear interpolation's by gap length, raw 90% coverage", "",
-             "| rep | impute_series() arguments | all | 1 | 2-5 | 6-20 | 21-60 | >60 | cover 1 | 2-5 | 6-20 | 21-60 | >60 | seconds |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|", rows1, "",
-             "## Nearest observation (each hidden value takes the closer gap end) over linear interpolation, MAE", "",
-             "| series | rep | all | 1 | 2-5 | 6-20 | 21-60 | >60 |", "|---|---|---|---|---|---|---|---|", rows2),
-           file.path("bench", "results", "series_long_pm25.md"))
-cat("wrote bench/results/series_long_pm25.md\n")
+write_result("series_long_pm25", "# PM2.5 against linear interpolation (bench/series_long_pm25.R)",
+             "bench/series_long.R's gaps (15% hidden, P(L) ~ L^-1.5 on 1..400)",
+             c("## BeijingAir PM2.5 (Dongsi): impute_series() forms, MAE over linear interpolation's by gap length, raw 90% coverage", "",
+               "| rep | impute_series() arguments | all | 1 | 2-5 | 6-20 | 21-60 | >60 | cover 1 | 2-5 | 6-20 | 21-60 | >60 | seconds |",
+               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|", rows1, "",
+               "## Nearest observation (each hidden value takes the closer gap end) over linear interpolation, MAE", "",
+               "| series | rep | all | 1 | 2-5 | 6-20 | 21-60 | >60 |", "|---|---|---|---|---|---|---|---|", rows2))

@@ -10,28 +10,21 @@
 # default on the same gaps.
 # Usage: Rscript bench/series_long_pm25_multi.R [reps] [data_dir]
 # Writes bench/results/series_long_pm25_multi.md.
-suppressMessages(library(ditimpute))
-args <- commandArgs(trailingOnly = TRUE)
-reps <- if (length(args) >= 1) as.integer(args[1]) else 1L
-data_dir <- if (length(args) >= 2) args[2] else file.path("..", "shared", "data")
-src <- readLines(file.path("bench", "series_long.R"))
-eval(parse(text = src[grep("^hide_gaps <-", src):(grep("^with_timeout <-", src) - 1)]))  # hide_gaps, run_len, group_of, linear
-station <- utils::read.csv(gzfile(list.files(file.path(data_dir, "beijing_air"), pattern = "Dongsi", full.names = TRUE)))
+source(file.path("bench", "series_long_pm25_setup.R"))  # args, reps, data_dir, gap helpers, beijing, fmt
 vars <- c("PM2.5", "PM10", "NO2", "CO")
-fmt <- function(v) paste(sprintf("%.3f", v), collapse = " | ")
 
 rows <- character(0)
 for (r in seq_len(reps)) {
-  y0 <- station$PM2.5
+  y0 <- beijing$PM2.5
   h <- hide_gaps(y0, 0.15, seed = 1000 * r + nchar("BeijingAir_PM2.5"))  # bench/series_long.R's seed for PM2.5
   truth <- y0[h]
   grp <- group_of(run_len(h)[h])
   y <- y0
   y[h] <- NA
   lin <- linear(y)$point[h]
-  only <- as.matrix(station[vars])
+  only <- as.matrix(beijing[vars])
   only[h, 1] <- NA
-  all4 <- as.matrix(station[vars])
+  all4 <- as.matrix(beijing[vars])
   all4[h, ] <- NA
   forms <- list(`PM2.5 alone (the univariate default)` = stats::ts(y, frequency = 24),
                 `with PM10, NO2, CO; gaps in PM2.5 only` = stats::ts(only, frequency = 24),
@@ -51,12 +44,8 @@ for (r in seq_len(reps)) {
     cat(tail(rows, 1), "\n")
   }
 }
-load <- tryCatch(readLines("/proc/loadavg"), error = function(e) "unknown")
-writeLines(c("# PM2.5 with the rest of its station (bench/series_long_pm25_multi.R)", "",
-             sprintf("`Rscript bench/series_long_pm25_multi.R %s` on %s; bench/series_long.R's gaps in PM2.5 (15%% hidden, P(L) ~ L^-1.5 on 1..400), Dongsi station. Load average at the end: %s.",
-                     paste(args, collapse = " "), format(Sys.Date()), load), "",
-             "## PM2.5: MAE over linear interpolation's by gap length, raw 90% coverage", "",
-             "| rep | impute_series() input | all | 1 | 2-5 | 6-20 | 21-60 | >60 | cover all | 1 | 2-5 | 6-20 | 21-60 | >60 | seconds |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|", rows),
-           file.path("bench", "results", "series_long_pm25_multi.md"))
-cat("wrote bench/results/series_long_pm25_multi.md\n")
+write_result("series_long_pm25_multi", "# PM2.5 with the rest of its station (bench/series_long_pm25_multi.R)",
+             "bench/series_long.R's gaps in PM2.5 (15% hidden, P(L) ~ L^-1.5 on 1..400), Dongsi station",
+             c("## PM2.5: MAE over linear interpolation's by gap length, raw 90% coverage", "",
+               "| rep | impute_series() input | all | 1 | 2-5 | 6-20 | 21-60 | >60 | cover all | 1 | 2-5 | 6-20 | 21-60 | >60 | seconds |",
+               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|", rows))
