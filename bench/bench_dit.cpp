@@ -45,8 +45,8 @@
 //       the latent GP of bench/reproduce_paper_latent.R (section 6.2) trained
 //       here (a lent GPU's budgets) on the data that bench exports, and the
 //       imputations written back for it to score (see latent() below); the
-//       recipe keys of `learning` plus steps, time_limit, gp_pool, n_train,
-//       gp and samples.
+//       recipe keys of `learning` (gp= then uses the GP the bench fitted) plus
+//       steps, time_limit, gp_pool, n_train and samples.
 
 #include "ditimpute/backend.hpp"
 #include "ditimpute/dit.hpp"
@@ -529,6 +529,7 @@ TrainOptions default_recipe(DiTConfig& c, int threads, const std::string& device
     else if (key == "patience") o.patience = std::stoi(v);
     else if (key == "t_sampling") o.t_sampling = v;
     else if (key == "prediction") c.prediction = v;
+    else if (key == "gp") c.gp = v;
     else if (key == "seed") o.seed = std::stoull(v);
     else if (key == "restore_best") o.restore_best = v == "1" || v == "true";
     else if (key == "time_limit") o.time_limit = std::stod(v);
@@ -565,10 +566,8 @@ void learning(int threads, const std::string& device, const std::vector<int>& bu
   const std::vector<std::vector<int>> patterns = half_paper_patterns();
 
   DiTConfig c = make_config(H, d, width, depth, heads);
-  for (const std::string& kv : changes)
-    if (kv.rfind("gp=", 0) == 0) c.gp = kv.substr(3);
   std::vector<SamplerOptions> samplers;
-  TrainOptions o = default_recipe(c, threads, device, changes, samplers, {"gp"});
+  TrainOptions o = default_recipe(c, threads, device, changes, samplers);
 
   std::printf("DiT learning (bench/dit_learning.R's setting): H = %d, d = %d, Laplace 64, S4, 4,000 + 400 sequences, "
               "DiT %d/%d/%d, device %s, %d threads, dit_fit()'s default recipe; %d test sequences x 100 samples per "
@@ -640,11 +639,10 @@ void latent(int threads, const std::string& device, const std::string& dir, cons
     const auto eq = kv.find('=');
     const std::string key = kv.substr(0, eq), v = eq == std::string::npos ? "" : kv.substr(eq + 1);
     if (key == "n_train") n_train = std::stoi(v);
-    else if (key == "gp") c.gp = v;
     else if (key == "samples") n_samples = std::stoi(v);
   }
   std::vector<SamplerOptions> samplers;
-  const TrainOptions o0 = default_recipe(c, threads, device, changes, samplers, {"n_train", "gp", "samples"});
+  const TrainOptions o0 = default_recipe(c, threads, device, changes, samplers, {"n_train", "samples"});
   Kernel k;
   k.type = KernelType::laplace;
   k.lengthscale = 64;
