@@ -36,9 +36,11 @@
 //       arguments key=value change the recipe: lr, batch, warmup, ema,
 //       schedule, lr_min, loss_weight, prediction, patience, restore_best (0/1), grad_clip,
 //       t_sampling, seed
-//       (of the weights and the training draws, 7 by default), gp=residual or
-//       gp=channels (informed by the true GP; prints the v-weighted validation
-//       loss before and after training, to see whether training adds to it); and
+//       (of the weights and the training draws, 7 by default), gp=residual,
+//       gp=score or gp=channels (informed by the true GP, or with
+//       gp_lengthscale=L by a Laplace GP of lengthscale L; prints the
+//       v-weighted validation loss before and after training, to see whether
+//       training adds to it); and
 //       samplers=method:steps,... scores each model with each sampler
 //       (default: the library's default sampler).
 //   bench_dit latent threads device data_dir out_file width/depth/heads [key=value...]
@@ -567,7 +569,16 @@ void learning(int threads, const std::string& device, const std::vector<int>& bu
 
   DiTConfig c = make_config(H, d, width, depth, heads);
   std::vector<SamplerOptions> samplers;
-  TrainOptions o = default_recipe(c, threads, device, changes, samplers);
+  TrainOptions o = default_recipe(c, threads, device, changes, samplers, {"gp_lengthscale"});
+  // gp_lengthscale=L: the GP-informed model gets the Laplace GP of lengthscale
+  // L instead of the data's 64 (a misspecified GP: a correction to learn).
+  GaussianProcess informed = gp;
+  for (const std::string& kv : changes)
+    if (kv.rfind("gp_lengthscale=", 0) == 0) {
+      Kernel kg = k;
+      kg.lengthscale = std::stod(kv.substr(15));
+      informed = GaussianProcess(kernel_matrix(kg, H), Matrix::Identity(d, d), RowMatrix::Zero(H, d));
+    }
 
   std::printf("DiT learning (bench/dit_learning.R's setting): H = %d, d = %d, Laplace 64, S4, 4,000 + 400 sequences, "
               "DiT %d/%d/%d, device %s, %d threads, dit_fit()'s default recipe; %d test sequences x 100 samples per "
@@ -580,7 +591,7 @@ void learning(int threads, const std::string& device, const std::vector<int>& bu
   for (int steps : budgets) {
     o.steps = steps;
     auto model = DiTModel::create(c, o.seed, device);
-    if (!c.gp.empty()) model.set_gp(gp);  // the true law: the GP is well specified here
+    if (!c.gp.empty()) model.set_gp(informed);  // the true law unless gp_lengthscale= says otherwise
     const double untrained = model.denoising_loss(val, s4, o.t_sampling, 99, threads, "v");
     const TrainResult res = model.fit(train, &val, s4, o);
     std::printf("%7s untrained validation loss %.4f (v-weighted; masks, times and noise of seed 99), after training "
@@ -626,7 +637,7 @@ void write_doubles(const std::string& path, const std::vector<double>& v) {
 // sequences with their missing frames filled by the mean of n_samples draws)
 // are scored there by DITIMPUTE_BENCH_IMPORT against the same conditional
 // means. Keys beyond the recipe's: n_train=N (0: the file's sequences; N > 0:
-// N fresh latent-GP sequences drawn here), gp=residual|channels (the fitted
+// N fresh latent-GP sequences drawn here), gp=residual|score|channels (the fitted
 // GP informs the network), samples=Z (200).
 void latent(int threads, const std::string& device, const std::string& dir, const std::string& out, int width,
             int depth, int heads, const std::vector<std::string>& changes) {

@@ -26,9 +26,11 @@ bash tools/build-cuda.sh "$pack" build/cuda >"$out/build.log" 2>&1 || { tail -40
 echo "built in $(( $(date +%s) - t0 )) s"
 nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv,noheader || true
 bench=build/cuda/bench_dit
+threads=2  # CPU threads of each run (set 4: 5, for the GP conditionals of each batch)
+[ "$set_name" = 4 ] && threads=5
 run() {
   local name=$1; shift
-  ( timeout $((secs + 120)) "$bench" latent 2 cuda "$data" "$out/runs/$name.bin" "$@" time_limit="$secs" \
+  ( timeout $((secs + 120)) "$bench" latent "$threads" cuda "$data" "$out/runs/$name.bin" "$@" time_limit="$secs" \
       >"$out/runs/$name.log" 2>&1; echo "[$name: exit $?, args $*]" >>"$out/runs/$name.log" ) &
 }
 if [ "$set_name" = 1 ]; then
@@ -41,6 +43,24 @@ if [ "$set_name" = 1 ]; then
   run dit128_n40k 128/4/4 patience=30 n_train=40000
   run dit128_n40k_b256 128/4/4 patience=30 n_train=40000 batch=256
   run gpdit64_n4k_pool0 64/3/4 patience=0 gp=residual gp_pool=0
+elif [ "$set_name" = 3 ]; then
+  # The score GP-DiT (gp=score: the fitted GP's exact joint conditional as
+  # the base) against the residual one, the pure DiT and itself at a lower
+  # learning rate and from a pool, all at set 2's 128/4/4, 40,000 sequences,
+  # batch 256 and 1,000 samples; and the CPU bench's 64/3/4 on its 4,000.
+  run score64_n4k 64/3/4 patience=0 gp=score gp_pool=0
+  run score128_b256 128/4/4 patience=30 n_train=40000 batch=256 samples=1000 gp=score gp_pool=0
+  run score128_b256_lr5e4 128/4/4 patience=30 n_train=40000 batch=256 samples=1000 gp=score gp_pool=0 lr=5e-4
+  run score128_b256_pool4096 128/4/4 patience=30 n_train=40000 batch=256 samples=1000 gp=score gp_pool=4096
+  run residual128_b256 128/4/4 patience=30 n_train=40000 batch=256 samples=1000 gp=residual gp_pool=0
+  run dit128_b256 128/4/4 patience=30 n_train=40000 batch=256 samples=1000
+elif [ "$set_name" = 4 ]; then
+  # Set 3 drew each batch's GP conditionals on one thread and the score
+  # GP-DiT saw 3,578 batches to the pure DiT's 12,227: three runs, five
+  # threads each (the conditionals drawn in parallel), no early stop.
+  run score128_b256_t5 128/4/4 patience=0 n_train=40000 batch=256 samples=1000 gp=score gp_pool=0
+  run score128_b512_t5 128/4/4 patience=0 n_train=40000 batch=512 samples=1000 gp=score gp_pool=0
+  run dit128_b256_t5 128/4/4 patience=0 n_train=40000 batch=256 samples=1000
 else
   # Set 1's best (128/4/4, 40,000 sequences, batch 256) with 1,000 samples
   # (a fifth of the Monte Carlo error of 200), at another seed, wider and

@@ -33,7 +33,8 @@
 # (seconds: time_limit of each training instead of a fixed step count, 0 =
 # off), DITIMPUTE_BENCH_DITS (which DiTs, comma-separated: "dit" the pure DiT,
 # "gp-dit" the GP-informed one, dit_fit(gp = the fitted GP below, gp_mode =
-# "residual"), "gp-dit-channels" the same with gp_mode = "channels"; default "dit"), DITIMPUTE_BENCH_SAMPLES (samples per
+# "residual"), "gp-dit-channels" and "gp-dit-score" the same with gp_mode = "channels" or "score"; default "dit"),
+# DITIMPUTE_BENCH_SAMPLES (samples per
 # imputation, 50: the DiT's point is the mean of its samples, whose Monte Carlo
 # error Var(Y_miss | Y_obs) / samples adds to its MSE), DITIMPUTE_BENCH_N_TRAIN
 # (4000), DITIMPUTE_BENCH_N_TEST (test sequences, 100), DITIMPUTE_BENCH_THREADS
@@ -60,7 +61,7 @@ steps <- env_int("DITIMPUTE_BENCH_STEPS", "6000")
 dit_time <- as.numeric(Sys.getenv("DITIMPUTE_BENCH_DIT_TIME", "0"))
 dit_kinds <- trimws(strsplit(Sys.getenv("DITIMPUTE_BENCH_DITS", "dit"), ",")[[1]])
 dit_kinds <- setdiff(dit_kinds, "none")
-stopifnot(all(dit_kinds %in% c("dit", "gp-dit", "gp-dit-channels")))
+stopifnot(all(dit_kinds %in% c("dit", "gp-dit", "gp-dit-channels", "gp-dit-score")))
 export_dir <- Sys.getenv("DITIMPUTE_BENCH_EXPORT", "")
 imports <- Sys.getenv("DITIMPUTE_BENCH_IMPORT", "")
 imports <- if (nzchar(imports)) {
@@ -119,7 +120,7 @@ imported <- lapply(imports, function(file) {
 # The DiTs: the same network, recipe, masks and seed; "gp-dit" also gets the
 # fitted GP (residual mode: the untrained network is the GP imputer).
 strategy <- ditimpute:::resolve_training_strategy("S4", H, stop)
-dit_keys <- c(dit = "dit", `gp-dit` = "gp_dit", `gp-dit-channels` = "gp_dit_channels")
+dit_keys <- c(dit = "dit", `gp-dit` = "gp_dit", `gp-dit-channels` = "gp_dit_channels", `gp-dit-score` = "gp_dit_score")
 fits <- list(); t_fit <- c(); load_fit <- c(); cached_from <- c()
 for (kind in dit_kinds) {
   key <- dit_keys[[kind]]
@@ -139,7 +140,7 @@ for (kind in dit_kinds) {
                            steps = if (dit_time <= 0) steps, time_limit = if (dit_time > 0) dit_time,
                            seed = seed + 5, threads = threads, progress = FALSE, patience = patience,
                            gp = if (kind != "dit") gfit,
-                           gp_mode = if (kind == "gp-dit-channels") "channels" else "residual",
+                           gp_mode = switch(kind, `gp-dit-channels` = "channels", `gp-dit-score` = "score", "residual"),
                            gp_pool = if (kind != "dit") gp_pool)
     if (nzchar(cached)) { dir.create(cache, showWarnings = FALSE, recursive = TRUE); dit_save(fits[[key]], cached) }
   }
@@ -307,7 +308,8 @@ print(paired, digits = 3)
 cpu <- sum((proc.time() - cpu0)[c(1, 2)])
 wall <- (proc.time() - cpu0)[[3]]
 label <- c(dit = "DiT 64/3/4, S4", gp_dit = "GP-DiT 64/3/4, S4 (residual)",
-           gp_dit_channels = "GP-DiT 64/3/4, S4 (channels)", gp_fit = "fitted GP (gp_fit)",
+           gp_dit_channels = "GP-DiT 64/3/4, S4 (channels)", gp_dit_score = "GP-DiT 64/3/4, S4 (score)",
+           gp_fit = "fitted GP (gp_fit)",
            oracle = "best linear (exact moments)", stats::setNames(names(imported), names(imported)))
 f3 <- function(v) sprintf("%.3f", v)
 out_file <- file.path("bench", "results", out_name)

@@ -230,8 +230,16 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
 #'   entry from the GP's exact conditional marginal, and training adds the
 #'   dependence between entries and what the GP misses. The model keeps the GP
 #'   (it is saved with it) and uses it when imputing.
-#' @param gp_mode `"residual"` (above) or `"channels"` (the GP's mean and sd
-#'   as inputs only; the network starts as the plain DiT).
+#' @param gp_mode `"residual"` (above), `"score"` or `"channels"`. `"score"`
+#'   corrects the GP's exact *joint* conditional law instead of its marginals:
+#'   before training the model draws the missing entries from the GP's exact
+#'   conditional distribution, correlation between entries included, and
+#'   training adds what the GP misses. It keeps the eigenvectors of each
+#'   example's conditional covariance (an `H * d` by missing-entries matrix):
+#'   cheap for the frame-level masks of [mask_strategy()] (a Kronecker
+#'   product), cubic in the missing entries for entry-level ones, and an error
+#'   when the worst case would pass 4 GiB. `"channels"`: the GP's mean and sd
+#'   as inputs only; the network starts as the plain DiT.
 #' @param gp_pool Training examples whose GP conditionals are computed once
 #'   and reused (each costs a factorisation of its missing entries, about a
 #'   second at a few thousand of them): 0 computes them afresh for every
@@ -268,7 +276,7 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
                     validation = 0.1, val_every = 100, t_sampling = c("log_uniform", "uniform"),
                     loss_weight = c("auto", "eps", "v"), checkpoint_path = NULL, checkpoint_every = 0,
                     resume_from = NULL, seed = NULL, threads = NULL, device = "auto", progress = interactive(),
-                    gp = NULL, gp_mode = c("residual", "channels"), gp_pool = NULL) {
+                    gp = NULL, gp_mode = c("residual", "channels", "score"), gp_pool = NULL) {
   check_torch()
   if (!is.numeric(x) && !(is.logical(x) && all(is.na(x)))) abort_input("x", "must be a numeric n x H x d array.")
   dm <- dim(x)
@@ -286,7 +294,7 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
     if (gp$H != dm[2] || gp$d != dm[3]) {
       abort_input("gp", sprintf("is fitted for H = %d, d = %d, but x has H = %d, d = %d.", gp$H, gp$d, dm[2], dm[3]))
     }
-    config$gp <- check_string(gp_mode, c("residual", "channels"))
+    config$gp <- check_string(gp_mode, c("residual", "channels", "score"))
     config <- structure(core_call(cpp_dit_config_check(unclass(config))), class = "ditimpute_dit_config")
     if (is.null(gp_pool)) gp_pool <- if (dm[2] * dm[3] <= 1000) 1024L else 256L
   } else {

@@ -27,7 +27,7 @@ test_that("a GP-informed DiT trains, prints, saves its GP and imputes", {
   skip_if_no_torch()
   x <- gp_tiny_data()
   gp <- gp_fit(x, kernel = "laplace", n_windows = 30, seed = 1)
-  for (mode in c("residual", "channels")) {
+  for (mode in c("residual", "channels", "score")) {
     fit <- dit_fit(x, dit_config(24, 2, width = 32, depth = 1, heads = 2), gp = gp, gp_mode = mode,
                    strategy = mask_strategy("6x1"), steps = 4, batch_size = 8, gp_pool = 16, seed = 1, threads = 1,
                    progress = FALSE)

@@ -59,6 +59,15 @@ struct DiTConfig {
   //              GP conditional marginal (the joint law of the untrained
   //              model is the product of these marginals; training adds the
   //              dependence between entries and what the GP misses).
+  //  "score":    the same inputs, and the output is a correction to the
+  //              exact noise of the GP's joint conditional law N(mu, Sigma):
+  //              eps_gp = sigma_t (alpha_t^2 Sigma + sigma_t^2 I)^{-1}
+  //              (x - alpha_t mu) on the missing entries, through the
+  //              eigen-decomposition of Sigma (gp_conditional_eigen): the
+  //              untrained model samples the GP's exact conditional law, and
+  //              training can only add what the GP misses. One m x m
+  //              eigenvector matrix per example (cheap for frame-level masks,
+  //              Kronecker; O(m^3) for entry-level ones).
   std::string gp;
   // What a token is:
   //  "frame": one token per time frame holding its d values and mask (the
@@ -278,6 +287,15 @@ class DiTModel {
 // nothing is observed). Entry-level masks go through make_conditional's
 // precision path, frame-level ones through the Kronecker path.
 void gp_entry_marginals(const GaussianProcess& gp, const double* x, const Mask& mask, double* mu, double* sd);
+
+// The GP's conditional covariance of the same missing entries (missing under
+// `mask` or not finite in x) as Sigma_cond = U diag(lambda) U^T: U gets H*d
+// rows in vec order (zero on the observed entries) and one column per
+// missing entry, lambda the eigenvalues (>= 0). Frame-level masks use
+// Sigma_cond = Gamma_cond (x) Lambda (two small eigen-decompositions),
+// entry-level ones the dense covariance (O(m^3)). The base of a gp = "score"
+// DiT (DiTConfig::gp).
+void gp_conditional_eigen(const GaussianProcess& gp, const double* x, const Mask& mask, Matrix& U, Vector& lambda);
 
 // A fitted DiT as an imputer of the pipeline (impute.hpp). Holds a reference:
 // the model must outlive it.

@@ -42,21 +42,28 @@ Batch DiTModel::predict_noise(const Batch& x, const std::vector<Mask>& masks, co
     auto xt = torch::from_blob(xs.data(), {B, c.H, c.d}, f32).clone().to(m.device);
     auto mk = torch::from_blob(ob.data(), {B, c.H, c.d}, f32).clone().to(m.device);
     auto tv = torch::from_blob(tt.data(), {B}, f32).clone().to(m.device);
-    torch::Tensor mu, sd;
+    torch::Tensor mu, sd, U, lambda;
     if (!c.gp.empty()) {
       // The GP's conditionals of each state given its observed entries.
       if (!m.gp) throw input_error("object", "a GP-informed DiT needs its GP (set_gp).");
       std::vector<float> muf(B * S), sdf(B * S);
       std::vector<double> mu_d(S), sd_d(S);
+      std::vector<detail::GpEigen> eig;
       for (int b = 0; b < B; ++b) {
         gp_entry_marginals(*m.gp, x.seq(from + b), masks[from + b], mu_d.data(), sd_d.data());
+        if (c.gp == "score") eig.push_back(detail::gp_eigen(*m.gp, x.seq(from + b), masks[from + b]));
         std::copy(mu_d.begin(), mu_d.end(), muf.begin() + b * S);
         std::copy(sd_d.begin(), sd_d.end(), sdf.begin() + b * S);
       }
       mu = torch::from_blob(muf.data(), {B, c.H, c.d}, f32).clone().to(m.device);
       sd = torch::from_blob(sdf.data(), {B, c.H, c.d}, f32).clone().to(m.device);
+      if (!eig.empty()) {
+        auto ul = detail::gp_eigen_tensors(eig, static_cast<int64_t>(S));
+        U = ul.first.to(m.device);
+        lambda = ul.second.to(m.device);
+      }
     }
-    auto eps = net->noise(xt, mk, tv, mu, sd).to(torch::kCPU, torch::kFloat64).contiguous();
+    auto eps = net->noise(xt, mk, tv, mu, sd, U, lambda).to(torch::kCPU, torch::kFloat64).contiguous();
     std::copy(eps.data_ptr<double>(), eps.data_ptr<double>() + B * S, out.data.begin() + from * S);
   }
   return out;

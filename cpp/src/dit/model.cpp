@@ -36,8 +36,8 @@ void DiTConfig::validate() const {
   if (!(T > t0) || !std::isfinite(T)) throw input_error("T", "T must be finite and larger than t0.");
   if (prediction != "v" && prediction != "eps")
     throw input_error("prediction", "prediction must be \"v\" or \"eps\", not \"" + prediction + "\".");
-  if (!gp.empty() && gp != "residual" && gp != "channels")
-    throw input_error("gp", "gp must be \"\" (none), \"residual\" or \"channels\", not \"" + gp + "\".");
+  if (!gp.empty() && gp != "residual" && gp != "channels" && gp != "score")
+    throw input_error("gp", "gp must be \"\" (none), \"residual\", \"score\" or \"channels\", not \"" + gp + "\".");
   if (tokens != "frame" && tokens != "entry")
     throw input_error("tokens", "tokens must be \"frame\" or \"entry\", not \"" + tokens + "\".");
 }
@@ -170,6 +170,35 @@ void DiTModel::set_gp(const GaussianProcess& gp) {
                                 " sequences but the model for " + std::to_string(c.H) + " x " + std::to_string(c.d) + ".");
   impl_->gp = std::make_shared<GaussianProcess>(gp);
 }
+
+namespace detail {
+
+GpEigen gp_eigen(const GaussianProcess& gp, const double* x, const Mask& mask) {
+  Matrix U;
+  Vector lambda;
+  gp_conditional_eigen(gp, x, mask, U, lambda);
+  return {U.cast<float>(), lambda.cast<float>()};
+}
+
+std::pair<torch::Tensor, torch::Tensor> gp_eigen_tensors(const std::vector<GpEigen>& cases, int64_t S) {
+  const int64_t C = static_cast<int64_t>(cases.size());
+  int64_t K = 1;
+  for (const auto& e : cases) K = std::max<int64_t>(K, e.U.cols());
+  auto U = torch::zeros({C, S, K}, torch::kFloat32);
+  auto lambda = torch::ones({C, K}, torch::kFloat32);
+  for (int64_t c = 0; c < C; ++c) {
+    const auto& e = cases[c];
+    const int64_t m = e.U.cols();
+    if (m == 0) continue;
+    // Eigen is column-major: its transpose is the row-major [S, m] block.
+    const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = e.U;
+    U[c].narrow(1, 0, m).copy_(torch::from_blob(const_cast<float*>(rows.data()), {S, m}, torch::kFloat32));
+    lambda[c].narrow(0, 0, m).copy_(torch::from_blob(const_cast<float*>(e.lambda.data()), {m}, torch::kFloat32));
+  }
+  return {U, lambda};
+}
+
+}  // namespace detail
 
 const std::string& DiTModel::notes() const { return impl_->notes; }
 void DiTModel::set_notes(std::string notes) { impl_->notes = std::move(notes); }

@@ -30,6 +30,16 @@ struct DiTModel::Impl {
 
 namespace detail {
 
+// gp = "score" (DiTConfig::gp): one case's gp_conditional_eigen in float32.
+struct GpEigen {
+  Eigen::MatrixXf U;       // H*d x m
+  Eigen::VectorXf lambda;  // m
+};
+GpEigen gp_eigen(const GaussianProcess& gp, const double* x, const Mask& mask);
+// Cases as the tensors of DiTNetImpl::noise: U [C, S, K] and lambda [C, K],
+// float32 on the CPU, K the most missing entries of any case (zero-padded).
+std::pair<torch::Tensor, torch::Tensor> gp_eigen_tensors(const std::vector<GpEigen>& cases, int64_t S);
+
 // Everything a checkpoint needs beyond the model to continue a run exactly.
 struct TrainState {
   int step = 0;                  // steps done in the run

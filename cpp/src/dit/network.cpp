@@ -2,6 +2,7 @@
 
 #include "gelu.hpp"
 
+#include <ATen/autocast_mode.h>
 #include <torch/version.h>
 
 #include <algorithm>
@@ -250,7 +251,8 @@ DiTNetImpl::DiTNetImpl(const DiTConfig& c)
       log_T(std::log(c.T)),
       v_prediction(c.prediction == "v"),
       gp_inputs(!c.gp.empty()),
-      gp_residual(c.gp == "residual"),
+      gp_residual(c.gp == "residual" || c.gp == "score"),
+      gp_score(c.gp == "score"),
       entry_tokens(c.tokens == "entry") {
   const int W = c.width;
   const int hidden = static_cast<int>(std::lround(c.mlp_ratio * W));
@@ -324,12 +326,57 @@ torch::Tensor DiTNetImpl::tokens(const torch::Tensor& x, const torch::Tensor& ma
   return embed(torch::cat({x, mask, mu, sd}, -1)) + pos.unsqueeze(0);
 }
 
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+bool cuda_autocast_enabled() { return at::autocast::is_autocast_enabled(at::kCUDA); }
+at::ScalarType cuda_autocast_dtype() { return at::autocast::get_autocast_dtype(at::kCUDA); }
+void set_cuda_autocast(bool on, at::ScalarType type) {
+  at::autocast::set_autocast_dtype(at::kCUDA, type);
+  at::autocast::set_autocast_enabled(at::kCUDA, on);
+}
+#else
+bool cuda_autocast_enabled() { return at::autocast::is_enabled(); }
+at::ScalarType cuda_autocast_dtype() { return at::autocast::get_autocast_gpu_dtype(); }
+void set_cuda_autocast(bool on, at::ScalarType type) {
+  at::autocast::set_autocast_gpu_dtype(type);
+  at::autocast::set_enabled(on);
+}
+#endif
+
 namespace {
 // The GP marginal base of DiTNetImpl::noise: sigma (x - alpha mu) / (alpha^2 sd^2 + sigma^2),
 // alpha and sigma broadcastable to x.
 torch::Tensor gp_base_noise(const torch::Tensor& x, const torch::Tensor& mu, const torch::Tensor& sd,
                             const torch::Tensor& alpha, const torch::Tensor& sigma) {
   return sigma * (x - alpha * mu) / (alpha.square() * sd.square() + sigma.square());
+}
+
+// The exact-score base of gp = "score": on the GP's missing entries (sd > 0)
+// sigma U diag(1 / (alpha^2 lambda + sigma^2)) U^T (x - alpha mu), the
+// marginal base elsewhere. x, mu, sd [B, H, d]; U [C, S, K] and lambda [C, K]
+// for C cases, each shared by B / C consecutive rows (zero columns of U pad
+// K); alpha and sigma [B, 1, 1] or [1]. In float64, with autocast off (the
+// sampler's CUDA bf16) and so without TF32 products: the eigenvalues span
+// orders of magnitude and 1 / sigma_t^2 reaches 1e5.
+torch::Tensor gp_score_noise(const torch::Tensor& x, const torch::Tensor& mu, const torch::Tensor& sd,
+                             const torch::Tensor& U, const torch::Tensor& lambda, const torch::Tensor& alpha,
+                             const torch::Tensor& sigma) {
+  TORCH_CHECK(U.defined() && lambda.defined(), "a gp = \"score\" DiT needs the GP's conditional eigenvectors");
+  struct NoAutocast {  // restored on every exit
+    bool was = cuda_autocast_enabled();
+    at::ScalarType type = cuda_autocast_dtype();
+    NoAutocast() { set_cuda_autocast(false, type); }
+    ~NoAutocast() { set_cuda_autocast(was, type); }
+  } no_autocast;
+  const int64_t B = x.size(0), C = U.size(0), S = U.size(1);
+  TORCH_CHECK(C > 0 && B % C == 0, "the GP eigenvectors must cover whole groups of rows");
+  const auto f64 = torch::kFloat64;
+  const auto a = alpha.to(f64).reshape({-1}).expand({B}).reshape({C, B / C, 1});
+  const auto s = sigma.to(f64).reshape({-1}).expand({B}).reshape({C, B / C, 1});
+  const auto Ud = U.to(f64);
+  const auto r = x.to(f64).reshape({C, B / C, S}) - a * mu.to(f64).reshape({C, B / C, S});
+  auto coef = torch::bmm(r, Ud) / (a.square() * lambda.to(f64).unsqueeze(1) + s.square());  // [C, rows, K]
+  auto exact = (torch::bmm(coef, Ud.transpose(1, 2)) * s).reshape(x.sizes()).to(x.scalar_type());
+  return torch::where(sd > 0, exact, gp_base_noise(x, mu, sd, alpha, sigma));
 }
 }  // namespace
 
@@ -351,20 +398,22 @@ torch::Tensor DiTNetImpl::forward(const torch::Tensor& x, const torch::Tensor& m
 }
 
 torch::Tensor DiTNetImpl::noise(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& t,
-                                const torch::Tensor& mu, const torch::Tensor& sd) {
+                                const torch::Tensor& mu, const torch::Tensor& sd, const torch::Tensor& U,
+                                const torch::Tensor& lambda) {
   auto F = forward(x, mask, t, mu, sd);
   if (!v_prediction && !gp_residual) return F;
   auto alpha = vp_alpha(t).view({-1, 1, 1});
   auto sigma = vp_sigma(t).view({-1, 1, 1});
   if (gp_residual) {
-    auto base = gp_base_noise(x, mu, sd, alpha, sigma);
+    auto base = gp_score ? gp_score_noise(x, mu, sd, U, lambda, alpha, sigma) : gp_base_noise(x, mu, sd, alpha, sigma);
     return v_prediction ? base - alpha * F : base + F;
   }
   return sigma * x - alpha * F;
 }
 
 torch::Tensor DiTNetImpl::noise_at(const torch::Tensor& x, const torch::Tensor& mask, double t,
-                                   const torch::Tensor& mu, const torch::Tensor& sd) {
+                                   const torch::Tensor& mu, const torch::Tensor& sd, const torch::Tensor& U,
+                                   const torch::Tensor& lambda) {
   auto c = conditioning(torch::full({1}, t, x.options()));
   auto h = tokens(x, mask, mu, sd);
   for (auto& b : *blocks) {
@@ -384,7 +433,9 @@ torch::Tensor DiTNetImpl::noise_at(const torch::Tensor& x, const torch::Tensor& 
   if (gp_residual) {
     auto alpha = torch::full({1}, vp_alpha(t), x.options());
     auto sigma = torch::full({1}, vp_sigma(t), x.options());
-    return eps.add_(gp_base_noise(x, mu.to(x.scalar_type()), sd.to(x.scalar_type()), alpha, sigma));
+    const auto mux = mu.to(x.scalar_type()), sdx = sd.to(x.scalar_type());
+    return eps.add_(gp_score ? gp_score_noise(x, mux, sdx, U, lambda, alpha, sigma)
+                             : gp_base_noise(x, mux, sdx, alpha, sigma));
   }
   return v_prediction ? eps.add_(x, vp_sigma(t)) : eps;
 }

@@ -82,12 +82,18 @@ struct DiTNetImpl : torch::nn::Module {
   // eps_gp + F ("eps"): with F = 0 (the zero-initialised output layer) the
   // network is that Gaussian imputer. (For mu = 0, sd = 1 eps_gp is the
   // plain v-prediction base sigma_t x.)
+  // With gp = "score" the base is the exact noise of the GP's joint law on
+  // the missing entries (gp_score_noise in network.cpp), from U [C, S, K]
+  // (eigenvectors in vec coordinates, zero rows on observed entries, zero
+  // columns as padding) and lambda [C, K], C cases each shared by B / C
+  // consecutive rows.
   torch::Tensor noise(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& t,
-                      const torch::Tensor& mu = {}, const torch::Tensor& sd = {});
+                      const torch::Tensor& mu = {}, const torch::Tensor& sd = {}, const torch::Tensor& U = {},
+                      const torch::Tensor& lambda = {});
   // noise(x, mask, t) with one time t for every row, through the blocks'
   // forward_shared (equal to noise() up to float rounding; the sampler's path).
   torch::Tensor noise_at(const torch::Tensor& x, const torch::Tensor& mask, double t, const torch::Tensor& mu = {},
-                         const torch::Tensor& sd = {});
+                         const torch::Tensor& sd = {}, const torch::Tensor& U = {}, const torch::Tensor& lambda = {});
   // Re-initialises the weights (xavier for linear maps, N(0, 0.02) for the
   // timestep MLP, zeros for every modulation and the output layer) from the
   // global torch generator.
@@ -97,7 +103,8 @@ struct DiTNetImpl : torch::nn::Module {
   double log_t0, log_T;
   bool v_prediction;
   bool gp_inputs;    // config.gp != "": mu and sd are inputs
-  bool gp_residual;  // config.gp == "residual"
+  bool gp_residual;  // config.gp == "residual" or "score": the output corrects a GP base
+  bool gp_score;     // config.gp == "score": the base is the GP's joint conditional law
   bool entry_tokens; // config.tokens == "entry": blocks hold EntryBlocks
   torch::nn::Linear embed{nullptr};
   torch::nn::Linear t_fc1{nullptr}, t_fc2{nullptr};
@@ -116,6 +123,13 @@ struct DiTNetImpl : torch::nn::Module {
                        const torch::Tensor& sd);
 };
 TORCH_MODULE(DiTNet);
+
+// The CUDA autocast state across LibTorch versions (2.4 made the CUDA-only
+// calls per-device ones and deprecated the old names, which then print a
+// warning on every call).
+bool cuda_autocast_enabled();
+at::ScalarType cuda_autocast_dtype();
+void set_cuda_autocast(bool on, at::ScalarType type);
 
 // Width of the sinusoidal timestep features fed to the timestep MLP.
 constexpr int kTimeFreqDim = 256;

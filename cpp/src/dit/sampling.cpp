@@ -23,37 +23,20 @@ class CudaBf16Autocast {
  public:
   explicit CudaBf16Autocast(bool cuda) : on_(cuda) {
     if (!on_) return;
-    was_enabled_ = enabled();
-    was_dtype_ = dtype();
-    set(true, at::kBFloat16);
+    was_enabled_ = detail::cuda_autocast_enabled();
+    was_dtype_ = detail::cuda_autocast_dtype();
+    detail::set_cuda_autocast(true, at::kBFloat16);
     at::autocast::increment_nesting();
   }
   ~CudaBf16Autocast() {
     if (!on_) return;
     if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-    set(was_enabled_, was_dtype_);
+    detail::set_cuda_autocast(was_enabled_, was_dtype_);
   }
   CudaBf16Autocast(const CudaBf16Autocast&) = delete;
   CudaBf16Autocast& operator=(const CudaBf16Autocast&) = delete;
 
  private:
-  // LibTorch 2.4 made the CUDA-only calls per-device ones and deprecated the
-  // old names, which then print a warning on every sampler call.
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-  static bool enabled() { return at::autocast::is_autocast_enabled(at::kCUDA); }
-  static at::ScalarType dtype() { return at::autocast::get_autocast_dtype(at::kCUDA); }
-  static void set(bool on, at::ScalarType type) {
-    at::autocast::set_autocast_dtype(at::kCUDA, type);
-    at::autocast::set_autocast_enabled(at::kCUDA, on);
-  }
-#else
-  static bool enabled() { return at::autocast::is_enabled(); }
-  static at::ScalarType dtype() { return at::autocast::get_autocast_gpu_dtype(); }
-  static void set(bool on, at::ScalarType type) {
-    at::autocast::set_autocast_gpu_dtype(type);
-    at::autocast::set_enabled(on);
-  }
-#endif
   bool on_, was_enabled_ = false;
   at::ScalarType was_dtype_ = at::kHalf;
 };
@@ -70,6 +53,7 @@ struct NetOps {
   std::vector<Rng> rngs;  // one per case of the chunk
   torch::Tensor held, observed, mask;  // [B, H, d]: data values, bool, float
   torch::Tensor mu, sd;  // [B, H, d]: the GP's conditional mean and sd (GP-informed models)
+  torch::Tensor U, lambda;  // gp = "score": [cases, S, K], [cases, K] (gp_eigen_tensors)
   std::vector<double> buffer;
 
   torch::Tensor noise() {
@@ -88,7 +72,7 @@ struct NetOps {
     torch::Tensor eps;
     {
       CudaBf16Autocast autocast(device.is_cuda());
-      eps = net->noise_at(x, mask, t, mu, sd);
+      eps = net->noise_at(x, mask, t, mu, sd, U, lambda);
     }
     return score_from_noise(eps, t);
   }
@@ -141,11 +125,13 @@ std::vector<Matrix> DiTModel::sample_missing(const Batch& x, const std::vector<M
     std::vector<float> held(B * S), obs(B * S);
     std::vector<float> gmu(gp ? B * S : 0), gsd(gp ? B * S : 0);
     std::vector<double> mu_d(gp ? S : 0), sd_d(gp ? S : 0);
-    NetOps ops{m.sampling_net(), m.device, B, c.H, c.d, Z, {}, {}, {}, {}, {}, {}, {}};
+    NetOps ops{m.sampling_net(), m.device, B, c.H, c.d, Z, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+    std::vector<detail::GpEigen> eig;
     for (int a = 0; a < k; ++a) {
       const int i = first + a;
       ops.rngs.emplace_back(case_seed(seed, static_cast<std::uint64_t>(i)));
       if (gp) gp_entry_marginals(*gp, x.seq(i), masks[i], mu_d.data(), sd_d.data());
+      if (gp && c.gp == "score") eig.push_back(detail::gp_eigen(*gp, x.seq(i), masks[i]));
       for (int z = 0; z < Z; ++z) {
         const std::size_t row = (static_cast<std::size_t>(a) * Z + z) * S;
         float* hv = held.data() + row;
@@ -168,6 +154,11 @@ std::vector<Matrix> DiTModel::sample_missing(const Batch& x, const std::vector<M
     if (gp) {
       ops.mu = torch::from_blob(gmu.data(), {B, c.H, c.d}, f32).to(m.device);
       ops.sd = torch::from_blob(gsd.data(), {B, c.H, c.d}, f32).to(m.device);
+    }
+    if (!eig.empty()) {
+      auto ul = detail::gp_eigen_tensors(eig, static_cast<int64_t>(S));
+      ops.U = ul.first.to(m.device);
+      ops.lambda = ul.second.to(m.device);
     }
     ops.observed = ops.mask != 0;
     const torch::Tensor xs =
@@ -223,7 +214,7 @@ Batch DiTModel::predict_noise(const Batch& x, const Mask& mask, double t, int th
   auto f32 = torch::TensorOptions().dtype(torch::kFloat32);
   auto xt = torch::from_blob(xs.data(), {x.n, c.H, c.d}, f32).clone().to(m.device);
   auto mk = torch::from_blob(ob.data(), {x.n, c.H, c.d}, f32).clone().to(m.device);
-  torch::Tensor mu, sd;
+  torch::Tensor mu, sd, U, lambda;
   if (!c.gp.empty()) {
     // The GP's conditionals given the observed entries of the first state
     // (they are the same in every state).
@@ -233,8 +224,13 @@ Batch DiTModel::predict_noise(const Batch& x, const Mask& mask, double t, int th
     std::vector<float> muf(mu_d.begin(), mu_d.end()), sdf(sd_d.begin(), sd_d.end());
     mu = torch::from_blob(muf.data(), {1, c.H, c.d}, f32).to(m.device).expand({x.n, c.H, c.d});
     sd = torch::from_blob(sdf.data(), {1, c.H, c.d}, f32).to(m.device).expand({x.n, c.H, c.d});
+    if (c.gp == "score") {  // one case shared by every row
+      auto ul = detail::gp_eigen_tensors({detail::gp_eigen(*m.gp, x.seq(0), mask)}, static_cast<int64_t>(S));
+      U = ul.first.to(m.device);
+      lambda = ul.second.to(m.device);
+    }
   }
-  auto eps = net->noise(xt, mk, torch::full({x.n}, t, f32.device(m.device)), mu, sd)
+  auto eps = net->noise(xt, mk, torch::full({x.n}, t, f32.device(m.device)), mu, sd, U, lambda)
                  .to(torch::kCPU, torch::kFloat64)
                  .contiguous();
   Batch out(x.n, c.H, c.d);

@@ -10,6 +10,7 @@
 #include <iterator>
 #include <limits>
 #include <sstream>
+#include <tuple>
 
 namespace ditimpute {
 namespace detail {
@@ -22,6 +23,7 @@ namespace {
 // entry under the example's mask (undefined otherwise).
 struct Examples {
   torch::Tensor x0, data_obs, mask, t, eps, mu, sd;
+  torch::Tensor U, lambda;  // gp = "score": GpEigen of every example (gp_eigen_tensors)
 };
 
 // A fixed pool of GP-informed examples (TrainOptions::gp_pool): sequence,
@@ -29,6 +31,7 @@ struct Examples {
 struct GpPool {
   std::vector<int> seq;
   std::vector<float> mask, mu, sd;
+  std::vector<GpEigen> eigen;  // gp = "score"
 };
 
 bool log_uniform_t(const std::string& t_sampling) { return t_sampling == "log_uniform"; }
@@ -41,23 +44,27 @@ bool v_weighted(const std::string& loss_weight, const DiTConfig& c) {
 // For each listed sequence: a mask from the strategy, a time, then (for the
 // whole batch) the noise, all from `rng` in a fixed order.
 // With `gp`: the GP's conditional mean and sd under each drawn mask too
-// (computed here, one factorisation per example); with `pool` (and gp): the
-// examples are pool entries picked uniformly, idx unused except for its size.
+// (computed here, one factorisation per example, on `threads` threads after
+// the draws); with `pool` (and gp): the examples are pool entries picked
+// uniformly, idx unused except for its size.
 Examples draw_examples(const Batch& data, const std::vector<int>& idx, const MaskStrategy& strategy, bool log_t,
                        const DiTConfig& c, Rng& rng, const GaussianProcess* gp = nullptr,
-                       const GpPool* pool = nullptr) {
+                       const GpPool* pool = nullptr, int threads = 1) {
   const int B = static_cast<int>(idx.size());
   const std::size_t S = data.seq_size();
   std::vector<float> x0(B * S), dobs(B * S), mask(B * S), t(B);
   std::vector<float> mu(gp ? B * S : 0), sd(gp ? B * S : 0);
-  std::vector<double> mu_d(gp ? S : 0), sd_d(gp ? S : 0);
   std::vector<double> noise(B * S);
   std::uniform_real_distribution<double> unif(0.0, 1.0);
   const double lt0 = std::log(c.t0), lT = std::log(c.T);
   const int pool_n = pool ? static_cast<int>(pool->seq.size()) : 0;
+  const bool score = gp && c.gp == "score";
+  std::vector<GpEigen> eig(score ? B : 0);
+  std::vector<Mask> fresh(gp ? B : 0);  // masks whose GP conditionals are computed below
+  std::vector<const double*> seq(B);
   for (int b = 0; b < B; ++b) {
     const int p = pool_n > 0 ? std::uniform_int_distribution<int>(0, pool_n - 1)(rng) : -1;
-    const double* x = data.seq(p >= 0 ? pool->seq[p] : idx[b]);
+    const double* x = seq[b] = data.seq(p >= 0 ? pool->seq[p] : idx[b]);
     for (std::size_t k = 0; k < S; ++k) {
       const bool ok = std::isfinite(x[k]);
       x0[b * S + k] = ok ? static_cast<float>(x[k]) : 0.0f;
@@ -67,21 +74,26 @@ Examples draw_examples(const Batch& data, const std::vector<int>& idx, const Mas
       std::copy_n(pool->mask.begin() + p * S, S, mask.begin() + b * S);
       std::copy_n(pool->mu.begin() + p * S, S, mu.begin() + b * S);
       std::copy_n(pool->sd.begin() + p * S, S, sd.begin() + b * S);
+      if (score) eig[b] = pool->eigen[p];
     } else {
       const Mask m = strategy.draw(c.H, c.d, rng);
       for (std::size_t k = 0; k < S; ++k) mask[b * S + k] = m.observed[k] ? 1.0f : 0.0f;
-      if (gp) {
-        gp_entry_marginals(*gp, x, m, mu_d.data(), sd_d.data());
-        for (std::size_t k = 0; k < S; ++k) {
-          mu[b * S + k] = static_cast<float>(mu_d[k]);
-          sd[b * S + k] = static_cast<float>(sd_d[k]);
-        }
-      }
+      if (gp) fresh[b] = m;
     }
     const double u = unif(rng);
     t[b] = static_cast<float>(log_t ? std::exp(lt0 + (lT - lt0) * u) : c.t0 + (c.T - c.t0) * u);
   }
   fill_standard_normal(rng, noise.data(), noise.size());
+  if (gp && pool_n == 0)
+    parallel_for(B, threads, [&](int b) {
+      std::vector<double> mu_d(S), sd_d(S);
+      gp_entry_marginals(*gp, seq[b], fresh[b], mu_d.data(), sd_d.data());
+      for (std::size_t k = 0; k < S; ++k) {
+        mu[b * S + k] = static_cast<float>(mu_d[k]);
+        sd[b * S + k] = static_cast<float>(sd_d[k]);
+      }
+      if (score) eig[b] = gp_eigen(*gp, seq[b], fresh[b]);
+    });
   const std::vector<int64_t> shape{B, c.H, c.d};
   auto f32 = torch::TensorOptions().dtype(torch::kFloat32);
   Examples e;
@@ -94,6 +106,7 @@ Examples draw_examples(const Batch& data, const std::vector<int>& idx, const Mas
     e.mu = torch::from_blob(mu.data(), shape, f32).clone();
     e.sd = torch::from_blob(sd.data(), shape, f32).clone();
   }
+  if (score) std::tie(e.U, e.lambda) = gp_eigen_tensors(eig, static_cast<int64_t>(S));
   return e;
 }
 
@@ -110,12 +123,14 @@ GpPool make_gp_pool(const Batch& data, int n, const MaskStrategy& strategy, cons
   std::vector<int> perm(data.n);
   for (int i = 0; i < data.n; ++i) perm[i] = i;
   std::vector<double> mu(S), sd(S);
+  if (c.gp == "score") pool.eigen.resize(n);
   for (int p = 0; p < n; ++p) {
     if (p % data.n == 0) std::shuffle(perm.begin(), perm.end(), rng);
     const int i = perm[p % data.n];
     pool.seq[p] = i;
     const Mask m = strategy.draw(c.H, c.d, rng);
     gp_entry_marginals(gp, data.seq(i), m, mu.data(), sd.data());
+    if (c.gp == "score") pool.eigen[p] = gp_eigen(gp, data.seq(i), m);
     for (std::size_t k = 0; k < S; ++k) {
       pool.mask[p * S + k] = m.observed[k] ? 1.0f : 0.0f;
       pool.mu[p * S + k] = static_cast<float>(mu[k]);
@@ -127,7 +142,8 @@ GpPool make_gp_pool(const Batch& data, int n, const MaskStrategy& strategy, cons
 
 Examples slice(const Examples& e, int64_t from, int64_t to) {
   auto part = [&](const torch::Tensor& v) { return v.defined() ? v.slice(0, from, to) : v; };
-  return {part(e.x0), part(e.data_obs), part(e.mask), part(e.t), part(e.eps), part(e.mu), part(e.sd)};
+  return {part(e.x0),  part(e.data_obs), part(e.mask), part(e.t),     part(e.eps),
+          part(e.mu),  part(e.sd),       part(e.U),    part(e.lambda)};
 }
 
 // Sum of squared noise-prediction errors over the entries in the loss
@@ -143,12 +159,16 @@ std::pair<torch::Tensor, torch::Tensor> squared_error(DiTNet& net, const Example
   auto seen = mask * dobs;
   auto target = (1 - mask) * dobs;
   auto token = seen * x0 + (1 - seen) * (alpha * x0 + sigma * eps);
-  torch::Tensor mu, sd;
+  torch::Tensor mu, sd, U, lambda;
   if (e.mu.defined()) {
     mu = e.mu.to(dev);
     sd = e.sd.to(dev);
   }
-  auto eps_hat = net->noise(token, seen, t, mu, sd);
+  if (e.U.defined()) {
+    U = e.U.to(dev);
+    lambda = e.lambda.to(dev);
+  }
+  auto eps_hat = net->noise(token, seen, t, mu, sd, U, lambda);
   auto err = (eps_hat - eps).square() * target;
   if (v_weight) err = err * torch::exp(t).view({-1, 1, 1});
   return {err.sum(), target.sum()};
@@ -222,6 +242,19 @@ TrainResult DiTModel::fit(const Batch& train, const Batch* val, const MaskStrate
   if (val) detail::check_batch(*val, c, "val");
   const GaussianProcess* gp = m.gp.get();
   if (!c.gp.empty() && !gp) throw input_error("gp", "a GP-informed DiT needs its GP (set_gp) before training.");
+  if (c.gp == "score") {
+    // Each example holds an H*d x m eigenvector matrix (float32); bound the
+    // worst case (m = H*d) of the validation set, the pool and a batch.
+    const double S = static_cast<double>(c.H) * c.d;
+    const double held = (val ? val->n : 0) + std::max(o.gp_pool, 0) + o.batch_size;
+    const double gib = 4.0 * S * S * held / (1024.0 * 1024.0 * 1024.0);
+    if (gib > 4.0)
+      throw input_error("gp", "gp = \"score\" keeps an H*d x H*d eigenvector matrix per example: up to " +
+                                  std::to_string(gib).substr(0, 5) + " GiB here (H*d = " + std::to_string(c.H * c.d) +
+                                  ", validation + pool + batch = " + std::to_string(static_cast<long>(held)) +
+                                  "), over the 4 GiB allowed; use \"residual\" or \"channels\", a smaller "
+                                  "gp_pool or validation set, or shorter windows.");
+  }
   const TorchCallScope torch_call(o.threads);
   set_device(o.device);
   const auto dev = m.device;
@@ -280,7 +313,7 @@ TrainResult DiTModel::fit(const Batch& train, const Batch* val, const MaskStrate
     Rng vrng(splitmix64(o.seed ^ 0x76616c6964ull));
     std::vector<int> all(val->n);
     for (int i = 0; i < val->n; ++i) all[i] = i;
-    val_ex = detail::draw_examples(*val, all, strategy, log_t, c, vrng, gp);
+    val_ex = detail::draw_examples(*val, all, strategy, log_t, c, vrng, gp, nullptr, o.threads);
   }
   // GP-informed training from a fixed pool, from its own stream (so a
   // resumed run rebuilds the same pool).
@@ -361,7 +394,8 @@ TrainResult DiTModel::fit(const Batch& train, const Batch* val, const MaskStrate
       }
       i = st.perm[st.pos++];
     }
-    auto ex = detail::draw_examples(train, idx, strategy, log_t, c, rng, gp, pool.seq.empty() ? nullptr : &pool);
+    auto ex = detail::draw_examples(train, idx, strategy, log_t, c, rng, gp, pool.seq.empty() ? nullptr : &pool,
+                                    o.threads);
     auto se = detail::squared_error(m.net, ex, dev, v_weight);
     auto loss = se.first / se.second.clamp_min(1.0);
     const double lv = loss.item<double>();
@@ -442,7 +476,8 @@ double DiTModel::denoising_loss(const Batch& data, const MaskStrategy& strategy,
   std::vector<int> all(data.n);
   for (int i = 0; i < data.n; ++i) all[i] = i;
   if (!m.config.gp.empty() && !m.gp) throw input_error("gp", "a GP-informed DiT needs its GP (set_gp).");
-  auto ex = detail::draw_examples(data, all, strategy, detail::log_uniform_t(t_sampling), m.config, rng, m.gp.get());
+  auto ex = detail::draw_examples(data, all, strategy, detail::log_uniform_t(t_sampling), m.config, rng, m.gp.get(),
+                                  nullptr, threads);
   auto net = m.sampling_net();
   return detail::fixed_loss(net, ex, m.device, detail::v_weighted(loss_weight, m.config));
 }

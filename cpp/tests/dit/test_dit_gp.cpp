@@ -1,6 +1,7 @@
 // GP-informed DiT (DiTConfig::gp): the untrained residual model is the GP's
-// conditional-marginal sampler, a short training does not make it worse on
-// GP data, and the GP travels with the model.
+// conditional-marginal sampler and the untrained score model its exact
+// conditional sampler, a short training does not make either worse on GP
+// data, and the GP travels with the model.
 #include "test_dit_helpers.hpp"
 #include "../test_helpers.hpp"
 
@@ -29,6 +30,26 @@ Mask mcar_mask(int H, int d, double rate, Rng& rng) {
   m.observed[0] = 1;
   m.observed[1] = 0;
   return m;
+}
+
+// Z draws of an untrained GP-DiT (`mode`) for two GP sequences (H = 16,
+// d = 2), one missing about half its entries (MCAR), one five frames.
+struct UntrainedDraws {
+  GaussianProcess gp;
+  Batch x;
+  std::vector<Mask> masks;
+  std::vector<Matrix> draws;
+};
+UntrainedDraws untrained_draws(const std::string& mode, int Z) {
+  const int H = 16, d = 2;
+  auto gp = small_gp(H, d, 3.0);
+  auto model = DiTModel::create(gp_config(H, d, mode), 7, "cpu");
+  model.set_gp(gp);
+  Rng rng(21);
+  Batch x = gp.simulate(2, rng);
+  std::vector<Mask> masks{mcar_mask(H, d, 0.5, rng), Mask::from_missing_frames(H, d, {3, 4, 5, 10, 15})};
+  auto draws = model.sample_missing(x, masks, Z, SamplerOptions(), 5, 1);
+  return {gp, x, masks, draws};
 }
 
 }  // namespace
@@ -68,14 +89,8 @@ TEST_CASE("gp_entry_marginals: exact conditional marginals, data values where ob
 // sd by about sd / sqrt(2 Z) = 0.011 sd; we allow 4.5 SE (two-sided 7e-6 per
 // entry, so < 1e-3 over the ~25 entries checked) plus 2% for the sampler.
 TEST_CASE("An untrained residual GP-informed DiT samples the GP's exact conditional marginals", "[dit][gp]") {
-  const int H = 16, d = 2, Z = 4000;
-  auto gp = small_gp(H, d, 3.0);
-  auto model = DiTModel::create(gp_config(H, d, "residual"), 7, "cpu");
-  model.set_gp(gp);
-  Rng rng(21);
-  Batch x = gp.simulate(2, rng);
-  std::vector<Mask> masks{mcar_mask(H, d, 0.5, rng), Mask::from_missing_frames(H, d, {3, 4, 5, 10, 15})};
-  const auto draws = model.sample_missing(x, masks, Z, SamplerOptions(), 5, 1);
+  const int Z = 4000;
+  const auto [gp, x, masks, draws] = untrained_draws("residual", Z);
   int checked = 0;
   for (int i = 0; i < 2; ++i) {
     const auto cond = make_conditional_dense(gp, masks[i]);
@@ -94,32 +109,157 @@ TEST_CASE("An untrained residual GP-informed DiT samples the GP's exact conditio
   CHECK(checked >= 20);  // 10 entries of the frame mask, ~half of the 32 under MCAR
 }
 
+TEST_CASE("gp_conditional_eigen: U diag(lambda) U^T is the GP's conditional covariance", "[dit][gp]") {
+  const int H = 12, d = 3;
+  auto gp = small_gp(H, d, 3.0);
+  Rng rng(5);
+  Batch x = gp.simulate(1, rng);
+  auto check = [&](const Mask& mask, const std::string& what) {
+    INFO(what);
+    Matrix U;
+    Vector lambda;
+    gp_conditional_eigen(gp, x.seq(0), mask, U, lambda);
+    const auto miss = mask.missing_entries();
+    REQUIRE(U.rows() == H * d);
+    REQUIRE(U.cols() == static_cast<Eigen::Index>(miss.size()));
+    REQUIRE(lambda.size() == U.cols());
+    CHECK(lambda.minCoeff() >= 0.0);
+    for (int k : mask.observed_entries()) CHECK(U.row(k).norm() == 0.0);
+    Matrix Um(miss.size(), U.cols());
+    for (std::size_t e = 0; e < miss.size(); ++e) Um.row(e) = U.row(miss[e]);
+    // Nothing observed: the prior's Gamma (x) Lambda (no conditional to build).
+    Matrix C(miss.size(), miss.size());
+    if (miss.size() == static_cast<std::size_t>(H * d)) {
+      for (int r = 0; r < H * d; ++r)
+        for (int c = 0; c < H * d; ++c) C(r, c) = gp.Gamma()(r / d, c / d) * gp.Lambda()(r % d, c % d);
+    } else {
+      C = make_conditional_dense(gp, mask)->covariance();
+    }
+    CHECK((Um * lambda.asDiagonal() * Um.transpose() - C).norm() <= 1e-10 * C.norm());
+    CHECK((Um.transpose() * Um - Matrix::Identity(Um.cols(), Um.cols())).norm() <= 1e-10);
+  };
+  check(Mask::from_missing_frames(H, d, {0, 4, 5, 11}), "frame-level (Kronecker)");
+  check(mcar_mask(H, d, 0.4, rng), "entry-level (dense)");
+  check(Mask::from_missing_frames(H, d, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}), "nothing observed (the prior)");
+  // A NaN counts as missing, as in gp_entry_marginals.
+  Batch y = x;
+  y.seq(0)[4] = std::nan("");
+  Matrix U;
+  Vector lambda;
+  gp_conditional_eigen(gp, y.seq(0), Mask::from_missing_frames(H, d, {5}), U, lambda);
+  CHECK(U.cols() == d + 1);
+  CHECK(U.row(4).norm() > 0.0);
+}
+
+// The score model's base is the exact noise of the GP's joint conditional
+// law, -sigma_t times its score (Conditional::score): with the output layer at
+// zero (untrained) the network's noise prediction must equal it, on frame- and
+// entry-level masks and at small and large t. Float32 inputs: relative 1e-4.
+TEST_CASE("An untrained score GP-DiT predicts the GP's exact conditional noise", "[dit][gp]") {
+  const int H = 16, d = 2;
+  auto gp = small_gp(H, d, 3.0);
+  auto model = DiTModel::create(gp_config(H, d, "score"), 7, "cpu");
+  model.set_gp(gp);
+  Rng rng(8);
+  const Batch x0 = gp.simulate(3, rng);
+  for (const Mask& mask : {Mask::from_missing_frames(H, d, {2, 3, 4, 9, 15}), mcar_mask(H, d, 0.5, rng)}) {
+    const auto cond = make_conditional_dense(gp, mask);
+    const auto miss = mask.missing_entries();
+    for (double t : {0.01, 0.3, 4.0}) {
+      const double alpha = std::exp(-t / 2), sigma = std::sqrt(1 - std::exp(-t));
+      Batch xt = x0;
+      Matrix V(x0.n, miss.size());
+      std::normal_distribution<double> z(0.0, 1.0);
+      for (int i = 0; i < x0.n; ++i)
+        for (std::size_t e = 0; e < miss.size(); ++e) {
+          // Float32 states, as the network sees them.
+          const double v = static_cast<float>(alpha * x0.seq(i)[miss[e]] + sigma * z(rng));
+          xt.seq(i)[miss[e]] = v;
+          V(i, e) = v;
+        }
+      for (int i = 0; i < x0.n; ++i)
+        for (int k : mask.observed_entries()) xt.seq(i)[k] = static_cast<float>(x0.seq(i)[k]);
+      const Batch eps = model.predict_noise(xt, std::vector<Mask>(x0.n, mask), std::vector<double>(x0.n, t), 1);
+      for (int i = 0; i < x0.n; ++i) {
+        INFO("t = " << t << ", sequence " << i << ", missing " << miss.size());
+        const Vector mu = cond->mean(xt.seq(i));
+        const Matrix exact = -sigma * cond->score(V.row(i), mu, t);
+        Vector got(miss.size());
+        for (std::size_t e = 0; e < miss.size(); ++e) got(e) = eps.seq(i)[miss[e]];
+        CHECK((got - exact.row(0).transpose()).norm() <= 1e-4 * exact.norm());
+      }
+    }
+  }
+}
+
+// Before training the score model samples the GP's exact joint conditional
+// law: the marginals as the residual model's (test above) and also the
+// correlation between missing entries that the residual model leaves out.
+// Adjacent missing frames of small_gp (lengthscale 3) correlate strongly
+// (required below, so a sampler of the marginals fails the check). A sample
+// correlation with Z = 4000 has SE (1 - rho^2) / sqrt(Z) <= 0.016; we allow
+// 4.5 SE plus 0.02 for the 8-step sampler and float32.
+TEST_CASE("An untrained score GP-DiT samples the GP's exact joint conditional law", "[dit][gp]") {
+  const int Z = 4000;
+  const auto [gp, x, masks, draws] = untrained_draws("score", Z);
+  int strong = 0;
+  for (int i = 0; i < 2; ++i) {
+    const auto cond = make_conditional_dense(gp, masks[i]);
+    const Vector m = cond->mean(x.seq(i));
+    const Matrix C = cond->covariance();
+    const Matrix& D = draws[i];
+    REQUIRE(D.cols() == m.size());
+    const Vector mean = D.colwise().mean().transpose();
+    const Matrix centred = D.rowwise() - mean.transpose();
+    const Matrix S = centred.transpose() * centred / (Z - 1);
+    for (Eigen::Index e = 0; e < m.size(); ++e) {
+      const double s = std::sqrt(C(e, e));
+      CHECK(std::abs(mean(e) - m(e)) <= (4.5 / std::sqrt(Z) + 0.02) * s);
+      CHECK(std::abs(std::sqrt(S(e, e)) / s - 1) <= 4.5 / std::sqrt(2.0 * Z) + 0.02);
+      for (Eigen::Index f = e + 1; f < m.size(); ++f) {
+        const double rho = C(e, f) / std::sqrt(C(e, e) * C(f, f));
+        const double r = S(e, f) / std::sqrt(S(e, e) * S(f, f));
+        CHECK(std::abs(r - rho) <= 4.5 * (1 - rho * rho) / std::sqrt(Z) + 0.02);
+        if (std::abs(rho) > 0.5) ++strong;
+      }
+    }
+  }
+  CHECK(strong >= 5);
+}
+
 // On GP data the untrained residual model's only error is the correlation
-// between missing entries that the marginal base leaves out; training can
-// add it, and must not lose what the GP gives. Paired comparison: the same
-// held-out sequences, masks, times and noise (seed 77) for both losses, so
-// their difference measures the weights. A short run (200 steps) must end
-// within 2% of the untrained loss or below it (the v-weighted loss of a
-// model this small moves by several % when training goes wrong: the plain
-// DiT starts at ~3x this loss, test_dit_training.cpp).
-TEST_CASE("A short training does not make the residual GP-DiT worse than the GP on GP data", "[dit][gp][learning]") {
+// between missing entries that the marginal base leaves out; the score model
+// starts at the GP's exact conditional law, so its untrained loss is the
+// least any model reaches (up to the held-out sample) and below the residual
+// model's. Training can add what the residual base misses and has nothing to
+// add to the score base; neither may lose what the GP gives. Paired
+// comparison: the same held-out sequences, masks, times and noise (seed 77)
+// for every loss, so differences measure the weights. A short run (200
+// steps) must end within 2% of the untrained loss or below it (the v-weighted
+// loss of a model this small moves by several % when training goes wrong:
+// the plain DiT starts at ~3x this loss, test_dit_training.cpp).
+TEST_CASE("A short training does not make a GP-DiT worse than its GP on GP data", "[dit][gp][learning]") {
   const int H = 16, d = 2;
   const auto [gp, train, held_out] = small_gp_split(H, d, 800, 200, 99);
   auto strategy = mixed_strategy(H);
-  auto model = DiTModel::create(gp_config(H, d, "residual"), 5, "cpu");
-  model.set_gp(gp);
-  const double untrained = model.denoising_loss(held_out, strategy, "log_uniform", 77, 1, "v");
-  TrainOptions o = cpu_train_options(200, 32, 11);
-  o.lr = 1e-3;
-  o.ema = 0.999;
-  model.fit(train, nullptr, strategy, o);
-  const double trained = model.denoising_loss(held_out, strategy, "log_uniform", 77, 1, "v");
-  auto plain = DiTModel::create(tiny_config(H, d), 5, "cpu");
-  const double plain_untrained = plain.denoising_loss(held_out, strategy, "log_uniform", 77, 1, "v");
-  std::cout << "[dit gp] held-out loss: plain untrained " << plain_untrained << ", GP-residual untrained "
-            << untrained << ", trained " << trained << "\n";
-  CHECK(untrained < plain_untrained);
-  CHECK(trained <= 1.02 * untrained);
+  auto loss = [&](const DiTModel& m) { return m.denoising_loss(held_out, strategy, "log_uniform", 77, 1, "v"); };
+  const double plain_untrained = loss(DiTModel::create(tiny_config(H, d), 5, "cpu"));
+  std::vector<double> untrained, trained;
+  for (const std::string mode : {"residual", "score"}) {
+    auto model = DiTModel::create(gp_config(H, d, mode), 5, "cpu");
+    model.set_gp(gp);
+    untrained.push_back(loss(model));
+    TrainOptions o = cpu_train_options(200, 32, 11);
+    o.lr = 1e-3;
+    o.ema = 0.999;
+    model.fit(train, nullptr, strategy, o);
+    trained.push_back(loss(model));
+    std::cout << "[dit gp] held-out loss: plain untrained " << plain_untrained << ", GP-" << mode << " untrained "
+              << untrained.back() << ", trained " << trained.back() << "\n";
+    CHECK(trained.back() <= 1.02 * untrained.back());
+  }
+  CHECK(untrained[0] < plain_untrained);
+  CHECK(untrained[1] < untrained[0]);
 }
 
 TEST_CASE("GP-informed DiT: the GP is checked, required, saved and pooled", "[dit][gp]") {
@@ -141,6 +281,15 @@ TEST_CASE("GP-informed DiT: the GP is checked, required, saved and pooled", "[di
     require_input_error([&] { m.fit(x, nullptr, mixed_strategy(H), o); }, "gp");
     o.gp_pool = -1;
     require_input_error([&] { o.validate(); }, "gp_pool");
+    // gp = "score" refuses a run whose eigenvectors could pass 4 GiB, before
+    // computing any (H*d = 16384: 64 examples of a batch are 64 GiB at worst).
+    const int Hb = 512, db = 32;
+    auto big = DiTModel::create(gp_config(Hb, db, "score"), 1, "cpu");
+    big.set_gp(small_gp(Hb, db, 3.0));
+    Batch xb = small_gp(Hb, db, 3.0).simulate(2, rng);
+    TrainOptions ob = o;
+    ob.gp_pool = 0;
+    require_input_error([&] { big.fit(xb, nullptr, mixed_strategy(Hb), ob); }, "gp");
   }
   SECTION("save/load keeps the GP: identical samples; pooled training is repeatable") {
     Rng rng(2);
@@ -153,7 +302,7 @@ TEST_CASE("GP-informed DiT: the GP is checked, required, saved and pooled", "[di
       m.fit(x, nullptr, mixed_strategy(H), o);
       return m;
     };
-    for (const std::string mode : {"residual", "channels"}) {
+    for (const std::string mode : {"residual", "channels", "score"}) {
       auto a = fit_once(mode);
       auto b = fit_once(mode);
       auto c = DiTModel::from_bytes(a.to_bytes(), "cpu");
