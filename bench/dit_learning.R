@@ -74,19 +74,7 @@ train_one <- function(args, seconds = NULL, steps = NULL) {
   list(fit = fit, load = paste(load0, "->", loadavg()))
 }
 
-score <- function(fit) {
-  rows <- lapply(seq_along(patterns), function(k) {
-    x <- truth
-    miss <- array(rep(matrix(seq_len(H) %in% patterns[[k]]$frames, H, d), each = n_test), dim(x))
-    x[miss] <- NA
-    imp <- impute(fit, x, n_samples = 100, seed = k, threads = threads)
-    de <- summary(distribution_error(imp, spec, seed = 50 + k, threads = threads))$table
-    cov <- mean(coverage(imp, spec = spec, n_draws = 1000, seed = 60 + k)$coverage)
-    data.frame(pattern = names(patterns)[k], w2 = de$w2, w2_null = de$w2_null, w2_ratio = de$w2 / de$w2_null,
-               mahalanobis = de$mahalanobis, coverage = cov)
-  })
-  do.call(rbind, rows)
-}
+score <- function(fit) score_on_patterns(fit, truth, threads)
 
 row_of <- function(name, budget, t) {
   fit <- t$fit

@@ -15,3 +15,23 @@ rescale <- function(frames) {
 }
 patterns <- lapply(paper_patterns(), function(p) pattern_frames(H, rescale(p$frames)))
 s4 <- mask_strategy(c("8x1", "8x1", "4x2", "1x8"), weights = rep(0.25, 4))
+
+# W2 to the exact conditional law against exact draws of the same size (the
+# null), the Mahalanobis error and the raw 95% region coverage of 1,000
+# exact draws, per pattern P1-P4, of any imputer (a DiT, a GP) on the test
+# sequences `truth` with each pattern's frames hidden: bench/theory.R's error
+# rows, as bench/dit_learning.R scores a model.
+score_on_patterns <- function(fit, truth, threads, n_samples = 100) {
+  n_test <- dim(truth)[1]
+  rows <- lapply(seq_along(patterns), function(k) {
+    x <- truth
+    miss <- array(rep(matrix(seq_len(H) %in% patterns[[k]]$frames, H, d), each = n_test), dim(x))
+    x[miss] <- NA
+    imp <- impute(fit, x, n_samples = n_samples, seed = k, threads = threads)
+    de <- summary(distribution_error(imp, spec, seed = 50 + k, threads = threads))$table
+    cov <- mean(coverage(imp, spec = spec, n_draws = 1000, seed = 60 + k)$coverage)
+    data.frame(pattern = names(patterns)[k], w2 = de$w2, w2_null = de$w2_null, w2_ratio = de$w2 / de$w2_null,
+               mahalanobis = de$mahalanobis, coverage = cov)
+  })
+  do.call(rbind, rows)
+}
