@@ -1,5 +1,6 @@
-// gp_entry_marginals (dit.hpp): the GP's conditional mean and sd of every
-// entry of one sequence, the inputs of a GP-informed DiT. Torch-free, so it
+// gp_entry_marginals and gp_conditional_eigen (dit.hpp): the GP's conditional
+// mean and sd of every entry of one sequence, and the eigen-decomposition of
+// the missing entries' conditional covariance, the inputs of a GP-informed DiT. Torch-free, so it
 // lives in the Gaussian layer and is there in builds without LibTorch.
 #include "ditimpute/dit.hpp"
 
@@ -51,13 +52,18 @@ void gp_entry_marginals(const GaussianProcess& gp, const double* x, const Mask& 
   }
 }
 
-void gp_conditional_eigen(const GaussianProcess& gp, const double* x, const Mask& mask, Matrix& U, Vector& lambda) {
+void gp_conditional_eigen(const GaussianProcess& gp, const double* x, const Mask& mask, Matrix& U, Vector& lambda,
+                          double* mu, double* sd) {
+  if ((mu == nullptr) != (sd == nullptr)) throw input_error("mu", "give both mu and sd, or neither.");
   const int H = gp.H(), d = gp.d();
   const Mask eff = gp_observed(gp, x, mask);
   const std::vector<int> miss = eff.missing_entries();
   const Eigen::Index S = static_cast<Eigen::Index>(H) * d, m = static_cast<Eigen::Index>(miss.size());
   U = Matrix::Zero(S, m);
   lambda = Vector::Zero(m);
+  // Frame-level masks (and nothing missing): the marginals take the cheap
+  // Kronecker path of their own.
+  if (mu && (m == 0 || eff.frame_level())) gp_entry_marginals(gp, x, mask, mu, sd);
   if (m == 0) return;
   if (eff.frame_level()) {
     // Sigma_cond = Gamma_cond (x) Lambda, Gamma_cond the Schur complement of
@@ -96,9 +102,22 @@ void gp_conditional_eigen(const GaussianProcess& gp, const double* x, const Mask
         lambda(p * d + q) = std::max(0.0, eg.eigenvalues()(p)) * std::max(0.0, el.eigenvalues()(q));
     return;
   }
-  // Entry-level (nothing observed is frame-level): the dense covariance.
-  Matrix C = make_conditional(gp, eff)->covariance();
+  // Entry-level (nothing observed is frame-level): the dense covariance; the
+  // marginals, when asked, from the same conditional (one factorisation).
+  const auto cond = make_conditional(gp, eff);
+  Matrix C = cond->covariance();
   C = 0.5 * (C + C.transpose());
+  if (mu) {
+    const Vector mean = cond->mean(x);
+    for (Eigen::Index k = 0; k < S; ++k) {
+      mu[k] = eff.observed[static_cast<std::size_t>(k)] ? x[k] : 0.0;
+      sd[k] = 0.0;
+    }
+    for (Eigen::Index e = 0; e < m; ++e) {
+      mu[miss[static_cast<std::size_t>(e)]] = mean(e);
+      sd[miss[static_cast<std::size_t>(e)]] = std::sqrt(std::max(C(e, e), 0.0));
+    }
+  }
   const Eigen::SelfAdjointEigenSolver<Matrix> es(C);
   if (es.info() != Eigen::Success) throw numeric_error("the eigen-decomposition of the GP's conditional covariance failed.");
   for (Eigen::Index e = 0; e < m; ++e) U.row(miss[e]) = es.eigenvectors().row(e);

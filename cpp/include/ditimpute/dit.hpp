@@ -294,8 +294,11 @@ void gp_entry_marginals(const GaussianProcess& gp, const double* x, const Mask& 
 // missing entry, lambda the eigenvalues (>= 0). Frame-level masks use
 // Sigma_cond = Gamma_cond (x) Lambda (two small eigen-decompositions),
 // entry-level ones the dense covariance (O(m^3)). The base of a gp = "score"
-// DiT (DiTConfig::gp).
-void gp_conditional_eigen(const GaussianProcess& gp, const double* x, const Mask& mask, Matrix& U, Vector& lambda);
+// DiT (DiTConfig::gp). With mu and sd (H*d values each), they also get what
+// gp_entry_marginals gives, from the same conditional: an entry-level mask is
+// then factorised once, not twice (input_error "mu" when only one is given).
+void gp_conditional_eigen(const GaussianProcess& gp, const double* x, const Mask& mask, Matrix& U, Vector& lambda,
+                          double* mu = nullptr, double* sd = nullptr);
 
 // A fitted DiT as an imputer of the pipeline (impute.hpp). Holds a reference:
 // the model must outlive it.

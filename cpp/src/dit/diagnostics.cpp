@@ -50,8 +50,8 @@ Batch DiTModel::predict_noise(const Batch& x, const std::vector<Mask>& masks, co
       std::vector<double> mu_d(S), sd_d(S);
       std::vector<detail::GpEigen> eig;
       for (int b = 0; b < B; ++b) {
-        gp_entry_marginals(*m.gp, x.seq(from + b), masks[from + b], mu_d.data(), sd_d.data());
-        if (c.gp == "score") eig.push_back(detail::gp_eigen(*m.gp, x.seq(from + b), masks[from + b]));
+        detail::gp_case(*m.gp, x.seq(from + b), masks[from + b], mu_d.data(), sd_d.data(),
+                        c.gp == "score" ? &eig.emplace_back() : nullptr);
         std::copy(mu_d.begin(), mu_d.end(), muf.begin() + b * S);
         std::copy(sd_d.begin(), sd_d.end(), sdf.begin() + b * S);
       }

@@ -173,11 +173,16 @@ void DiTModel::set_gp(const GaussianProcess& gp) {
 
 namespace detail {
 
-GpEigen gp_eigen(const GaussianProcess& gp, const double* x, const Mask& mask) {
+void gp_case(const GaussianProcess& gp, const double* x, const Mask& mask, double* mu, double* sd, GpEigen* eig) {
+  if (!eig) {
+    gp_entry_marginals(gp, x, mask, mu, sd);
+    return;
+  }
   Matrix U;
   Vector lambda;
-  gp_conditional_eigen(gp, x, mask, U, lambda);
-  return {U.cast<float>(), lambda.cast<float>()};
+  gp_conditional_eigen(gp, x, mask, U, lambda, mu, sd);
+  eig->U = U.cast<float>();
+  eig->lambda = lambda.cast<float>();
 }
 
 std::pair<torch::Tensor, torch::Tensor> gp_eigen_tensors(const std::vector<GpEigen>& cases, int64_t S) {

@@ -35,7 +35,10 @@ struct GpEigen {
   Eigen::MatrixXf U;       // H*d x m
   Eigen::VectorXf lambda;  // m
 };
-GpEigen gp_eigen(const GaussianProcess& gp, const double* x, const Mask& mask);
+// The GP inputs of one case from one conditional: mu and sd (H*d values
+// each, gp_entry_marginals) always, and the eigenpairs too when `eig` is
+// given (gp = "score").
+void gp_case(const GaussianProcess& gp, const double* x, const Mask& mask, double* mu, double* sd, GpEigen* eig);
 // Cases as the tensors of DiTNetImpl::noise: U [C, S, K] and lambda [C, K],
 // float32 on the CPU, K the most missing entries of any case (zero-padded).
 std::pair<torch::Tensor, torch::Tensor> gp_eigen_tensors(const std::vector<GpEigen>& cases, int64_t S);

@@ -130,8 +130,8 @@ std::vector<Matrix> DiTModel::sample_missing(const Batch& x, const std::vector<M
     for (int a = 0; a < k; ++a) {
       const int i = first + a;
       ops.rngs.emplace_back(case_seed(seed, static_cast<std::uint64_t>(i)));
-      if (gp) gp_entry_marginals(*gp, x.seq(i), masks[i], mu_d.data(), sd_d.data());
-      if (gp && c.gp == "score") eig.push_back(detail::gp_eigen(*gp, x.seq(i), masks[i]));
+      if (gp)
+        detail::gp_case(*gp, x.seq(i), masks[i], mu_d.data(), sd_d.data(), c.gp == "score" ? &eig.emplace_back() : nullptr);
       for (int z = 0; z < Z; ++z) {
         const std::size_t row = (static_cast<std::size_t>(a) * Z + z) * S;
         float* hv = held.data() + row;
@@ -220,12 +220,13 @@ Batch DiTModel::predict_noise(const Batch& x, const Mask& mask, double t, int th
     // (they are the same in every state).
     if (!m.gp) throw input_error("object", "a GP-informed DiT needs its GP (set_gp).");
     std::vector<double> mu_d(S), sd_d(S);
-    gp_entry_marginals(*m.gp, x.seq(0), mask, mu_d.data(), sd_d.data());
+    detail::GpEigen eig;
+    detail::gp_case(*m.gp, x.seq(0), mask, mu_d.data(), sd_d.data(), c.gp == "score" ? &eig : nullptr);
     std::vector<float> muf(mu_d.begin(), mu_d.end()), sdf(sd_d.begin(), sd_d.end());
     mu = torch::from_blob(muf.data(), {1, c.H, c.d}, f32).to(m.device).expand({x.n, c.H, c.d});
     sd = torch::from_blob(sdf.data(), {1, c.H, c.d}, f32).to(m.device).expand({x.n, c.H, c.d});
     if (c.gp == "score") {  // one case shared by every row
-      auto ul = detail::gp_eigen_tensors({detail::gp_eigen(*m.gp, x.seq(0), mask)}, static_cast<int64_t>(S));
+      auto ul = detail::gp_eigen_tensors({std::move(eig)}, static_cast<int64_t>(S));
       U = ul.first.to(m.device);
       lambda = ul.second.to(m.device);
     }

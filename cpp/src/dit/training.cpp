@@ -87,12 +87,11 @@ Examples draw_examples(const Batch& data, const std::vector<int>& idx, const Mas
   if (gp && pool_n == 0)
     parallel_for(B, threads, [&](int b) {
       std::vector<double> mu_d(S), sd_d(S);
-      gp_entry_marginals(*gp, seq[b], fresh[b], mu_d.data(), sd_d.data());
+      gp_case(*gp, seq[b], fresh[b], mu_d.data(), sd_d.data(), score ? &eig[b] : nullptr);
       for (std::size_t k = 0; k < S; ++k) {
         mu[b * S + k] = static_cast<float>(mu_d[k]);
         sd[b * S + k] = static_cast<float>(sd_d[k]);
       }
-      if (score) eig[b] = gp_eigen(*gp, seq[b], fresh[b]);
     });
   const std::vector<int64_t> shape{B, c.H, c.d};
   auto f32 = torch::TensorOptions().dtype(torch::kFloat32);
@@ -129,8 +128,7 @@ GpPool make_gp_pool(const Batch& data, int n, const MaskStrategy& strategy, cons
     const int i = perm[p % data.n];
     pool.seq[p] = i;
     const Mask m = strategy.draw(c.H, c.d, rng);
-    gp_entry_marginals(gp, data.seq(i), m, mu.data(), sd.data());
-    if (c.gp == "score") pool.eigen[p] = gp_eigen(gp, data.seq(i), m);
+    gp_case(gp, data.seq(i), m, mu.data(), sd.data(), c.gp == "score" ? &pool.eigen[p] : nullptr);
     for (std::size_t k = 0; k < S; ++k) {
       pool.mask[p * S + k] = m.observed[k] ? 1.0f : 0.0f;
       pool.mu[p * S + k] = static_cast<float>(mu[k]);

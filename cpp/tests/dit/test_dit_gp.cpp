@@ -137,6 +137,19 @@ TEST_CASE("gp_conditional_eigen: U diag(lambda) U^T is the GP's conditional cova
     }
     CHECK((Um * lambda.asDiagonal() * Um.transpose() - C).norm() <= 1e-10 * C.norm());
     CHECK((Um.transpose() * Um - Matrix::Identity(Um.cols(), Um.cols())).norm() <= 1e-10);
+    // Asked for the marginals too (one factorisation), it gives what
+    // gp_entry_marginals gives, and the same eigenpairs.
+    std::vector<double> mu(H * d, -7.0), sd(H * d, -7.0), mu2(H * d), sd2(H * d);
+    Matrix U2;
+    Vector lambda2;
+    gp_conditional_eigen(gp, x.seq(0), mask, U2, lambda2, mu.data(), sd.data());
+    gp_entry_marginals(gp, x.seq(0), mask, mu2.data(), sd2.data());
+    for (int k = 0; k < H * d; ++k) {
+      CHECK(mu[k] == Approx(mu2[k]).margin(1e-10));
+      CHECK(sd[k] == Approx(sd2[k]).margin(1e-10));
+    }
+    CHECK((U2 - U).norm() == 0.0);
+    CHECK((lambda2 - lambda).norm() == 0.0);
   };
   check(Mask::from_missing_frames(H, d, {0, 4, 5, 11}), "frame-level (Kronecker)");
   check(mcar_mask(H, d, 0.4, rng), "entry-level (dense)");
@@ -149,6 +162,9 @@ TEST_CASE("gp_conditional_eigen: U diag(lambda) U^T is the GP's conditional cova
   gp_conditional_eigen(gp, y.seq(0), Mask::from_missing_frames(H, d, {5}), U, lambda);
   CHECK(U.cols() == d + 1);
   CHECK(U.row(4).norm() > 0.0);
+  std::vector<double> mu(H * d);
+  CHECK_THROWS_AS(gp_conditional_eigen(gp, x.seq(0), mcar_mask(H, d, 0.4, rng), U, lambda, mu.data(), nullptr),
+                  input_error);
 }
 
 // The score model's base is the exact noise of the GP's joint conditional
