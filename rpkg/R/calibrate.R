@@ -62,10 +62,13 @@
 #' hidden entry is scored as above and grouped by the length of the gap it
 #' lies in (`groups = "gap"` or `"none"`); [apply_calibration()] (or
 #' `impute_series(calibrate = TRUE)`) widens each imputed entry's interval
-#' by the factor of its gap's group where that factor is positive, and leaves
-#' it as the model gave it otherwise: a series' self-calibration never narrows
-#' (a group's factor rests on a few gaps whose entries are correlated; the
-#' factors as fitted are kept in `factors$fitted`). Intervals only: the
+#' by the factor of its gap's group where that factor is positive; where it
+#' is negative (the model's intervals covered more than `level`), it narrows
+#' them only when the group's scores come from at least 200 hidden gaps, and
+#' leaves them as the model gave them otherwise (the entries of one gap are
+#' correlated, so a group of a few long gaps is a sample of a few; the factors
+#' as fitted are kept in `factors$fitted`, the gaps behind each in
+#' `factors$gaps`). Intervals only: the
 #' series' single L2 region is left as it is. The hidden values helped fit
 #' the model, so the rounds are slightly optimistic about it.
 #'

@@ -16,6 +16,30 @@ run_lengths <- function(miss) {
   out
 }
 
+# The run of missing values each entry belongs to, numbered over the whole
+# T x d matrix (0 where observed).
+run_ids <- function(miss) {
+  out <- matrix(0L, nrow(miss), ncol(miss))
+  first <- 0L
+  for (j in seq_len(ncol(miss))) {
+    r <- rle(miss[, j])
+    id <- cumsum(r$values)
+    out[, j] <- rep(ifelse(r$values, first + id, 0L), r$lengths)
+    first <- first + max(c(0L, id))
+  }
+  out
+}
+
+# A group's intervals are narrowed (a negative conformal factor applied) only
+# when its scores come from at least this many hidden gaps: the values of one
+# gap are strongly correlated, so a group of a few long gaps is a sample of a
+# few, and narrowing on sunspot.month's few long gaps took their coverage from
+# 87.7% to 63.8% (bench/results/series_long_narrowing_2026-11-25.md). From
+# 200 gaps of one or a few values, the coverage a factor gives is known to
+# about sqrt(0.9 * 0.1 / 200) = 2 percentage points.
+series_narrow_min_gaps <- 200L
+series_factor <- function(q, gaps) if (q >= 0 || gaps >= series_narrow_min_gaps) q else 0
+
 # One calibration mask: per variable, stretches of observed frames with
 # lengths drawn from `lens` until about `share` of its observed values are
 # hidden (at least one stretch, at most half of them). A length that finds
@@ -82,25 +106,27 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
     y <- on_model_scale(v[idx], cj, model$transform)
     half <- (hi - lo) / 2
     list(score = pmax(lo - y, y - hi) / pmax(half, .Machine$double.eps),
-         gap = run_lengths(is.na(xr))[idx], round = rep(r, length(idx)), hidden = length(idx) / sum(!miss))
+         gap = run_lengths(is.na(xr))[idx], run = run_ids(is.na(xr))[idx], round = rep(r, length(idx)),
+         hidden = length(idx) / sum(!miss))
   })
   scores <- list(entry = unlist(lapply(rounds, `[[`, "score")), region = NA_real_)
   features <- list(gap = unlist(lapply(rounds, `[[`, "gap")), pattern = character(0))
   features$n <- length(features$gap)
   round_of <- unlist(lapply(rounds, `[[`, "round"))
+  gap_of <- paste(round_of, unlist(lapply(rounds, `[[`, "run")))  # the hidden gap of each score
   grouping <- choose_groups(features, groups, n_groups, level, scores, call = call)
   if (grouping$type == "pattern") abort_input("groups", "a series is calibrated by \"gap\" or \"none\".", call = call)
   g <- assign_groups(grouping, features)
   labels <- grouping$labels
-  # The conformal factor of each group, applied only when it widens: the
-  # entries of one gap are strongly correlated, so a group's factor rests on a
-  # few gaps, and a factor below zero (the model's intervals looked too wide
-  # on them) is not trusted to narrow the model's exact intervals (narrowing
-  # on sunspot.month's few long gaps took their coverage from 87.7% to 63.8%
-  # in bench/results/series_long_narrowing_2026-11-25.md, before this rule).
+  # The conformal factor of each group, applied where it widens, and where it
+  # narrows only when the group's scores come from at least
+  # series_narrow_min_gaps hidden gaps (a factor below zero says the model's
+  # intervals looked too wide, which a few correlated gaps cannot show).
+  n_gaps <- function(sel) length(unique(gap_of[sel]))
+  gaps <- c(vapply(seq_along(labels), function(b) n_gaps(g == b), 0L), n_gaps(rep(TRUE, length(g))))
   fitted <- c(vapply(seq_along(labels), function(b) conformal_quantile(scores$entry[g == b], level), 0),
               conformal_quantile(scores$entry, level))
-  q <- pmax(fitted, 0)
+  q <- mapply(series_factor, fitted, gaps)
   # Cross-fitted coverage: factors from the odd rounds scored on the even ones and back.
   fold <- 1L + round_of %% 2L
   diag <- do.call(rbind, lapply(c(seq_along(labels), 0L), function(b) {
@@ -108,7 +134,8 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
     cross <- rep(NA, length(g))
     if (n_rounds >= 2) {
       for (f in 1:2) {
-        qf <- max(conformal_quantile(scores$entry[in_g & fold != f], level), 0)
+        fit_in <- in_g & fold != f
+        qf <- series_factor(conformal_quantile(scores$entry[fit_in], level), n_gaps(fit_in))
         sel <- in_g & fold == f
         cross[sel] <- scores$entry[sel] <= qf
       }
@@ -120,7 +147,8 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
                interval_cal_upper = cal[["upper"]], stringsAsFactors = FALSE)
   }))
   structure(list(object = model, level = level, n_samples = n_samples, grouping = grouping,
-                 factors = data.frame(group = c(labels, "pooled"), interval = q, fitted = fitted, stringsAsFactors = FALSE),
+                 factors = data.frame(group = c(labels, "pooled"), interval = q, fitted = fitted, gaps = gaps,
+                                      stringsAsFactors = FALSE),
                  diagnostics = diag, n_rounds = n_rounds, share = share, gap_lengths = lens,
                  hidden_share = mean(vapply(rounds, `[[`, 0, "hidden")),
                  scores = data.frame(round = round_of, gap = features$gap, group = labels[g], score = scores$entry,
@@ -129,8 +157,9 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
             class = c("ditimpute_series_calibration", "ditimpute_calibration"))
 }
 
-# Widens each imputed entry's interval by its gap-length group's factor (zero
-# where the group's conformal factor was negative: never narrows).
+# Moves each imputed entry's interval by its gap-length group's factor (zero
+# where the group's conformal factor was negative and rested on fewer than
+# series_narrow_min_gaps gaps).
 # Interval ends of transformed variables go to the model's scale and back.
 apply_series_calibration <- function(imputation, calibration, call = rlang::caller_env()) {
   if (!inherits(imputation, "ditimpute_series_imputation")) {
@@ -164,10 +193,10 @@ print.ditimpute_series_calibration <- function(x, ...) {
   d <- x$diagnostics
   tab <- data.frame(group = d$group, entries = d$entries, interval_raw = pct_text(d$interval_raw),
                     interval_calibrated = paste(pct_text(d$interval_cal), ci_text(d$interval_cal_lower, d$interval_cal_upper)),
-                    widen = sprintf("%.3g", x$factors$interval),
+                    gaps = x$factors$gaps %||% NA_integer_, widen = sprintf("%.3g", x$factors$interval),
                     conformal = sprintf("%.3g", x$factors$fitted %||% x$factors$interval))
   print(tab, row.names = FALSE, right = FALSE)
-  cat("Calibrated coverage cross-fitted between odd and even rounds; 95% Clopper-Pearson intervals in brackets\n(entries of one gap are correlated: a guide only). widen: interval change in half-widths, the group's\nconformal factor where it is positive (a series' intervals are widened, never narrowed).\n")
+  cat(sprintf("Calibrated coverage cross-fitted between odd and even rounds; 95%% Clopper-Pearson intervals in brackets\n(entries of one gap are correlated: a guide only). widen: interval change in half-widths, the group's\nconformal factor where it is positive; where it is negative, only in a group of at least %d hidden gaps\n(else 0: a few correlated gaps cannot show that intervals are too wide).\n", series_narrow_min_gaps))
   invisible(x)
 }
 

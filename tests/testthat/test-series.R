@@ -122,6 +122,42 @@ test_that("bad input is a classed error naming the argument", {
   expect_error(completed_series(list()), class = "ditimpute_error_input", regexp = "object")
 })
 
+test_that("self-calibration narrows a series' intervals only on a group of many gaps", {
+  # Heavy-tailed noise (t, 3 df) around a smooth curve: the model's Gaussian
+  # 90% intervals, with the noise's variance, cover more than 90% of single
+  # missing values (93.5% of the 200 below). The calibration rounds hide
+  # hundreds of single values, so the group of short gaps may narrow; its
+  # few longer ones (runs of 3 where hidden values meet) may not.
+  set.seed(3)
+  n <- 2000
+  truth <- sin(2 * pi * seq_len(n) / 50) + 0.3 * stats::rt(n, df = 3)
+  y <- truth
+  holes <- sample(2:(n - 1), 200)
+  y[holes] <- NA
+  imp <- impute_series(y, level = 0.9, n_samples = 40, seed = 1)
+  cal <- calibrate(imp, seed = 2)
+  f <- cal$factors
+  short <- 1L  # the first group: the shortest gaps
+  expect_gte(f$gaps[short], 200)
+  expect_lt(f$fitted[short], 0)
+  expect_identical(f$interval[short], f$fitted[short])
+  for (b in which(f$gaps < 200)) expect_identical(f$interval[b], max(f$fitted[b], 0))
+  cimp <- apply_calibration(imp, cal)
+  miss <- imp$missing
+  gl <- ditimpute:::run_lengths(miss)[miss]
+  g <- ditimpute:::assign_groups(cal$grouping, list(gap = gl, n = length(gl)))
+  expect_gt(mean(g == short), 0.9)  # most holes are single values
+  narrower <- (cimp$upper - cimp$lower)[miss] < (imp$upper - imp$lower)[miss]
+  expect_identical(narrower, f$interval[g] < 0)
+  inside <- function(o) mean(o$lower[holes] <= truth[holes] & truth[holes] <= o$upper[holes])
+  # 200 held-out truths: a binomial SE of 2.1 points at 90%; the bounds are two SEs.
+  expect_gt(inside(imp), 0.92)
+  expect_lt(inside(cimp), inside(imp))
+  expect_gte(inside(cimp), 0.86)
+  expect_lte(inside(cimp), 0.94)
+  expect_output(print(cal), "at least 200 hidden gaps")
+})
+
 test_that("a series without missing values comes back as it was", {
   imp <- impute_series(datasets::Nile, n_samples = 20, seed = 1)
   expect_identical(completed_series(imp), datasets::Nile)
@@ -143,12 +179,14 @@ test_that("calibrate() self-calibrates a series imputation on stretches hidden w
   expect_gte(length(cal$grouping$labels), 2)
   # Each group's fitted factor is the conformal quantile of its scores: the
   # smallest q with at least a share `level` of the hidden values inside
-  # (score <= q); the applied factor is that q where it widens, else 0.
+  # (score <= q); the applied factor is that q where it widens, else 0 (each
+  # group here rests on fewer than 200 hidden gaps, too few to narrow).
   for (b in seq_along(cal$grouping$labels)) {
     s <- cal$scores$score[cal$scores$group == cal$grouping$labels[b]]
     q <- cal$factors$fitted[b]
     expect_gte(mean(s <= q), 0.9)
     expect_lt(mean(s < q), 0.9 + 1 / length(s) + 1e-12)
+    expect_lt(cal$factors$gaps[b], 200)
     expect_identical(cal$factors$interval[b], max(q, 0))
   }
   expect_output(print(cal), "rounds")
@@ -161,7 +199,7 @@ test_that("calibrate() self-calibrates a series imputation on stretches hidden w
   g <- ditimpute:::assign_groups(cal$grouping, list(gap = gl, n = length(gl)))
   expect_equal((cimp$upper - cimp$lower)[miss], (imp$upper - imp$lower)[miss] * (1 + cal$factors$interval[g]))
   expect_equal(cimp$lower[miss] + cimp$upper[miss], imp$lower[miss] + imp$upper[miss])
-  # A series' self-calibration never narrows an interval.
+  # With groups of fewer than 200 gaps, a series' self-calibration never narrows an interval.
   expect_true(all(cimp$lower[miss] <= imp$lower[miss] & cimp$upper[miss] >= imp$upper[miss]))
   expect_equal(cimp$record$upper, cimp$upper[cbind(cimp$record$frame, 1L)])
   expect_true(all(is.na(cimp$lower[!miss])))
@@ -332,19 +370,22 @@ test_that("positive skewed data: the log scale keeps every imputation and bound 
   expect_true(all(is.na(impute_series(y - 20, n_samples = 20, seed = 1)$model$lambda)))
 })
 
-test_that("a series' self-calibration keeps the model's intervals where they over-cover", {
+test_that("a series' self-calibration keeps the model's intervals where they over-cover on few gaps", {
   # Student-t (3 df) noise: Gaussian 90% intervals with the noise's own sd
-  # cover about 93.5% of it, so the conformal factors come out negative; the
-  # calibration must leave those intervals as the model gave them.
+  # cover about 93.5% of it, so the conformal factors come out negative; on
+  # fewer than 200 hidden gaps per group (share = 0.03: about 16 single
+  # values a round, 10 rounds) the calibration must leave those intervals as
+  # the model gave them (the test above narrows on many).
   set.seed(5)
   y <- stats::ts(stats::rt(600, df = 3))
   y[sample(600, 60)] <- NA
   imp <- impute_series(y, level = 0.9, n_samples = 40, seed = 1, model = "stationary", kernel = "smooth")
-  cal <- calibrate(imp, seed = 2)
+  cal <- calibrate(imp, seed = 2, share = 0.03)
+  expect_true(all(cal$factors$gaps < 200))
   expect_true(any(cal$factors$fitted < 0))
   expect_identical(cal$factors$interval, pmax(cal$factors$fitted, 0))
   out <- apply_calibration(imp, cal)
   miss <- imp$missing
   expect_true(all(out$upper[miss] - out$lower[miss] >= imp$upper[miss] - imp$lower[miss] - 1e-12))
-  expect_output(print(cal), "never narrowed")
+  expect_output(print(cal), "only in a group of at least 200")
 })
