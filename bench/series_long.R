@@ -14,7 +14,8 @@
 # hundreds of frames), placed at random where every hidden value was observed.
 # Scores: MAE and RMSE of the hidden values, and the share inside 90%
 # intervals, per gap-length group (1, 2-5, 6-20, 21-60, over 60) and overall,
-# pooled over `reps` repetitions (different gaps).
+# pooled over `reps` repetitions (different gaps), with standard errors that
+# count each hidden gap as one unit.
 #
 # Usage: Rscript bench/series_long.R [reps] [series,...] [methods,...]
 # Writes bench/results/series_long.md and inst/extdata/series_long_bench.csv
@@ -128,6 +129,7 @@ for (name in names(series)) {
     y[h] <- NA
     truth <- as.numeric(y0)[h]
     grp <- group_of(run_len(h)[h])
+    gap <- paste(r, cumsum(c(TRUE, diff(which(h)) > 1)))  # the hidden gap each scored value sits in
     for (m in names(methods)) {
       t0 <- proc.time()[["elapsed"]]
       out <- tryCatch(methods[[m]](y, name), error = function(e) { message(m, " on ", name, ": ", conditionMessage(e)); NULL })
@@ -137,7 +139,7 @@ for (name in names(series)) {
       err <- est - truth
       cover <- if (!is.null(out$lower)) out$lower[h] <= truth & truth <= out$upper[h] else rep(NA, length(truth))
       neg <- if (all(as.numeric(y0) > 0, na.rm = TRUE)) sum(est <= 0 | (if (!is.null(out$lower)) out$lower[h] <= 0 else FALSE)) else NA
-      rows[[length(rows) + 1]] <- data.frame(series = name, rep = r, method = m, group = grp, abs = abs(err),
+      rows[[length(rows) + 1]] <- data.frame(series = name, rep = r, gap = gap, method = m, group = grp, abs = abs(err),
                                              sq = err^2, cover = cover, seconds = secs / length(truth),
                                              nonpositive = neg / length(truth),
                                              model = if (is.null(out$model)) NA_character_ else out$model)
@@ -148,10 +150,32 @@ for (name in names(series)) {
 }
 res <- do.call(rbind, rows)
 
+# Standard errors treat each hidden gap as one unit: the values of a gap share
+# their neighbours and their errors are strongly correlated, so a group's
+# effective sample is its number of gaps, not of values. For a ratio of sums
+# sum(a_g) / sum(b_g) over gaps g (a coverage: covered / scored values; an MAE
+# ratio: one method's absolute errors / another's), the delta-method SE
+# sqrt(G / (G - 1) sum((a_g - R b_g)^2)) / sum(b_g).
+ratio_se <- function(a, b, gap) {
+  A <- tapply(a, gap, sum); B <- tapply(b, gap, sum)
+  G <- length(A)
+  if (G < 10) return(NA_real_)  # too few gaps for the SE to mean anything
+  R <- sum(A) / sum(B)
+  sqrt(G / (G - 1) * sum((A - R * B)^2)) / sum(B)
+}
 summarise <- function(d) {
-  data.frame(entries = nrow(d), mae = mean(d$abs), rmse = sqrt(mean(d$sq)),
-             coverage90 = if (all(is.na(d$cover))) NA else mean(d$cover), seconds = sum(d$seconds) / length(unique(d$rep)),
+  data.frame(entries = nrow(d), gaps = length(unique(d$gap)), mae = mean(d$abs), rmse = sqrt(mean(d$sq)),
+             coverage90 = if (all(is.na(d$cover))) NA else mean(d$cover),
+             coverage90_se = if (all(is.na(d$cover))) NA else ratio_se(d$cover, rep(1, nrow(d)), d$gap),
+             seconds = sum(d$seconds) / length(unique(d$rep)),
              nonpositive = sum(d$nonpositive) / length(unique(d$rep)))
+}
+# The SE of the MAE ratio of method m to method ref over the same values.
+mae_ratio_se <- function(series, group, m, ref) {
+  d <- res[res$series == series & (group == "all" | res$group == group), ]
+  a <- d[d$method == m, ]; b <- d[d$method == ref, ]
+  if (!nrow(a) || nrow(a) != nrow(b)) return(NA_real_)
+  ratio_se(a$abs, b$abs, a$gap)
 }
 by_all <- do.call(rbind, lapply(split(res, list(res$series, res$method), drop = TRUE), function(d) {
   cbind(data.frame(series = d$series[1], method = d$method[1], group = "all"), summarise(d))
@@ -170,12 +194,17 @@ ratio_rows <- lapply(split(tab, list(tab$series, tab$group), drop = TRUE), funct
   b <- d[d$method %in% its, ]
   lin <- d[d$method == "linear", ]
   cal <- d[d$method == "gp_calibrated", ]
-  data.frame(series = gp$series, group = gp$group, entries = gp$entries, mae_gp = gp$mae,
-             best_imputeTS = if (nrow(b)) b$method[which.min(b$mae)] else NA,
+  best <- if (nrow(b)) b$method[which.min(b$mae)] else NA
+  data.frame(series = gp$series, group = gp$group, entries = gp$entries, gaps = gp$gaps, mae_gp = gp$mae,
+             best_imputeTS = best,
              ratio_best_imputeTS = if (nrow(b)) gp$mae / min(b$mae) else NA,
+             se_best = if (nrow(b)) mae_ratio_se(gp$series, as.character(gp$group), "gp", best) else NA,
              ratio_linear = if (nrow(lin)) gp$mae / lin$mae else NA,
+             se_linear = if (nrow(lin)) mae_ratio_se(gp$series, as.character(gp$group), "gp", "linear") else NA,
              rmse_ratio_best_imputeTS = if (nrow(b)) gp$rmse / min(b$rmse) else NA,
-             coverage90 = gp$coverage90, coverage90_calibrated = if (nrow(cal)) cal$coverage90 else NA)
+             coverage90 = gp$coverage90, coverage90_se = gp$coverage90_se,
+             coverage90_calibrated = if (nrow(cal)) cal$coverage90 else NA,
+             calibrated_se = if (nrow(cal)) cal$coverage90_se else NA)
 })
 ratios <- do.call(rbind, ratio_rows)
 ratios <- ratios[order(ratios$series, ratios$group), ]
@@ -192,6 +221,7 @@ out <- c("# impute_series() on long real series, by gap length",
          sprintf("`Rscript bench/series_long.R %s` on %s; %d repetitions per series; %.0f%% of the observed values hidden in gaps with P(L) ~ L^-1.5 on 1..400 frames; 90%% intervals. Load average at the end: %s (2 cores).",
                  paste(args, collapse = " "), format(Sys.Date()), reps, 100 * share, load),
          "", "## The GP against the best imputeTS method and linear interpolation (MAE ratios; < 1 is better)", "",
+         "Standard errors (se_*) count each hidden gap as one unit (the values of a gap are strongly correlated): delta-method SEs of the ratio of per-gap sums, for the MAE ratios (paired with the other method on the same values) and the coverages. `gaps`: hidden gaps in the group over all repetitions; no SE under 10 gaps.", "",
          md_table(ratios), "", "## Models chosen (BIC)", "", md_table(models), "",
          "## Every method (seconds: per repetition; nonpositive: imputations or lower bounds <= 0 on positive series, per repetition)", "",
          md_table(tab))
