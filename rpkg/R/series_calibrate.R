@@ -8,12 +8,10 @@
 # The length of the run of missing values each entry belongs to (0 where
 # observed), per variable: T x d integer matrix.
 run_lengths <- function(miss) {
-  out <- matrix(0L, nrow(miss), ncol(miss))
-  for (j in seq_len(ncol(miss))) {
-    r <- rle(miss[, j])
-    out[, j] <- rep(ifelse(r$values, r$lengths, 0L), r$lengths)
-  }
-  out
+  ids <- run_ids(miss)
+  runs <- ids > 0
+  ids[runs] <- tabulate(ids[runs])[ids[runs]]
+  ids
 }
 
 # The run of missing values each entry belongs to, numbered over the whole
