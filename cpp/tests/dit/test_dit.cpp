@@ -479,3 +479,50 @@ TEST_CASE("The DiT samples on CUDA with the CPU's noise", "[.cuda][dit][device]"
   const Batch g = gpu.sample(x, 6, quick_sampler(), 5, 1);
   for (std::size_t k = 0; k < a.data.size(); ++k) CHECK(g.data[k] == Approx(a.data[k]).margin(1e-3));
 }
+
+// The two paths that session-24-era code moved (one GP conditional per case
+// for score GP-DiTs, the folded entry-token network) on CUDA: each model
+// trains 30 steps on the CPU (so the network, not only the GP base or the
+// zero-gated start, shapes the samples), is copied to CUDA with its GP, and
+// samples what the CPU samples with the same noise (float32 on both, so 1e-3
+// as above); then a few training steps on CUDA itself give finite losses.
+TEST_CASE("A score GP-DiT and an entry-token DiT sample and train on CUDA", "[.cuda][dit][device][gp]") {
+  const BackendInfo b = backend_info();
+  if (!b.cuda_available) {
+    WARN("SKIPPED: no CUDA in the linked LibTorch " << b.torch_version);
+    return;
+  }
+  const int H = 12, d = 3;
+  const auto [gp, train, held_out] = small_gp_split(H, d, 200, 20, 5);
+  const MaskStrategy strategy = mixed_strategy(H);
+  DiTConfig score = tiny_config(H, d);
+  score.gp = "score";
+  DiTConfig entry = tiny_config(H, d);
+  entry.tokens = "entry";
+  for (const DiTConfig& c : {score, entry}) {
+    INFO("gp = '" << c.gp << "', tokens = '" << c.tokens << "'");
+    auto cpu = DiTModel::create(c, 4, "cpu");
+    if (!c.gp.empty()) cpu.set_gp(gp);
+    TrainOptions o = cpu_train_options(30, 16, 3);
+    o.lr = 3e-3;
+    cpu.fit(train, nullptr, strategy, o);
+    auto gpu = DiTModel::from_bytes(cpu.to_bytes(), "cuda");
+    REQUIRE(gpu.device() == "cuda");
+    std::vector<double> x(held_out.seq(0), held_out.seq(0) + H * d);
+    for (int k : {1, 4, 5, 6, 13, 20, 33}) x[k] = std::numeric_limits<double>::quiet_NaN();
+    const Batch a = cpu.sample(x, 6, quick_sampler(), 5, 1);
+    const Batch g = gpu.sample(x, 6, quick_sampler(), 5, 1);
+    int filled = 0;
+    for (std::size_t k = 0; k < a.data.size(); ++k) {
+      CHECK(g.data[k] == Approx(a.data[k]).margin(1e-3));
+      filled += std::isnan(x[k % (H * d)]) && std::isfinite(a.data[k]);
+    }
+    CHECK(filled == 6 * 7);  // every missing entry of every sample
+    TrainOptions og = cpu_train_options(5, 16, 9);
+    og.device = "cuda";
+    const TrainResult r = gpu.fit(train, &held_out, strategy, og);
+    CHECK(r.steps_done == 35);
+    CHECK(std::isfinite(r.final_loss));
+    CHECK(std::isfinite(r.final_val_loss));
+  }
+}
