@@ -24,8 +24,13 @@
 # Run from the repository root:
 #   Rscript bench/real_data.R [data_dir]
 # It writes bench/results/real_data.md and inst/extdata/real-data-results.rds
-# (read by the vignette). Environment: DITIMPUTE_BENCH_DIT_STEPS (default 3000;
-# 0 leaves the DiT out); DITIMPUTE_BENCH_DATA (e.g. "ett_h1": only those data
+# (read by the vignette). By default each DiT trains as the vignette recommends:
+# dit_fit()'s default recipe for DITIMPUTE_BENCH_DIT_TIME (default 600) seconds
+# on the training period's windows cut every DITIMPUTE_BENCH_DIT_STRIDE (default
+# 2) frames, stopping early on the validation windows (below).
+# Environment: DITIMPUTE_BENCH_DIT_STEPS (set: the former fixed-step recipe,
+# that many steps on the disjoint windows, batch 32, lr 1e-3; 0 leaves the DiT
+# out); DITIMPUTE_BENCH_DATA (e.g. "ett_h1": only those data
 # sets, written to bench/results/real_data_<names>.md, the .rds untouched;
 # "ett_h2", ETTh1's sibling transformer, runs only when named here);
 # DITIMPUTE_BENCH_CACHE (a folder: trained DiTs are saved there and reused);
@@ -33,7 +38,7 @@
 # bench/results/real_data_<names>_<methods>.md; the GP is fitted only when
 # "fitted GP" or a GP-DiT is among them); DITIMPUTE_BENCH_RATES (e.g. "0.1,0.5");
 # DITIMPUTE_BENCH_DIT_TIME (seconds: each DiT trains with dit_fit(time_limit =)
-# and its default recipe instead of the fixed-step recipe above).
+# and its default recipe; 0 with DITIMPUTE_BENCH_DIT_STEPS: the fixed-step recipe).
 # GP-DiT / GP-DiT channels (not in the default set; name them in
 # DITIMPUTE_BENCH_METHODS): dit_fit(gp = the fitted GP, gp_mode = "residual" /
 # "channels"), the same architecture and budget as the DiT.
@@ -43,7 +48,8 @@
 # tokens 64/3/4. DITIMPUTE_BENCH_WINDOWS=n: every method scores the same n
 # evenly spread test windows (and calibrates on n validation windows), for
 # imputers too slow for all of them (entry tokens at d = 132).
-# DITIMPUTE_BENCH_DIT_STRIDE=s (with DITIMPUTE_BENCH_DIT_TIME): the DiTs
+# DITIMPUTE_BENCH_DIT_STRIDE=s (with DITIMPUTE_BENCH_DIT_TIME; 0: the disjoint
+# windows; a run whose s differs from the default 2 is a subset run): the DiTs
 # train on every window of the training period that starts s frames after
 # the last (the period's own windows overlapped: H / s times as many
 # examples; the GP keeps the disjoint ones) and validate (early stopping) on
@@ -54,6 +60,7 @@ suppressPackageStartupMessages(library(ditimpute))
 
 args <- commandArgs(trailingOnly = TRUE)
 data_dir <- if (length(args)) args[1] else Sys.getenv("DITIMPUTE_DATA_DIR", "../shared/data")
+fixed_steps <- nzchar(Sys.getenv("DITIMPUTE_BENCH_DIT_STEPS"))
 dit_steps <- as.integer(Sys.getenv("DITIMPUTE_BENCH_DIT_STEPS", "3000"))
 rates <- c(0.1, 0.2, 0.5)
 only_rates <- as.numeric(strsplit(Sys.getenv("DITIMPUTE_BENCH_RATES", ""), "[, ]+")[[1]])
@@ -62,7 +69,7 @@ all_methods <- c("fitted GP", "DiT", "linear", "mean", "Amelia")
 gp_dit_methods <- c("GP-DiT", "GP-DiT channels")
 only_methods <- strsplit(Sys.getenv("DITIMPUTE_BENCH_METHODS", ""), " *, *")[[1]]
 methods <- if (length(only_methods)) intersect(c(all_methods, gp_dit_methods), only_methods) else all_methods
-dit_time <- as.numeric(Sys.getenv("DITIMPUTE_BENCH_DIT_TIME", "0"))
+dit_time <- as.numeric(Sys.getenv("DITIMPUTE_BENCH_DIT_TIME", if (fixed_steps) "0" else "600"))
 # With DITIMPUTE_BENCH_DIT_TIME: the validation share held out of each DiT's
 # training (dit_fit's default 0.1) and the GP-DiT's pool of training examples
 # (gp_pool; empty = dit_fit's default).
@@ -86,7 +93,8 @@ level <- 0.9
 n_gp <- c(ett_h1 = Inf, ett_h2 = Inf, beijing_air = Inf)
 n_windows <- as.numeric(Sys.getenv("DITIMPUTE_BENCH_WINDOWS", "Inf"))
 tokens <- Sys.getenv("DITIMPUTE_BENCH_TOKENS", "frame")
-dit_stride <- as.integer(Sys.getenv("DITIMPUTE_BENCH_DIT_STRIDE", "0"))
+default_stride <- if (dit_time > 0) 2L else 0L
+dit_stride <- as.integer(Sys.getenv("DITIMPUTE_BENCH_DIT_STRIDE", default_stride))
 if (!tokens %in% c("frame", "entry")) stop("DITIMPUTE_BENCH_TOKENS must be frame or entry")
 spread <- function(a, n) if (is.finite(n) && dim(a)[1] > n) a[round(seq(1, dim(a)[1], length.out = n)), , , drop = FALSE] else a
 
@@ -380,10 +388,10 @@ md <- c("# Real data: imputation of hidden entries (bench/real_data.R)", "",
         "")
 dir.create("bench/results", showWarnings = FALSE, recursive = TRUE)
 if (!identical(data_sets, all_data) || !identical(methods, all_methods) || !identical(rates, c(0.1, 0.2, 0.5)) ||
-    tokens != "frame" || is.finite(n_windows) || dit_stride > 0) {
+    tokens != "frame" || is.finite(n_windows) || dit_stride != default_stride) {
   tag <- c(if (!identical(data_sets, all_data)) data_sets,
            if (tokens != "frame") "entry", if (is.finite(n_windows)) sprintf("w%d", n_windows),
-           if (dit_stride > 0) sprintf("stride%d", dit_stride),
+           if (dit_stride != default_stride) sprintf("stride%d", dit_stride),
            if (!identical(methods, all_methods)) gsub(" ", "_", tolower(methods)),
            if (!identical(rates, c(0.1, 0.2, 0.5))) sprintf("r%.0f", 100 * rates))
   out <- sprintf("bench/results/real_data_%s.md", paste(tag, collapse = "_"))
@@ -395,6 +403,7 @@ if (!identical(data_sets, all_data) || !identical(methods, all_methods) || !iden
 writeLines(md, "bench/results/real_data.md")
 dir.create("inst/extdata", showWarnings = FALSE, recursive = TRUE)
 saveRDS(list(table = table, gp = gp_info, paper = paper, examples = lapply(results, `[[`, "example"),
-             dit_steps = dit_steps, date = Sys.Date()),
+             dit_steps = if (dit_time > 0) NA else dit_steps, dit_time = dit_time, dit_stride = dit_stride,
+             date = Sys.Date()),
         "inst/extdata/real-data-results.rds")
 cat(md, sep = "\n")
