@@ -39,9 +39,9 @@
 # "fitted GP" or a GP-DiT is among them); DITIMPUTE_BENCH_RATES (e.g. "0.1,0.5");
 # DITIMPUTE_BENCH_DIT_TIME (seconds: each DiT trains with dit_fit(time_limit =)
 # and its default recipe; 0 with DITIMPUTE_BENCH_DIT_STEPS: the fixed-step recipe).
-# GP-DiT / GP-DiT channels (not in the default set; name them in
-# DITIMPUTE_BENCH_METHODS): dit_fit(gp = the fitted GP, gp_mode = "residual" /
-# "channels"), the same architecture and budget as the DiT.
+# GP-DiT / GP-DiT channels / GP-DiT score (not in the default set; name them
+# in DITIMPUTE_BENCH_METHODS): dit_fit(gp = the fitted GP, gp_mode = "residual"
+# / "channels" / "score"), the same architecture and budget as the DiT.
 # DITIMPUTE_BENCH_TOKENS=entry: every DiT of the run has entry tokens
 # (dit_config(tokens = "entry"), 32 wide, 2 deep, 2 heads, batch 8, 50
 # warm-up steps: bench/dit_tokens.R's model for BeijingAir) instead of frame
@@ -66,7 +66,7 @@ rates <- c(0.1, 0.2, 0.5)
 only_rates <- as.numeric(strsplit(Sys.getenv("DITIMPUTE_BENCH_RATES", ""), "[, ]+")[[1]])
 if (length(only_rates)) rates <- only_rates
 all_methods <- c("fitted GP", "DiT", "linear", "mean", "Amelia")
-gp_dit_methods <- c("GP-DiT", "GP-DiT channels")
+gp_dit_methods <- c("GP-DiT", "GP-DiT channels", "GP-DiT score")
 only_methods <- strsplit(Sys.getenv("DITIMPUTE_BENCH_METHODS", ""), " *, *")[[1]]
 methods <- if (length(only_methods)) intersect(c(all_methods, gp_dit_methods), only_methods) else all_methods
 dit_time <- as.numeric(Sys.getenv("DITIMPUTE_BENCH_DIT_TIME", if (fixed_steps) "0" else "600"))
@@ -178,7 +178,7 @@ run_dataset <- function(name) {
   }
   # Each DiT's training: wall seconds, CPU seconds (user + system of this
   # process) and the load average before it.
-  dit_modes <- list(DiT = NULL, `GP-DiT` = "residual", `GP-DiT channels` = "channels")
+  dit_modes <- list(DiT = NULL, `GP-DiT` = "residual", `GP-DiT channels` = "channels", `GP-DiT score` = "score")
   dits <- list()
   dit_info <- list()
   for (label in intersect(names(dit_modes), methods)) {
@@ -359,8 +359,8 @@ md <- c("# Real data: imputation of hidden entries (bench/real_data.R)", "",
         sprintf("Produced by `%s` on %s (%s, %d CPU cores). Standardised scale (training means", command,
                 format(Sys.Date()), R.version.string, parallel::detectCores()),
         "and sds), errors over the hidden entries only; CRPS of deterministic methods is their absolute error;",
-        if (dit_time > 0) sprintf("DiTs (%s): %s, v-prediction, dit_fit()'s default recipe (AdamW, cosine learning rate, EMA, best validation weights) with time_limit = %.0f s each on CPU (training below); 50 samples, the package's default sampler; a DiT row's seconds are the imputation alone (training apart). GP-DiT: dit_fit(gp = the fitted GP below), gp_mode residual (the network corrects the GP's conditional marginals) or channels (the GP's conditional mean and sd as inputs only).",
-                                  paste(intersect(names(c(DiT = 1, `GP-DiT` = 1, `GP-DiT channels` = 1)), methods), collapse = ", "),
+        if (dit_time > 0) sprintf("DiTs (%s): %s, v-prediction, dit_fit()'s default recipe (AdamW, cosine learning rate, EMA, best validation weights) with time_limit = %.0f s each on CPU (training below); 50 samples, the package's default sampler; a DiT row's seconds are the imputation alone (training apart). GP-DiT: dit_fit(gp = the fitted GP below), gp_mode residual (the network corrects the GP's conditional marginals), channels (the GP's conditional mean and sd as inputs only) or score (the network corrects the GP's exact joint conditional score).",
+                                  paste(intersect(names(c(DiT = 1, `GP-DiT` = 1, `GP-DiT channels` = 1, `GP-DiT score` = 1)), methods), collapse = ", "),
                                   if (tokens == "entry") "entry tokens (one token per entry), width 32, depth 2, 2 heads, batch 8, 50 warm-up steps" else
                                     "frame tokens, width 64, depth 3", dit_time) else
         if (dit_steps > 0) sprintf("DiT: width 64, depth 3, v-prediction, %d AdamW steps on CPU (%s s); 50 samples, the package's default sampler (?dit_sample), all windows in shared network batches; a DiT row's seconds are the imputation alone (training apart).",
