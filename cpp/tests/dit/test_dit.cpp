@@ -480,8 +480,8 @@ TEST_CASE("The DiT samples on CUDA with the CPU's noise", "[.cuda][dit][device]"
   for (std::size_t k = 0; k < a.data.size(); ++k) CHECK(g.data[k] == Approx(a.data[k]).margin(1e-3));
 }
 
-// The two paths that session-24-era code moved (one GP conditional per case
-// for score GP-DiTs, the folded entry-token network) on CUDA: each model
+// Two paths the test above does not reach (a score GP-DiT's GP conditional
+// per case, gp_case in dit/model.cpp; the entry-token network) on CUDA: each model
 // trains 30 steps on the CPU (so the network, not only the GP base or the
 // zero-gated start, shapes the samples), is copied to CUDA with its GP, and
 // samples what the CPU samples with the same noise (float32 on both, so 1e-3
