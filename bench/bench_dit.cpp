@@ -56,6 +56,7 @@
 #include "ditimpute/patterns.hpp"
 #include "ditimpute/theory.hpp"
 // Internal: the network itself, for the general-vs-folded call comparison.
+#include "../cpp/src/dit/model_impl.hpp"
 #include "../cpp/src/dit/network.hpp"
 
 #include <algorithm>
@@ -717,22 +718,54 @@ void entry_speed(int threads, int reps) {
   const auto &x = rn.x, &mask = rn.mask;
   c10::InferenceMode inference;
   auto t = torch::full({Z}, 0.5);
-  std::vector<double> wall[2], cpu[2];
+  // The sampler's CPU path: the folded network in row chunks of at most
+  // detail::kCpuTokensPerCall tokens (sampling.cpp).
+  const int64_t rows = ditimpute::detail::network_chunk_rows(Z, Z, int64_t{H} * d, false);
+  auto chunked = [&] {
+    std::vector<torch::Tensor> parts;
+    for (int64_t r0 = 0; r0 < Z; r0 += rows) {
+      const int64_t n = std::min<int64_t>(rows, Z - r0);
+      parts.push_back(net->noise_at(x.narrow(0, r0, n), mask.narrow(0, r0, n), 0.5));
+    }
+    return torch::cat(parts, 0);
+  };
+  std::vector<double> wall[3], cpu[3];
   for (int r = 0; r < 5 * reps; ++r) {
     const auto g = time_best(1, [&] { net->noise(x, mask, t); });
     const auto f = time_best(1, [&] { net->noise_at(x, mask, 0.5); });
+    const auto k = time_best(1, [&] { chunked(); });
     wall[0].push_back(g.first), cpu[0].push_back(g.second);
     wall[1].push_back(f.first), cpu[1].push_back(f.second);
+    wall[2].push_back(k.first), cpu[2].push_back(k.second);
   }
   auto median = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
   };
   const double diff = (net->noise(x, mask, t) - net->noise_at(x, mask, 0.5)).abs().max().item<double>();
+  const double diff_chunked = (chunked() - net->noise_at(x, mask, 0.5)).abs().max().item<double>();
   std::printf("entry-token DiT 32/2/2, H = %d, d = %d, %d rows (%d tokens), %d threads, median of %d alternating calls "
               "(wall / cpu s): general %.3f / %.3f, folded %.3f / %.3f: %.2fx wall, %.2fx cpu (max |difference| %.1e)\n",
               H, d, Z, Z * H * d, threads, 5 * reps, median(wall[0]), median(cpu[0]), median(wall[1]), median(cpu[1]),
               median(wall[0]) / median(wall[1]), median(cpu[0]) / median(cpu[1]), diff);
+  std::printf("folded in chunks of %lld rows (%lld tokens, the sampler's CPU path): %.3f / %.3f: %.2fx wall, %.2fx cpu "
+              "against the folded call on all %d rows (max |difference| %.1e)\n",
+              static_cast<long long>(rows), static_cast<long long>(rows) * H * d, median(wall[2]), median(cpu[2]),
+              median(wall[1]) / median(wall[2]), median(cpu[1]) / median(cpu[2]), Z, diff_chunked);
+  // Other chunk sizes, for the choice of kCpuTokensPerCall (same run).
+  for (int64_t other : {1, 5, 10, 25}) {
+    std::vector<double> w, u;
+    for (int r = 0; r < 5 * reps; ++r) {
+      const auto k = time_best(1, [&] {
+        for (int64_t r0 = 0; r0 < Z; r0 += other)
+          net->noise_at(x.narrow(0, r0, std::min<int64_t>(other, Z - r0)), mask.narrow(0, r0, std::min<int64_t>(other, Z - r0)), 0.5);
+      });
+      w.push_back(k.first), u.push_back(k.second);
+    }
+    std::printf("  chunks of %lld rows (%lld tokens): %.3f / %.3f: %.2fx wall against all %d rows\n",
+                static_cast<long long>(other), static_cast<long long>(other) * H * d, median(w), median(u),
+                median(wall[1]) / median(w), Z);
+  }
 }
 
 int main(int argc, char** argv) {

@@ -96,7 +96,10 @@ impute.default <- function(object, x, n_samples = 100, level = 0.95, ...) {
 #' @param batch_size For a DiT: the most sequences per network batch (cases
 #'   are never split; `NULL` = 128 on the CPU, 4096 on CUDA, or `n_samples`
 #'   when larger). All cases' samples share network batches, so many cases
-#'   cost no more per sample than one.
+#'   cost no more per sample than one. On the CPU a batch goes through the
+#'   network in row chunks of at most 16,000 tokens (rows x `H`, or rows x
+#'   `H` x `d` for entry tokens), which keeps its working memory small;
+#'   samples are the same either way.
 #' @export
 impute.ditimpute_dit <- function(object, x, n_samples = 100, level = 0.95, point = c("mean", "median"),
                                  truth = NULL, method = NULL, steps = NULL, seed = NULL, threads = NULL,

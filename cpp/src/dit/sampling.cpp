@@ -55,6 +55,7 @@ struct NetOps {
   torch::Tensor mu, sd;  // [B, H, d]: the GP's conditional mean and sd (GP-informed models)
   torch::Tensor U, lambda;  // gp = "score": [cases, S, K], [cases, K] (gp_eigen_tensors)
   std::vector<double> buffer;
+  int64_t chunk_rows = 0;  // rows per network call (detail::network_chunk_rows); B = one call
 
   torch::Tensor noise() {
     const std::size_t per_case = static_cast<std::size_t>(Z) * H * d;
@@ -72,14 +73,40 @@ struct NetOps {
     torch::Tensor eps;
     {
       CudaBf16Autocast autocast(device.is_cuda());
-      eps = net->noise_at(x, mask, t, mu, sd, U, lambda);
+      eps = chunk_rows <= 0 || chunk_rows >= B ? net->noise_at(x, mask, t, mu, sd, U, lambda) : chunked_noise(x, t);
     }
     return score_from_noise(eps, t);
+  }
+  // The network row chunk by row chunk (rows are independent): a chunk is
+  // whole cases or lies inside one, so it takes those cases' eigenvectors.
+  torch::Tensor chunked_noise(const torch::Tensor& x, double t) {
+    std::vector<torch::Tensor> parts;
+    for (int64_t r0 = 0; r0 < B; r0 += chunk_rows) {
+      const int64_t n = std::min(chunk_rows, B - r0);
+      auto rows = [&](const torch::Tensor& a) { return a.defined() ? a.narrow(0, r0, n) : a; };
+      torch::Tensor u, l;
+      if (U.defined()) {
+        const int64_t c0 = r0 / Z, c1 = (r0 + n - 1) / Z + 1;
+        u = U.narrow(0, c0, c1 - c0);
+        l = lambda.narrow(0, c0, c1 - c0);
+      }
+      parts.push_back(net->noise_at(rows(x), rows(mask), t, rows(mu), rows(sd), u, l));
+    }
+    return torch::cat(parts, 0);
   }
   bool finite(const torch::Tensor& x) { return torch::isfinite(x).all().item<bool>(); }
 };
 
 }  // namespace
+
+int64_t detail::network_chunk_rows(int64_t B, int64_t Z, int64_t tokens_per_row, bool cuda) {
+  if (cuda || B * tokens_per_row <= kCpuTokensPerCall) return B;
+  const int64_t cap = std::max<int64_t>(1, kCpuTokensPerCall / tokens_per_row);
+  if (cap >= Z) return std::min(B, cap / Z * Z);
+  int64_t r = cap;
+  while (Z % r != 0) --r;
+  return r;
+}
 
 std::vector<Matrix> DiTModel::sample_missing(const Batch& x, const std::vector<Mask>& masks, int Z,
                                              const SamplerOptions& options, std::uint64_t seed, int threads,
@@ -126,6 +153,8 @@ std::vector<Matrix> DiTModel::sample_missing(const Batch& x, const std::vector<M
     std::vector<float> gmu(gp ? B * S : 0), gsd(gp ? B * S : 0);
     std::vector<double> mu_d(gp ? S : 0), sd_d(gp ? S : 0);
     NetOps ops{m.sampling_net(), m.device, B, c.H, c.d, Z, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+    ops.chunk_rows = detail::network_chunk_rows(B, Z, c.tokens == "entry" ? int64_t{c.H} * c.d : int64_t{c.H},
+                                                m.device.is_cuda());
     std::vector<detail::GpEigen> eig;
     for (int a = 0; a < k; ++a) {
       const int i = first + a;
