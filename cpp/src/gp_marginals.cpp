@@ -19,14 +19,16 @@ Mask gp_observed(const GaussianProcess& gp, const double* x, const Mask& mask) {
   for (std::size_t k = 0; k < eff.observed.size(); ++k) eff.observed[k] = mask.observed[k] && std::isfinite(x[k]) ? 1 : 0;
   return eff;
 }
-// mu = x and sd = 0 on the observed entries, the conditional's m and s on
-// the missing ones (`miss`, in the conditional's order).
-void write_marginals(const Mask& eff, const double* x, const std::vector<int>& miss, const Vector& m, const Vector& s,
-                     double* mu, double* sd) {
+// mu = x and sd = 0 on the observed entries, zero on the missing ones.
+void write_observed(const Mask& eff, const double* x, double* mu, double* sd) {
   for (std::size_t k = 0; k < eff.observed.size(); ++k) {
     mu[k] = eff.observed[k] ? x[k] : 0.0;
     sd[k] = 0.0;
   }
+}
+// The conditional's m and s on the missing entries (`miss`, in the
+// conditional's order).
+void write_missing(const std::vector<int>& miss, const Vector& m, const Vector& s, double* mu, double* sd) {
   for (std::size_t e = 0; e < miss.size(); ++e) {
     mu[miss[e]] = m(static_cast<Eigen::Index>(e));
     sd[miss[e]] = s(static_cast<Eigen::Index>(e));
@@ -39,7 +41,7 @@ void gp_entry_marginals(const GaussianProcess& gp, const double* x, const Mask& 
   const Mask eff = gp_observed(gp, x, mask);
   const std::size_t S = static_cast<std::size_t>(H) * d;
   const int n_obs = static_cast<int>(S) - eff.n_missing();
-  write_marginals(eff, x, {}, Vector(), Vector(), mu, sd);
+  write_observed(eff, x, mu, sd);
   if (n_obs == static_cast<int>(S)) return;
   if (n_obs == 0) {  // the prior's marginals
     for (int h = 0; h < H; ++h)
@@ -55,7 +57,7 @@ void gp_entry_marginals(const GaussianProcess& gp, const double* x, const Mask& 
   const Vector s = cond->marginal_sd();
   if (s.size() != m.size())
     throw numeric_error("the GP conditional gives no marginal sd on this path (CG); gp_entry_marginals needs one.");
-  write_marginals(eff, x, cond->missing_entries(), m, s, mu, sd);
+  write_missing(cond->missing_entries(), m, s, mu, sd);
 }
 
 void gp_conditional_eigen(const GaussianProcess& gp, const double* x, const Mask& mask, Matrix& U, Vector& lambda,
@@ -113,7 +115,10 @@ void gp_conditional_eigen(const GaussianProcess& gp, const double* x, const Mask
   const auto cond = make_conditional(gp, eff);
   Matrix C = cond->covariance();
   C = 0.5 * (C + C.transpose());
-  if (mu) write_marginals(eff, x, miss, cond->mean(x), C.diagonal().cwiseMax(0.0).cwiseSqrt(), mu, sd);
+  if (mu) {
+    write_observed(eff, x, mu, sd);
+    write_missing(miss, cond->mean(x), C.diagonal().cwiseMax(0.0).cwiseSqrt(), mu, sd);
+  }
   const Eigen::SelfAdjointEigenSolver<Matrix> es(C);
   if (es.info() != Eigen::Success) throw numeric_error("the eigen-decomposition of the GP's conditional covariance failed.");
   for (Eigen::Index e = 0; e < m; ++e) U.row(miss[e]) = es.eigenvectors().row(e);
