@@ -45,11 +45,11 @@ res <- list()
 bins <- character(0)
 t0 <- proc.time()[["elapsed"]]
 for (r in seq_len(reps)) {
-  h <- src$hide_gaps(as.numeric(y0), 0.15, seed = 1000 * r + nchar(name))
-  y <- y0
-  y[h] <- NA
-  truth <- as.numeric(y0)[h]
-  grp <- src$group_of(src$run_len(h)[h])
+  rep_gaps <- src$hide_repetition(y0, name, r)
+  y <- rep_gaps$y
+  h <- rep_gaps$h
+  truth <- rep_gaps$truth
+  grp <- rep_gaps$grp
   imp <- impute_series(y, level = 0.9, n_samples = 50, seed = 1)
   raw <- imp$lower[h] <= truth & truth <= imp$upper[h]
   cal_q <- calibrate(imp, seed = 7)

@@ -73,6 +73,14 @@ run_len <- function(h) {
   rep(ifelse(r$values, r$lengths, 0L), r$lengths)
 }
 group_of <- function(len) cut(len, c(0, 1, 5, 20, 60, Inf), labels = c("1", "2-5", "6-20", "21-60", ">60"))
+# Repetition r's hidden gaps of series `name` (values y0): the series with
+# them missing, the hidden mask, the hidden truth and each hidden value's group.
+hide_repetition <- function(y0, name, r, share = 0.15) {
+  h <- hide_gaps(as.numeric(y0), share, seed = 1000 * r + nchar(name))
+  y <- y0
+  y[h] <- NA
+  list(y = y, h = h, truth = as.numeric(y0)[h], grp = group_of(run_len(h)[h]))
+}
 
 linear <- function(y) {
   v <- as.numeric(y)
@@ -124,11 +132,11 @@ rows <- list()
 for (name in names(series)) {
   y0 <- series[[name]]()
   for (r in seq_len(reps)) {
-    h <- hide_gaps(as.numeric(y0), share, seed = 1000 * r + nchar(name))
-    y <- y0
-    y[h] <- NA
-    truth <- as.numeric(y0)[h]
-    grp <- group_of(run_len(h)[h])
+    rep_gaps <- hide_repetition(y0, name, r, share)
+    y <- rep_gaps$y
+    h <- rep_gaps$h
+    truth <- rep_gaps$truth
+    grp <- rep_gaps$grp
     gap <- paste(r, cumsum(c(TRUE, diff(which(h)) > 1)))  # the hidden gap each scored value sits in
     for (m in names(methods)) {
       t0 <- proc.time()[["elapsed"]]
