@@ -54,20 +54,17 @@ for (name in names_arg) {
   if (is.null(y0)) stop("no series named ", name)
   y0 <- y0()
   for (r in seq_len(reps)) {
-    rep_gaps <- src$hide_repetition(y0, name, r)
-    y <- rep_gaps$y
-    h <- rep_gaps$h
-    truth <- rep_gaps$truth
-    grp <- rep_gaps$grp
-    imp <- impute_series(y, level = 0.9, n_samples = 50, seed = 1)
-    p <- as.numeric(imp$point)[h]
-    lo <- as.numeric(imp$lower)[h]
-    up <- as.numeric(imp$upper)[h]
-    rows[[length(rows) + 1]] <- data.frame(series = name, rep = r, scale = "raw", group = grp,
+    g <- src$hide_repetition(y0, name, r)
+    imp <- impute_series(g$y, level = 0.9, n_samples = 50, seed = 1)
+    truth <- g$truth
+    p <- as.numeric(imp$point)[g$h]
+    lo <- as.numeric(imp$lower)[g$h]
+    up <- as.numeric(imp$upper)[g$h]
+    rows[[length(rows) + 1]] <- data.frame(series = name, rep = r, scale = "raw", group = g$grp,
                                            cover = lo <= truth & truth <= up, width = up - lo)
     for (w in windows) {
-      f <- gap_factor(y, w)[h]
-      rows[[length(rows) + 1]] <- data.frame(series = name, rep = r, scale = sprintf("w = %d", w), group = grp,
+      f <- gap_factor(g$y, w)[g$h]
+      rows[[length(rows) + 1]] <- data.frame(series = name, rep = r, scale = sprintf("w = %d", w), group = g$grp,
                                              cover = p - (p - lo) * f <= truth & truth <= p + (up - p) * f,
                                              width = (up - lo) * f)
     }
