@@ -721,10 +721,10 @@ void entry_speed(int threads, int reps) {
   // The sampler's CPU path: the folded network in row chunks of at most
   // detail::kCpuTokensPerCall tokens (sampling.cpp).
   const int64_t rows = ditimpute::detail::network_chunk_rows(Z, Z, int64_t{H} * d, false);
-  auto chunked = [&] {
+  auto chunked = [&](int64_t per_call) {
     std::vector<torch::Tensor> parts;
-    for (int64_t r0 = 0; r0 < Z; r0 += rows) {
-      const int64_t n = std::min<int64_t>(rows, Z - r0);
+    for (int64_t r0 = 0; r0 < Z; r0 += per_call) {
+      const int64_t n = std::min<int64_t>(per_call, Z - r0);
       parts.push_back(net->noise_at(x.narrow(0, r0, n), mask.narrow(0, r0, n), 0.5));
     }
     return torch::cat(parts, 0);
@@ -733,7 +733,7 @@ void entry_speed(int threads, int reps) {
   for (int r = 0; r < 5 * reps; ++r) {
     const auto g = time_best(1, [&] { net->noise(x, mask, t); });
     const auto f = time_best(1, [&] { net->noise_at(x, mask, 0.5); });
-    const auto k = time_best(1, [&] { chunked(); });
+    const auto k = time_best(1, [&] { chunked(rows); });
     wall[0].push_back(g.first), cpu[0].push_back(g.second);
     wall[1].push_back(f.first), cpu[1].push_back(f.second);
     wall[2].push_back(k.first), cpu[2].push_back(k.second);
@@ -743,7 +743,7 @@ void entry_speed(int threads, int reps) {
     return v[v.size() / 2];
   };
   const double diff = (net->noise(x, mask, t) - net->noise_at(x, mask, 0.5)).abs().max().item<double>();
-  const double diff_chunked = (chunked() - net->noise_at(x, mask, 0.5)).abs().max().item<double>();
+  const double diff_chunked = (chunked(rows) - net->noise_at(x, mask, 0.5)).abs().max().item<double>();
   std::printf("entry-token DiT 32/2/2, H = %d, d = %d, %d rows (%d tokens), %d threads, median of %d alternating calls "
               "(wall / cpu s): general %.3f / %.3f, folded %.3f / %.3f: %.2fx wall, %.2fx cpu (max |difference| %.1e)\n",
               H, d, Z, Z * H * d, threads, 5 * reps, median(wall[0]), median(cpu[0]), median(wall[1]), median(cpu[1]),
@@ -756,10 +756,7 @@ void entry_speed(int threads, int reps) {
   for (int64_t other : {1, 5, 10, 25}) {
     std::vector<double> w, u;
     for (int r = 0; r < 5 * reps; ++r) {
-      const auto k = time_best(1, [&] {
-        for (int64_t r0 = 0; r0 < Z; r0 += other)
-          net->noise_at(x.narrow(0, r0, std::min<int64_t>(other, Z - r0)), mask.narrow(0, r0, std::min<int64_t>(other, Z - r0)), 0.5);
-      });
+      const auto k = time_best(1, [&] { chunked(other); });
       w.push_back(k.first), u.push_back(k.second);
     }
     std::printf("  chunks of %lld rows (%lld tokens): %.3f / %.3f: %.2fx wall against all %d rows\n",

@@ -46,11 +46,10 @@ std::pair<torch::Tensor, torch::Tensor> gp_eigen_tensors(const std::vector<GpEig
 // The sampler's network calls on the CPU take at most this many tokens
 // (rows x H frame tokens, or rows x H x d entry tokens); larger batches go
 // through the network in row chunks. At BeijingAir's size (entry tokens, H =
-// 30, d = 132: 3,960 a row, width 32) one call on 50 rows took 1.07 s on 2
-// cores and the same rows in chunks of 2 or 5 rows 0.54 s, of 10 rows 0.61 s,
-// of 25 rows 0.85 s: the whole batch's attention and MLP activations are
-// fresh memory at every call (bench/results/dit_tokens.md). GPUs take the
-// whole batch.
+// 30, d = 132: 3,960 a row, width 32) one call on 50 rows took 1.04 s on 2
+// cores and the same rows in chunks of 1-10 rows 0.50-0.62 s, of 25 rows
+// 0.89 s: the whole batch's attention and MLP activations are fresh memory
+// at every call (bench/results/dit_tokens.md). GPUs take the whole batch.
 constexpr int64_t kCpuTokensPerCall = 16000;
 // Rows per network call for B rows in cases of Z rows each: all B when the
 // batch is small enough (or `cuda`); else whole cases at a time when a case
