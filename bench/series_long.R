@@ -45,13 +45,13 @@ series <- list(ETTh1_OT = function() ett("ETTh1"), ETTh2_OT = function() ett("ET
                treering = function() datasets::treering, sunspot.month = function() datasets::sunspot.month)
 if (!is.null(pick)) series <- series[pick]
 
-# Gap lengths from P(L) ~ L^-1.5 on 1..400, placed where all is observed.
-hide_gaps <- function(y, share, seed) {
+# Gap lengths from P(L) ~ L^-1.5 on 1..max_len, placed where all is observed.
+hide_gaps <- function(y, share, seed, max_len = 400) {
   set.seed(seed)
   obs <- !is.na(y)
   n <- length(y)
   target <- round(share * sum(obs))
-  L <- 1:400
+  L <- seq_len(max_len)
   p <- L^-1.5
   hidden <- rep(FALSE, n)
   tries <- 0
@@ -75,8 +75,8 @@ run_len <- function(h) {
 group_of <- function(len) cut(len, c(0, 1, 5, 20, 60, Inf), labels = c("1", "2-5", "6-20", "21-60", ">60"))
 # Repetition r's hidden gaps of series `name` (values y0): the series with
 # them missing, the hidden mask, the hidden truth and each hidden value's group.
-hide_repetition <- function(y0, name, r, share = 0.15) {
-  h <- hide_gaps(as.numeric(y0), share, seed = 1000 * r + nchar(name))
+hide_repetition <- function(y0, name, r, share = 0.15, max_len = 400) {
+  h <- hide_gaps(as.numeric(y0), share, seed = 1000 * r + nchar(name), max_len = max_len)
   y <- y0
   y[h] <- NA
   list(y = y, h = h, truth = as.numeric(y0)[h], grp = group_of(run_len(h)[h]))

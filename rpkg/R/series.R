@@ -24,10 +24,12 @@
 #' * the smooth term: a Matern 5/2 process (variance and lengthscale);
 #' * the season (`kernel = "seasonal"`, when a `period` of at least 2 frames
 #'   fits twice into the series): quasi-periodic, the first harmonics of the
-#'   periodic kernel `exp(-2 sin^2(pi tau / period) / lp^2)`, whose
+#'   periodic kernel `exp(-2 sin^2(pi tau / period) / lp^2)` (up to 5 on
+#'   series of up to 1,500 frames, enough for a sharp seasonal peak; up to 3
+#'   on longer ones, where the smaller state keeps the fit fast), whose
 #'   amplitudes and phases drift with a fitted time constant (smoothly, as a
-#'   Matern 3/2 process, on series of up to 1,500 frames; exponentially on
-#'   longer ones, where the smaller state keeps the fit fast);
+#'   Matern 3/2 process, where a short series' season has at most 3
+#'   harmonics; exponentially otherwise);
 #' * white noise (the nugget).
 #'
 #' Every part is Markov, so the core fits and conditions exactly in time and
@@ -45,16 +47,16 @@
 #'
 #' **Intervals** are the model's exact Gaussian intervals,
 #' `mean +/- z sd` on the model's scale; the point is the conditional mean.
-#' **Positive, skewed data** (concentrations, counts, prices): `"auto"` (the
-#' default) models each variable whose values are all positive, span at least
-#' an order of magnitude (largest / smallest at least 10) and are
-#' right-skewed (sample skewness above 1) on a Box-Cox scale,
+#' **Positive data** (concentrations, counts, prices, growth): `"auto"` (the
+#' default) models each variable whose values are all positive and span at
+#' least an order of magnitude (largest / smallest at least 10) on a Box-Cox
+#' scale,
 #' `(y^lambda - 1) / lambda` (the log at `lambda = 0`), with `lambda` in
 #' `[0, 1]` chosen so that the series' one-frame changes look most Gaussian
 #' (their profile likelihood, on a grid of 0.05); `"boxcox"` does so for
 #' every variable, `"log"` takes the log of every variable. The point and
 #' the interval ends are mapped back: the point is the conditional median,
-#' intervals are wider above than below, and every imputation, draw and
+#' intervals are wider above than below (for `lambda < 1`), and every imputation, draw and
 #' bound is positive (below the smallest observed value a Box-Cox scale
 #' continues as a log scale with the same slope, so the model's whole real
 #' line maps onto the positive values).

@@ -12,32 +12,33 @@
 # is the data's own scale, 0 the log, > 0 a Box-Cox power; floor is the
 # smallest observed value, below which a Box-Cox scale continues as a log
 # (transform_scale()). "auto": a variable whose observed values are all
-# positive, span at least an order of magnitude (largest / smallest >= 10)
-# and are right-skewed (sample skewness above 1) -- concentrations, counts,
-# prices -- gets a Box-Cox scale with lambda estimated (boxcox_lambda()),
-# whatever the likelihood on the data's scale says, because a model on that
-# scale can put imputations and interval bounds below zero (as
-# imputeTS::na_seadec does on BeijingAir's ozone: 129 values per repetition
-# in bench/results/series_long.md). "boxcox": every variable (all must be
-# positive), "log": lambda 0 for every variable.
+# positive and span at least an order of magnitude (largest / smallest >= 10)
+# -- concentrations, counts, prices, growth -- gets a Box-Cox scale with
+# lambda estimated (boxcox_lambda(); lambda 1 is the data's scale continued
+# as a log below the smallest value), whatever the likelihood on the data's
+# scale says, because a model on that scale can put imputations and interval
+# bounds below zero (as imputeTS::na_seadec does on BeijingAir's ozone: 129
+# values per repetition in bench/results/series_long.md). No skewness
+# condition: it put airmiles' (skewness 0.68) 90% bounds at -1,001 and left
+# airquality's Ozone (1.21) on its own scale whenever 15% more of it was
+# hidden (bench/results/series_fresh.md). "boxcox": every variable (all must
+# be positive), "log": lambda 0 for every variable.
 series_transforms <- function(v, transform, call = rlang::caller_env()) {
   pos <- apply(v, 2, function(col) all(col[!is.na(col)] > 0))
   lambda <- stats::setNames(rep(NA_real_, ncol(v)), colnames(v))
   if (transform %in% c("log", "boxcox") && !all(pos)) {
     j <- which(!pos)[1]
-    abort_input("transform", sprintf("\"%s\" needs positive values; variable \"%s\" has values <= 0 (use transform = \"none\", or \"auto\" to transform only the positive, skewed variables).",
+    abort_input("transform", sprintf("\"%s\" needs positive values; variable \"%s\" has values <= 0 (use transform = \"none\", or \"auto\" to transform only the positive variables that span an order of magnitude).",
                                      transform, colnames(v)[j]), call = call)
   }
   if (transform == "log") lambda[] <- 0
   if (transform == "boxcox") lambda[] <- apply(v, 2, boxcox_lambda)
   if (transform == "auto") {
-    skewed <- apply(v, 2, function(col) {
+    spans <- apply(v, 2, function(col) {
       col <- col[!is.na(col)]
-      s <- stats::sd(col)
-      skew <- if (s > 0) mean((col - mean(col))^3) / s^3 else 0
-      min(col) > 0 && max(col) / min(col) >= 10 && skew > 1
+      length(col) > 0 && min(col) > 0 && max(col) / min(col) >= 10
     })
-    for (j in which(pos & skewed)) lambda[j] <- boxcox_lambda(v[, j])
+    for (j in which(pos & spans)) lambda[j] <- boxcox_lambda(v[, j])
   }
   floor <- ifelse(is.na(lambda), NA_real_, apply(v, 2, function(col) if (all(is.na(col))) NA_real_ else min(col, na.rm = TRUE)))
   list(lambda = lambda, floor = stats::setNames(floor, colnames(v)))
@@ -138,13 +139,24 @@ series_candidate_forms <- function(model, kernel, period, n_time, n_obs_min, cal
                       "seasonal"
                     }, smooth = "smooth")
   forms <- expand.grid(model = models, kernel = kernels, stringsAsFactors = FALSE)
-  # The season's drift: smooth (a Matern 3/2 envelope, envelope 2) on series
-  # of up to 1,500 frames; beyond, exponential (envelope 1), whose state is
-  # half as large, so that long series fit in seconds. (On bench/series.R's
-  # short series the smooth drift imputed better than the exponential one
-  # or a BIC choice between them: UKgas with a long gap, MAE 0.073 against
-  # 0.077; bench/results/series.md.)
-  forms$envelope <- ifelse(forms$kernel == "seasonal", if (n_time <= 1500) 2L else 1L, NA_integer_)
+  # The season's state: on series of up to 1,500 frames up to 5 harmonics,
+  # beyond 3, so that long series fit in seconds; the harmonics' drift is
+  # smooth (a Matern 3/2 envelope, envelope 2) where there are at most 3 of
+  # them on a short series (a quarterly or weekly season: UKgas's long gap
+  # imputed 5% better so than with the exponential drift,
+  # bench/results/series.md) and exponential (envelope 1, half the state)
+  # otherwise, so that no form's state exceeds that of 3 harmonics with the
+  # smooth drift. The 5 harmonics hold sharp seasonal shapes (a summer
+  # peak of accidents, holiday air travel) that 3 smooth away: on R's monthly
+  # series, at the state size of the former 3 harmonics with a smooth
+  # (Matern 3/2, envelope 2) drift, MAE 0.77x on USAccDeaths, 0.72x on
+  # AirPassengers, 0.90x on UKDriverDeaths, 0.97-0.99x on nottem, co2 and
+  # Seatbelts, 1.03-1.04x on ldeaths and mdeaths
+  # (bench/results/series_harmonics.md); 5 harmonics with the smooth drift
+  # were no better overall and 3-4 times slower.
+  harmonics <- min(if (n_time <= 1500) 5L else 3L, floor(period / 2))
+  forms$harmonics <- ifelse(forms$kernel == "seasonal", harmonics, NA_integer_)
+  forms$envelope <- ifelse(forms$kernel == "seasonal", if (n_time <= 1500 && harmonics <= 3) 2L else 1L, NA_integer_)
   # At least twice as many observed values per variable as parameters per
   # variable: fewer leave the likelihood flat in some direction.
   forms$df <- mapply(function(m, k) series_form_df(m, k == "seasonal"), forms$model, forms$kernel)
@@ -157,7 +169,7 @@ series_candidate_forms <- function(model, kernel, period, n_time, n_obs_min, cal
     abort_input("model", sprintf("\"%s\" needs at least %d observed values per variable; the series has %d.", model,
                                  2 * min(forms$df), n_obs_min), call = call)
   }
-  forms[ok, c("model", "kernel", "envelope"), drop = FALSE]
+  forms[ok, c("model", "kernel", "envelope", "harmonics"), drop = FALSE]
 }
 
 # Starting values of a form's parameters (variances relative to the smooth
@@ -182,7 +194,7 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
   forms <- series_candidate_forms(model, kernel, period, n_time, n_obs_min, call)
   specs <- lapply(seq_len(nrow(forms)), function(i) {
     c(series_start_spec(forms$model[i], forms$kernel[i], period),
-      if (!is.na(forms$envelope[i])) list(season_envelope = forms$envelope[i]))
+      if (!is.na(forms$envelope[i])) list(season_envelope = forms$envelope[i], harmonics = forms$harmonics[i]))
   })
   # Nelder-Mead's budget: evaluations are cheap on short series, so let them
   # converge (600 at 6,000 frames, up to 3,000 on short series).
@@ -203,7 +215,7 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
     for (j in which(!is.na(lambda))) {
       per_obs <- per_obs - (lambda[[j]] - 1) * sum(log(v[rows, j]), na.rm = TRUE) / sum(obs)
     }
-    tab <- data.frame(model = forms$model, kernel = forms$kernel, envelope = forms$envelope,
+    tab <- data.frame(model = forms$model, kernel = forms$kernel, envelope = forms$envelope, harmonics = forms$harmonics,
                       transform = paste(unique(transform_label(lambda)), collapse = ", "),
                       logLik = vapply(fit$candidates, function(c) c$loglik - c$nobs * per_obs, 0),
                       df = vapply(fit$candidates, `[[`, 0, "df"), nobs = vapply(fit$candidates, `[[`, 0, "nobs"),
@@ -224,7 +236,7 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
                  Lambda = b$Lambda, period = period, lambda = f$transform$lambda, transform = f$transform,
                  center = f$center, scale = f$scale, loglik = tab$logLik[best], df = b$df, nobs = b$nobs,
                  fit_start = f$fit$fit_start, fit_frames = f$fit$fit_frames,
-                 candidates = tab[, c("model", "kernel", "envelope", "transform", "logLik", "df", "AIC", "BIC", "evaluations",
+                 candidates = tab[, c("model", "kernel", "envelope", "harmonics", "transform", "logLik", "df", "AIC", "BIC", "evaluations",
                                       "converged", "chosen")],
                  variables = colnames(v)),
             class = "ditimpute_series_model")

@@ -370,6 +370,41 @@ test_that("positive skewed data: the log scale keeps every imputation and bound 
   expect_true(all(is.na(impute_series(y - 20, n_samples = 20, seed = 1)$model$lambda)))
 })
 
+test_that("a short monthly series keeps a sharp seasonal peak (5 harmonics)", {
+  # A December spike of +10 on a slowly wandering level: 3 harmonics of a
+  # 12-month period can hold only about 7/12 of a one-month peak, 5 hold 11/12.
+  set.seed(4)
+  n <- 120
+  y0 <- 50 + cumsum(rnorm(n, sd = 0.2)) + 10 * (seq_len(n) %% 12 == 0) + rnorm(n, sd = 0.3)
+  y <- ts(y0, frequency = 12)
+  dec <- c(48, 84)  # two Decembers
+  y[dec] <- NA
+  imp <- impute_series(y, n_samples = 20, seed = 1, kernel = "seasonal", threads = 1)
+  expect_equal(imp$model$spec$harmonics, 5)
+  expect_true(all(imp$model$candidates$harmonics[imp$model$candidates$kernel == "seasonal"] == 5))
+  expect_lt(max(abs(imp$point[dec] - y0[dec])), 2.5)  # 3 harmonics: 5.0 and 5.5 short
+  # Longer series keep 3 (the state, and with it the fit's cost, stays small).
+  long <- ts(rep(y0, 13)[1:1560], frequency = 12)
+  long[100] <- NA
+  expect_equal(impute_series(long, n_samples = 20, seed = 1, kernel = "seasonal", model = "level",
+                             threads = 1)$model$spec$harmonics, 3)
+})
+
+test_that("positive data spanning an order of magnitude get a Box-Cox scale under \"auto\", skewed or not", {
+  # airmiles (412 to 30,514 passenger-miles, sample skewness 0.68): on its own
+  # scale the 90% intervals of its first gap reach -1,001.
+  y <- datasets::airmiles
+  y[c(3:5, 9, 14:15)] <- NA
+  auto <- impute_series(y, level = 0.9, n_samples = 30, seed = 1)
+  expect_false(anyNA(auto$model$lambda))
+  miss <- auto$missing
+  expect_true(all(auto$point[miss] > 0 & auto$lower[miss] > 0))
+  none <- impute_series(y, level = 0.9, n_samples = 30, seed = 1, transform = "none")
+  expect_true(any(none$lower[miss] < 0))
+  # Positive values within a factor of 10 of each other keep their own scale.
+  expect_true(all(is.na(impute_series(datasets::Nile, n_samples = 20, seed = 1)$model$lambda)))
+})
+
 test_that("a series' self-calibration keeps the model's intervals where they over-cover on few gaps", {
   # Student-t (3 df) noise: Gaussian 90% intervals with the noise's own sd
   # cover about 93.5% of it, so the conformal factors come out negative; on
