@@ -75,6 +75,7 @@ ditimpute::SamplerOptions sampler_from_r(const Rcpp::List& s) {
   o.steps = get_or<int>(s, "steps", o.steps);
   o.t0 = get_or<double>(s, "t0", o.t0);
   o.T = get_or<double>(s, "T", o.T);
+  o.gp_control = get_or<bool>(s, "control_variate", o.gp_control);
   o.validate();
   return o;
 }

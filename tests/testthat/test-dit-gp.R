@@ -49,3 +49,29 @@ test_that("a GP-informed DiT trains, prints, saves its GP and imputes", {
                    threads = 1, progress = FALSE)
   expect_equal(plain$config$gp, "")
 })
+
+# impute(control_variate = TRUE): the law of the shift is tested in C++; here
+# that the argument reaches the core, keeps the observed values and the
+# spread, and is refused where the model has no GP base.
+test_that("impute(control_variate = TRUE) recentres a GP-DiT's samples on the GP and is refused without a GP base", {
+  skip_if_no_torch()
+  x <- gp_tiny_data()
+  gp <- gp_fit(x, kernel = "laplace", n_windows = 30, seed = 1)
+  held <- hide_mcar(gp_tiny_data(2, seed = 5), rate = 0.3, seed = 1)
+  cfg <- dit_config(24, 2, width = 32, depth = 1, heads = 2)
+  fit <- dit_fit(x, cfg, gp = gp, gp_mode = "residual", steps = 4, batch_size = 8, gp_pool = 16, seed = 1,
+                 threads = 1, progress = FALSE)
+  a <- impute(fit, held$x, n_samples = 40, seed = 1)
+  b <- impute(fit, held$x, n_samples = 40, seed = 1, control_variate = TRUE)
+  seen <- !is.na(held$x)
+  expect_equal(b$point[seen], held$x[seen])
+  for (i in seq_along(a$samples)) {
+    shift <- sweep(b$samples[[i]], 2, colMeans(b$samples[[i]])) - sweep(a$samples[[i]], 2, colMeans(a$samples[[i]]))
+    expect_lt(max(abs(shift)), 1e-8)  # every draw of an entry moves alike
+  }
+  # The shift is the Monte Carlo error of 40 draws: of the order sd / sqrt(40), not zero.
+  expect_gt(max(abs(a$point - b$point)), 1e-3)
+  expect_input_error(impute(fit, held$x, n_samples = 40, control_variate = NA), "control_variate")
+  plain <- dit_fit(x, cfg, steps = 2, batch_size = 8, seed = 1, threads = 1, progress = FALSE)
+  expect_input_error(impute(plain, held$x, n_samples = 40, control_variate = TRUE), "control_variate")
+})

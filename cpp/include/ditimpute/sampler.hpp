@@ -75,6 +75,20 @@ struct SamplerOptions {
   int steps = 8;
   double t0 = 1e-5;   // early-stopping time
   double T = 15.0;    // terminal time; x_T ~ N(0, I) is the prior
+  // GP-informed DiTs (DiTConfig::gp "residual" or "score") only: the GP as a
+  // control variate. The sampler runs a second time with the network's output
+  // set to zero and the same random numbers, which draws b_z from the model's
+  // GP base (whose mean mu, the GP's conditional mean, is known exactly), and
+  // shifts every missing entry's Z samples by beta (mean(b) - mu), beta the
+  // entry's least-squares slope of the samples on b over the Z draws (1 when
+  // Z < 3 or b does not vary). The samples' spread is unchanged; their mean
+  // loses the Monte Carlo error the network's draws share with the GP's:
+  // Var(x) / Z becomes about (1 - rho^2) Var(x) / Z, rho the draws'
+  // correlation with b, which is 1 for an untrained model (whose samples'
+  // mean is then mu exactly). Costs one more sampling run without the
+  // network. Other imputers ignore it; a DiT without a GP base rejects it
+  // (input_error "control_variate").
+  bool gp_control = false;
   void validate() const;  // input_error "steps", "t0", "T"; "grid" (tuned without a stored grid)
 };
 

@@ -430,14 +430,17 @@ torch::Tensor DiTNetImpl::noise_at(const torch::Tensor& x, const torch::Tensor& 
   // Back to x's dtype: under the CUDA bf16 autocast of the sampler
   // (sampling.cpp) the product is bf16; the diffusion arithmetic is float32.
   auto eps = torch::addmm(b, plain_norm(h.reshape({-1, h.size(-1)})), w.t()).to(x.scalar_type()).reshape(x.sizes());
-  if (gp_residual) {
-    auto alpha = torch::full({1}, vp_alpha(t), x.options());
-    auto sigma = torch::full({1}, vp_sigma(t), x.options());
-    const auto mux = mu.to(x.scalar_type()), sdx = sd.to(x.scalar_type());
-    return eps.add_(gp_score ? gp_score_noise(x, mux, sdx, U, lambda, alpha, sigma)
-                             : gp_base_noise(x, mux, sdx, alpha, sigma));
-  }
+  if (gp_residual) return eps.add_(base_noise_at(x, t, mu, sd, U, lambda));
   return v_prediction ? eps.add_(x, vp_sigma(t)) : eps;
+}
+
+torch::Tensor DiTNetImpl::base_noise_at(const torch::Tensor& x, double t, const torch::Tensor& mu,
+                                        const torch::Tensor& sd, const torch::Tensor& U, const torch::Tensor& lambda) {
+  TORCH_CHECK(gp_residual, "only a gp = \"residual\" or \"score\" network has a GP base");
+  auto alpha = torch::full({1}, vp_alpha(t), x.options());
+  auto sigma = torch::full({1}, vp_sigma(t), x.options());
+  const auto mux = mu.to(x.scalar_type()), sdx = sd.to(x.scalar_type());
+  return gp_score ? gp_score_noise(x, mux, sdx, U, lambda, alpha, sigma) : gp_base_noise(x, mux, sdx, alpha, sigma);
 }
 
 }  // namespace detail

@@ -94,6 +94,11 @@ struct DiTNetImpl : torch::nn::Module {
   // forward_shared (equal to noise() up to float rounding; the sampler's path).
   torch::Tensor noise_at(const torch::Tensor& x, const torch::Tensor& mask, double t, const torch::Tensor& mu = {},
                          const torch::Tensor& sd = {}, const torch::Tensor& U = {}, const torch::Tensor& lambda = {});
+  // The GP base of noise_at alone (gp = "residual" or "score"): what it gives
+  // with the network's output F = 0, without running the network. The
+  // sampler's control-variate path (SamplerOptions::gp_control).
+  torch::Tensor base_noise_at(const torch::Tensor& x, double t, const torch::Tensor& mu, const torch::Tensor& sd,
+                              const torch::Tensor& U = {}, const torch::Tensor& lambda = {});
   // Re-initialises the weights (xavier for linear maps, N(0, 0.02) for the
   // timestep MLP, zeros for every modulation and the output layer) from the
   // global torch generator.

@@ -56,6 +56,7 @@ struct NetOps {
   torch::Tensor U, lambda;  // gp = "score": [cases, S, K], [cases, K] (gp_eigen_tensors)
   std::vector<double> buffer;
   int64_t chunk_rows = 0;  // rows per network call (detail::network_chunk_rows); B = one call
+  bool base_only = false;  // the GP base alone, no network (SamplerOptions::gp_control's path)
 
   torch::Tensor noise() {
     const std::size_t per_case = static_cast<std::size_t>(Z) * H * d;
@@ -71,7 +72,9 @@ struct NetOps {
   torch::Tensor score(const torch::Tensor& x, double t) {
     check_cancelled();  // between network calls: Ctrl-C stops a long imputation
     torch::Tensor eps;
-    {
+    if (base_only) {
+      eps = net->base_noise_at(x, t, mu, sd, U, lambda);
+    } else {
       CudaBf16Autocast autocast(device.is_cuda());
       eps = chunk_rows <= 0 || chunk_rows >= B ? net->noise_at(x, mask, t, mu, sd, U, lambda) : chunked_noise(x, t);
     }
@@ -96,6 +99,34 @@ struct NetOps {
   }
   bool finite(const torch::Tensor& x) { return torch::isfinite(x).all().item<bool>(); }
 };
+
+// SamplerOptions::gp_control for one case: s holds its Z x m samples of the
+// missing entries miss (positions in the S = H*d values of a row), b its Z
+// rows of S values drawn from the GP base with the same random numbers, mu
+// the base's exact mean (S values). Each column moves by beta (mean(b) - mu),
+// beta the least-squares slope of the column on b (1 with fewer than 3 draws
+// or a constant b).
+void gp_control_shift(Matrix& s, const double* b, std::size_t S, const std::vector<int>& miss, const float* mu) {
+  const Eigen::Index Z = s.rows();
+  for (std::size_t e = 0; e < miss.size(); ++e) {
+    const auto col = static_cast<Eigen::Index>(e);
+    double mb = 0.0;
+    for (Eigen::Index z = 0; z < Z; ++z) mb += b[z * S + miss[e]];
+    mb /= static_cast<double>(Z);
+    double beta = 1.0;
+    if (Z >= 3) {
+      const double mx = s.col(col).mean();
+      double sxb = 0.0, sbb = 0.0;
+      for (Eigen::Index z = 0; z < Z; ++z) {
+        const double db = b[z * S + miss[e]] - mb;
+        sxb += (s(z, col) - mx) * db;
+        sbb += db * db;
+      }
+      if (sbb > 0.0) beta = sxb / sbb;
+    }
+    s.col(col).array() -= beta * (mb - static_cast<double>(mu[miss[e]]));
+  }
+}
 
 }  // namespace
 
@@ -138,6 +169,11 @@ std::vector<Matrix> DiTModel::sample_missing(const Batch& x, const std::vector<M
                                    " is not finite.");
   const GaussianProcess* gp = m.gp.get();
   if (!c.gp.empty() && !gp) throw input_error("object", "a GP-informed DiT needs its GP (set_gp) to sample.");
+  if (options.gp_control && c.gp != "residual" && c.gp != "score")
+    throw input_error("control_variate",
+                      "the GP control variate needs a GP-informed DiT whose GP is its base (gp_mode \"residual\" or "
+                      "\"score\"); this model's gp_mode is " +
+                          (c.gp.empty() ? std::string("none (not GP-informed)") : "\"" + c.gp + "\"") + ".");
   const TorchCallScope torch_call(threads);
   c10::InferenceMode inference;  // no autograd bookkeeping on the sampler's tensors
   // CPU: small batches stay in cache (100-row batches ran 2.8x faster per
@@ -190,9 +226,16 @@ std::vector<Matrix> DiTModel::sample_missing(const Batch& x, const std::vector<M
       ops.lambda = ul.second.to(m.device);
     }
     ops.observed = ops.mask != 0;
+    const std::vector<Rng> rngs0 = options.gp_control ? ops.rngs : std::vector<Rng>{};
     const torch::Tensor xs =
         run_reverse_sampler<torch::Tensor>(ops, options).to(torch::kCPU, torch::kFloat64).contiguous();
     const double* p = xs.data_ptr<double>();
+    torch::Tensor bs;  // gp_control: the same random numbers through the GP base alone
+    if (options.gp_control) {
+      ops.rngs = rngs0;
+      ops.base_only = true;
+      bs = run_reverse_sampler<torch::Tensor>(ops, options).to(torch::kCPU, torch::kFloat64).contiguous();
+    }
     for (int a = 0; a < k; ++a) {
       const int i = first + a;
       const std::vector<int> miss = masks[i].missing_entries();
@@ -201,6 +244,8 @@ std::vector<Matrix> DiTModel::sample_missing(const Batch& x, const std::vector<M
         const double* row = p + (static_cast<std::size_t>(a) * Z + z) * S;
         for (std::size_t e = 0; e < miss.size(); ++e) s(z, static_cast<Eigen::Index>(e)) = row[miss[e]];
       }
+      if (bs.defined()) gp_control_shift(s, bs.data_ptr<double>() + static_cast<std::size_t>(a) * Z * S, S, miss,
+                                         gmu.data() + static_cast<std::size_t>(a) * Z * S);
       out[i] = std::move(s);
     }
   }

@@ -281,6 +281,102 @@ TEST_CASE("A short training does not make a GP-DiT worse than its GP on GP data"
   CHECK(untrained[1] < untrained[0]);
 }
 
+// SamplerOptions::gp_control. Untrained, the network adds nothing to the GP
+// base, the control draws equal the model's and the samples' mean is the GP's
+// conditional mean to float rounding (without it, it misses by the Monte
+// Carlo error sd / sqrt(Z)); the shift moves every draw of an entry alike, so
+// the spread is the plain draws'. Trained (the network now corrects the base),
+// the control-variate point estimates the same mean as the plain one (they
+// agree at Z = 2000 within the plain mean's Monte Carlo error) with a smaller
+// seed-to-seed spread at Z = 40.
+TEST_CASE("The GP control variate removes the Monte Carlo error a GP-DiT's draws share with its GP", "[dit][gp]") {
+  const int H = 16, d = 2, Z = 50;
+  for (const std::string mode : {"residual", "score"}) {
+    const auto [gp, x, masks, plain] = untrained_draws(mode, Z);
+    auto model = DiTModel::create(gp_config(H, d, mode), 7, "cpu");
+    model.set_gp(gp);
+    SamplerOptions o;
+    o.gp_control = true;
+    const auto ctrl = model.sample_missing(x, masks, Z, o, 5, 1);
+    double worst_plain = 0.0;
+    for (int i = 0; i < 2; ++i) {
+      const auto cond = make_conditional_dense(gp, masks[i]);
+      const Vector m = cond->mean(x.seq(i));
+      const Vector sd = cond->covariance().diagonal().cwiseSqrt();
+      REQUIRE(ctrl[i].cols() == m.size());
+      for (Eigen::Index e = 0; e < m.size(); ++e) {
+        CHECK(std::abs(ctrl[i].col(e).mean() - m(e)) <= 1e-5 * (sd(e) + std::abs(m(e))));
+        worst_plain = std::max(worst_plain, std::abs(plain[i].col(e).mean() - m(e)) / sd(e));
+        const Vector shift = ctrl[i].col(e) - plain[i].col(e);
+        CHECK(shift.maxCoeff() - shift.minCoeff() <= 1e-9 * (1 + shift.cwiseAbs().maxCoeff()));
+      }
+    }
+    // Over ~30 entries, the largest |error| / sd of a 50-draw mean is about
+    // 2.5 / sqrt(50) = 0.35; below 0.1 would mean no Monte Carlo error at all.
+    CHECK(worst_plain > 0.1);
+  }
+
+  const auto [gp, train, held_out] = small_gp_split(H, d, 800, 4, 99);
+  auto model = DiTModel::create(gp_config(H, d, "residual"), 5, "cpu");
+  model.set_gp(gp);
+  TrainOptions to = cpu_train_options(300, 32, 11);
+  to.lr = 3e-3;
+  model.fit(train, nullptr, mixed_strategy(H), to);
+  Batch x = held_out;
+  std::vector<Mask> masks;
+  for (int i = 0; i < x.n; ++i) masks.push_back(Mask::from_missing_frames(H, d, {4, 5, 6, 7, 12}));
+  SamplerOptions plain_o, ctrl_o;
+  ctrl_o.gp_control = true;
+  // Unbiased: at Z = 2000 the two points agree within the plain one's error.
+  const int Zbig = 2000;
+  const auto pb = model.sample_missing(x, masks, Zbig, plain_o, 3, 1);
+  const auto cb = model.sample_missing(x, masks, Zbig, ctrl_o, 3, 1);
+  for (int i = 0; i < x.n; ++i)
+    for (Eigen::Index e = 0; e < pb[i].cols(); ++e) {
+      const double mp = pb[i].col(e).mean(), mc = cb[i].col(e).mean();
+      const double se = std::sqrt((pb[i].col(e).array() - mp).square().sum() / (Zbig - 1) / Zbig);
+      CHECK(std::abs(mc - mp) <= 4.5 * se);
+    }
+  // The trained network does correct its base (its draws differ from the GP
+  // base's draws from the same random numbers by far more than float
+  // rounding, 1e-6 here; 300 steps move them by about 0.008), so the shift
+  // above is not the untrained case's again.
+  auto untrained = DiTModel::create(gp_config(H, d, "residual"), 5, "cpu");
+  untrained.set_gp(gp);
+  const auto base = untrained.sample_missing(x, masks, 40, plain_o, 1, 1);
+  const auto trained = model.sample_missing(x, masks, 40, plain_o, 1, 1);
+  double corrected = 0.0;
+  for (int i = 0; i < x.n; ++i) corrected = std::max(corrected, (trained[i] - base[i]).cwiseAbs().maxCoeff());
+  CHECK(corrected > 1e-3);
+  // Lower seed-to-seed variance at Z = 40 (the same 4 cases, 6 seeds).
+  double var_plain = 0.0, var_ctrl = 0.0;
+  for (const bool control : {false, true}) {
+    std::vector<std::vector<Vector>> means(x.n);
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+      const auto dr = model.sample_missing(x, masks, 40, control ? ctrl_o : plain_o, seed, 1);
+      for (int i = 0; i < x.n; ++i) means[i].push_back(dr[i].colwise().mean().transpose());
+    }
+    double v = 0.0;
+    for (int i = 0; i < x.n; ++i) {
+      Vector avg = Vector::Zero(means[i][0].size());
+      for (const auto& mu : means[i]) avg += mu / 6.0;
+      for (const auto& mu : means[i]) v += (mu - avg).squaredNorm() / 5.0;
+    }
+    (control ? var_ctrl : var_plain) = v;
+  }
+  std::cout << "[dit gp] seed-to-seed variance of the 40-draw mean: plain " << var_plain << ", GP control "
+            << var_ctrl << "\n";
+  CHECK(var_ctrl < 0.5 * var_plain);
+
+  SamplerOptions bad;
+  bad.gp_control = true;
+  auto plain_dit = DiTModel::create(tiny_config(H, d), 1, "cpu");
+  require_input_error([&] { plain_dit.sample_missing(x, masks, 4, bad, 1, 1); }, "control_variate");
+  auto channels = DiTModel::create(gp_config(H, d, "channels"), 1, "cpu");
+  channels.set_gp(gp);
+  require_input_error([&] { channels.sample_missing(x, masks, 4, bad, 1, 1); }, "control_variate");
+}
+
 TEST_CASE("GP-informed DiT: the GP is checked, required, saved and pooled", "[dit][gp]") {
   const int H = 12, d = 2;
   auto gp = small_gp(H, d, 3.0);
