@@ -89,6 +89,13 @@ cache <- Sys.getenv("DITIMPUTE_BENCH_CACHE", "")
 # runs on every BeijingAir window with entry tokens, where that pass costs
 # about as long as imputing the test windows).
 self_calibrate <- Sys.getenv("DITIMPUTE_BENCH_SELF_CALIBRATE", "1") != "0"
+# DITIMPUTE_BENCH_CONTROL=1: each GP-DiT whose GP is its base (residual, score)
+# also imputes and calibrates with impute(control_variate = TRUE), the same
+# seeds, as the row "<method> + control".
+control <- Sys.getenv("DITIMPUTE_BENCH_CONTROL", "0") == "1"
+# DITIMPUTE_BENCH_CALIBRATE=0: no calibrated rows either (calibrating on the
+# 140 BeijingAir validation windows costs more than imputing 24 test windows).
+calibrate_rows <- Sys.getenv("DITIMPUTE_BENCH_CALIBRATE", "1") != "0"
 level <- 0.9
 # The fitted GP scores every test and validation window: entry-level gaps go
 # through the joint precision (one Cholesky of Q_mm a window, see
@@ -233,7 +240,7 @@ run_dataset <- function(name) {
                                                 windows = dim(truth)[1], seconds = seconds)
       }
       add_row(method, res$value, res$seconds)
-      if (!is.null(calibrate_on)) {
+      if (!is.null(calibrate_on) && calibrate_rows) {
         vx <- spread(held_val_all$x, windows)
         cal <- tryCatch(timed(calibrate_on(vx, spread(val, windows))), error = function(e) {
           cat(sprintf("  %s calibration failed: %s\n", method, conditionMessage(e)))
@@ -264,6 +271,12 @@ run_dataset <- function(name) {
                    function(vx, vt) calibrate(model, vx, truth = vt, level = level, n_samples = 50, groups = "fraction",
                                               seed = 2))
       if (label == "DiT") dit_imp <- imp
+      if (control && label %in% c("GP-DiT", "GP-DiT score")) {
+        score(paste(label, "+ control"),
+              function(x) impute(model, x, n_samples = 50, level = level, seed = 1, control_variate = TRUE),
+              function(vx, vt) calibrate(model, vx, truth = vt, level = level, n_samples = 50, groups = "fraction",
+                                         seed = 2, control_variate = TRUE))
+      }
     }
     if ("linear" %in% methods) score("linear", function(x) impute_baseline(x, "linear"))
     if ("mean" %in% methods) score("mean", function(x) impute_baseline(x, "mean"))
@@ -380,7 +393,10 @@ md <- c("# Real data: imputation of hidden entries (bench/real_data.R)", "",
                 paste(sprintf("%.0f%%", 100 * rates), collapse = ", ")),
         if (self_calibrate) "Self-calibrated rows: calibrate() on the test windows themselves with a further 10% of their observed entries hidden (never the test truth); groups as above; seconds include it." else
           "No self-calibrated rows in this run (DITIMPUTE_BENCH_SELF_CALIBRATE=0).",
-        "Calibrated rows: calibrate() on the validation windows (last 15% of the training period, not trained on) with the same hiding rate, groups by missing fraction; seconds include the calibration.", "",
+        if (calibrate_rows) "Calibrated rows: calibrate() on the validation windows (last 15% of the training period, not trained on) with the same hiding rate, groups by missing fraction; seconds include the calibration." else
+          "No calibrated rows in this run (DITIMPUTE_BENCH_CALIBRATE=0).",
+        if (control) "Rows \"+ control\": the same GP-DiT and seed with impute(control_variate = TRUE) (the model's GP as a control variate: each missing entry's samples shifted by beta (mean(b) - mu), b the GP base's draws from the same random numbers, mu its exact mean).",
+        "",
         md_table(table), "", dit_train_lines, "## Fitted GP (gp_fit, Matern 3/2, ECM)", "", gp_lines, "",
         "## The paper's numbers (appendix, ETTm1 and BeijingAir, mean of 5 runs)", "", paper_lines, "",
         "## Reading the comparison", "",
@@ -395,9 +411,10 @@ md <- c("# Real data: imputation of hidden entries (bench/real_data.R)", "",
         "")
 dir.create("bench/results", showWarnings = FALSE, recursive = TRUE)
 if (!identical(data_sets, all_data) || !identical(methods, all_methods) || !identical(rates, c(0.1, 0.2, 0.5)) ||
-    tokens != "frame" || is.finite(n_windows) || dit_stride != default_stride) {
+    control || !calibrate_rows || tokens != "frame" || is.finite(n_windows) || dit_stride != default_stride) {
   tag <- c(if (!identical(data_sets, all_data)) data_sets,
            if (tokens != "frame") "entry", if (is.finite(n_windows)) sprintf("w%d", n_windows),
+           if (control) "control", if (!calibrate_rows) "nocal",
            if (dit_stride != default_stride) sprintf("stride%d", dit_stride),
            if (!identical(methods, all_methods)) gsub(" ", "_", tolower(methods)),
            if (!identical(rates, c(0.1, 0.2, 0.5))) sprintf("r%.0f", 100 * rates))

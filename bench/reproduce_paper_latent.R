@@ -45,7 +45,10 @@
 # DITIMPUTE_BENCH_PATIENCE (dit_fit()'s early-stopping patience, its default 10),
 # DITIMPUTE_BENCH_GP_POOL (the GP-DiT's gp_pool; empty = dit_fit()'s default),
 # DITIMPUTE_BENCH_UPDATE_RDS (1: put the rows into
-# inst/extdata/paper-results.rds, replacing its latent table).
+# inst/extdata/paper-results.rds, replacing its latent table),
+# DITIMPUTE_BENCH_CONTROL (1: also impute with each residual or score GP-DiT
+# with impute(control_variate = TRUE), the same seeds, as rows "... + GP
+# control variate").
 #
 # Budgets a CPU cannot buy (a lent GPU, ../shared/GPU.md): DITIMPUTE_BENCH_EXPORT
 # (a folder) writes the training sequences, the test sequences and the fitted
@@ -78,6 +81,7 @@ n_test <- env_int("DITIMPUTE_BENCH_N_TEST", "100")
 threads <- env_int("DITIMPUTE_BENCH_THREADS", "1")
 n_keep <- env_int("DITIMPUTE_BENCH_ESS", "2000")
 update_rds <- Sys.getenv("DITIMPUTE_BENCH_UPDATE_RDS", "1") == "1"
+control <- Sys.getenv("DITIMPUTE_BENCH_CONTROL", "0") == "1"
 n_samples <- env_int("DITIMPUTE_BENCH_SAMPLES", "50")
 H <- 48L; d <- 8L; noise_var <- 0.1; seed <- 2026
 cpu0 <- proc.time()
@@ -232,6 +236,9 @@ say("slice-sampler check (phi = identity, 10 sequences): MSE to the exact condit
     paste(sprintf("%.2g", check), collapse = " / "), proc.time()[["elapsed"]] - t0)
 
 # --- impute and score -------------------------------------------------------
+# Control-variate rows (DITIMPUTE_BENCH_CONTROL): key "<fit>_cv" for the fit <fit>.
+cv_keys <- if (control) paste0(intersect(names(fits), c("gp_dit", "gp_dit_score")), "_cv") else character(0)
+fit_of <- function(nm) sub("_cv$", "", nm)
 rows <- list()
 per_seq <- list()
 for (k in seq_along(patterns)) {
@@ -249,6 +256,12 @@ for (k in seq_along(patterns)) {
     imps[[key]] <- impute(fits[[key]], x, n_samples = n_samples, seed = seed + 20 + k, threads = threads)
     secs[key] <- proc.time()[["elapsed"]] - t0
   }
+  for (key in cv_keys) {
+    t0 <- proc.time()[["elapsed"]]
+    imps[[key]] <- impute(fits[[fit_of(key)]], x, n_samples = n_samples, seed = seed + 20 + k, threads = threads,
+                          control_variate = TRUE)
+    secs[key] <- proc.time()[["elapsed"]] - t0
+  }
   t0 <- proc.time()[["elapsed"]]
   imps$gp_fit <- impute(gfit, x, n_samples = n_samples, seed = seed + 20 + k, threads = threads)
   secs["gp_fit"] <- proc.time()[["elapsed"]] - t0
@@ -264,12 +277,12 @@ for (k in seq_along(patterns)) {
                                                  mse_truth = met_t$mse, mse_cond_mean = met_c$mse)
     rows[[length(rows) + 1]] <- data.frame(
       imputer = nm, latent = TRUE, n = if (nm == "oracle") NA_real_ else n_train, H = H, d = d, pattern = p,
-      strategy = if (nm %in% names(fits)) "S4" else NA_character_, seed = seed, kappa = kap,
+      strategy = if (fit_of(nm) %in% names(fits)) "S4" else NA_character_, seed = seed, kappa = kap,
       coverage = mean(cov_t), coverage_se = stats::sd(cov_t) / sqrt(n_test), coverage_truth = mean(cov_t),
       interval_coverage = mean(met_t$interval_coverage), mse = mean(met_t$mse), mae = mean(met_t$mae),
       crps = mean(met_t$crps), width = mean(met_t$width), radius = mean(imp$radius), target = "truth",
-      train_seconds = if (nm %in% names(fits)) t_fit[[nm]] else if (nm == "gp_fit") t_gp else 0,
-      final_loss = if (nm %in% names(fits)) fits[[nm]]$train_info$final_loss %||% NA_real_ else NA_real_,
+      train_seconds = if (fit_of(nm) %in% names(fits)) t_fit[[fit_of(nm)]] else if (nm == "gp_fit") t_gp else 0,
+      final_loss = if (fit_of(nm) %in% names(fits)) fits[[fit_of(nm)]]$train_info$final_loss %||% NA_real_ else NA_real_,
       seconds = secs[[nm]], mse_cond_mean = mean(met_c$mse), cond_mean_seconds = t_cm, stringsAsFactors = FALSE)
   }
   for (key in names(imported)) {
@@ -295,7 +308,7 @@ ps <- do.call(rbind, per_seq)
 # the standard error over test sequences.
 paired <- do.call(rbind, lapply(patterns, function(p) {
   g <- function(nm, col) ps[[col]][ps$imputer == nm & ps$pattern == p]
-  do.call(rbind, lapply(c(names(fits), names(imported)), function(key) do.call(rbind, lapply(c("gp_fit", "oracle"), function(other) {
+  do.call(rbind, lapply(c(names(fits), cv_keys, names(imported)), function(key) do.call(rbind, lapply(c("gp_fit", "oracle"), function(other) {
     dc <- g(key, "mse_cond_mean") - g(other, "mse_cond_mean")
     dt <- g(key, "mse_truth") - g(other, "mse_truth")
     data.frame(pattern = p, dit = key, against = other, diff_cond_mean = mean(dc),
@@ -309,6 +322,8 @@ cpu <- sum((proc.time() - cpu0)[c(1, 2)])
 wall <- (proc.time() - cpu0)[[3]]
 label <- c(dit = "DiT 64/3/4, S4", gp_dit = "GP-DiT 64/3/4, S4 (residual)",
            gp_dit_channels = "GP-DiT 64/3/4, S4 (channels)", gp_dit_score = "GP-DiT 64/3/4, S4 (score)",
+           gp_dit_cv = "GP-DiT 64/3/4, S4 (residual) + GP control variate",
+           gp_dit_score_cv = "GP-DiT 64/3/4, S4 (score) + GP control variate",
            gp_fit = "fitted GP (gp_fit)",
            oracle = "best linear (exact moments)", stats::setNames(names(imported), names(imported)))
 f3 <- function(v) sprintf("%.3f", v)
@@ -340,6 +355,7 @@ lines <- c(
   sprintf("Y = phi(X) + eps, phi(x) = x + exp(-x^2) + 2 sin(x), eps ~ N(0, %g); X a GP, Laplace lengthscale 64, H = %d, d = %d, Lambda = I. %d training sequences, %d test sequences (the same for every pattern and imputer), %d samples per imputation (a DiT's point is their mean); patterns P1-P4 at H = 48.",
           noise_var, H, d, n_train, n_test, n_samples),
   "DiTs: width/depth/heads 64/3/4, strategy S4; a GP-DiT is dit_fit(gp = the fitted GP below) with the gp_mode its label names.",
+  if (control) "Rows \"+ GP control variate\": the same model and seeds with impute(control_variate = TRUE): each missing entry's samples shifted by beta (mean(b) - mu), b the draws of the model's GP base from the same random numbers, mu its exact mean, beta the slope of the samples on b; without it a DiT's point carries the Monte Carlo error Var(Y_miss | Y_obs) / samples.",
   dit_lines,
   if (length(imports)) sprintf("Imported (trained elsewhere by `bench_dit latent` on this run's exported data; its log says how): %s.",
                                paste(sprintf("%s = `%s`", names(imports), imports), collapse = "; ")),
