@@ -93,8 +93,8 @@ self_calibrate <- Sys.getenv("DITIMPUTE_BENCH_SELF_CALIBRATE", "1") != "0"
 # also imputes and calibrates with impute(control_variate = TRUE), the same
 # seeds, as the row "<method> + control".
 control <- Sys.getenv("DITIMPUTE_BENCH_CONTROL", "0") == "1"
-# DITIMPUTE_BENCH_CALIBRATE=0: no calibrated rows either (calibrating on the
-# 140 BeijingAir validation windows costs more than imputing 24 test windows).
+# DITIMPUTE_BENCH_CALIBRATE=0: no calibrated rows either (calibrating a
+# sampled imputer costs as much again as imputing the test windows).
 calibrate_rows <- Sys.getenv("DITIMPUTE_BENCH_CALIBRATE", "1") != "0"
 level <- 0.9
 # The fitted GP scores every test and validation window: entry-level gaps go

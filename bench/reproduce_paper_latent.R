@@ -251,15 +251,10 @@ for (k in seq_along(patterns)) {
   kap <- kappa_cond(spec, matrix(mask[1, , ], H))
   imps <- list()
   secs <- c()
-  for (key in names(fits)) {
-    t0 <- proc.time()[["elapsed"]]
-    imps[[key]] <- impute(fits[[key]], x, n_samples = n_samples, seed = seed + 20 + k, threads = threads)
-    secs[key] <- proc.time()[["elapsed"]] - t0
-  }
-  for (key in cv_keys) {
+  for (key in c(names(fits), cv_keys)) {
     t0 <- proc.time()[["elapsed"]]
     imps[[key]] <- impute(fits[[fit_of(key)]], x, n_samples = n_samples, seed = seed + 20 + k, threads = threads,
-                          control_variate = TRUE)
+                          control_variate = key %in% cv_keys)
     secs[key] <- proc.time()[["elapsed"]] - t0
   }
   t0 <- proc.time()[["elapsed"]]
