@@ -112,13 +112,15 @@ impute.default <- function(object, x, n_samples = 100, level = 0.95, ...) {
 #'   DiT's draws share with the GP's, about `Var / n_samples` per entry
 #'   without it. An untrained GP-DiT then returns the GP's conditional mean
 #'   (to float rounding). Costs one more sampling run, without the network
-#'   (1.2x the imputation time on BeijingAir). `TRUE` for any other DiT is an
-#'   input error. Off by default.
+#'   (1.2x the imputation time on BeijingAir). `NULL` (the default) turns it
+#'   on for a DiT whose GP is its base and off for any other; `TRUE` for any
+#'   other DiT is an input error, and `FALSE` gives the plain sampler's
+#'   point.
 #' @export
 impute.ditimpute_dit <- function(object, x, n_samples = 100, level = 0.95, point = c("mean", "median"),
                                  truth = NULL, method = NULL, steps = NULL, seed = NULL, threads = NULL,
                                  batch_size = NULL, region = c("finite", "quantile"), device = NULL,
-                                 control_variate = FALSE, ...) {
+                                 control_variate = NULL, ...) {
   check_dots(environment(), "impute() for a DiT")
   object <- check_dit(object)
   use_device(object, device)
@@ -127,6 +129,7 @@ impute.ditimpute_dit <- function(object, x, n_samples = 100, level = 0.95, point
   opts <- impute_options(n_samples, level, point, seed, threads, region)
   if (!is.null(batch_size)) opts$batch_size <- check_count(batch_size, arg = "batch_size")
   sopts <- sampler_options(method = method, steps = steps)
+  if (is.null(control_variate)) control_variate <- isTRUE(cfg$gp %in% c("residual", "score"))
   if (check_flag(control_variate)) sopts$control_variate <- TRUE
   res <- core_call(cpp_impute_dit(dit_ptr(object), cases$arr, sopts, opts))
   new_imputation(cases, res, c(opts, list(sampler = sopts)), method = "DiT", truth = truth, model = object)

@@ -50,9 +50,10 @@ test_that("a GP-informed DiT trains, prints, saves its GP and imputes", {
   expect_equal(plain$config$gp, "")
 })
 
-# impute(control_variate = TRUE): the law of the shift is tested in C++; here
+# impute(control_variate =): the law of the shift is tested in C++; here
 # that the argument reaches the core, keeps the observed values and the
-# spread, and is refused where the model has no GP base.
+# spread, is the default for a model with a GP base, and is refused where the
+# model has none.
 test_that("impute(control_variate = TRUE) recentres a GP-DiT's samples on the GP and is refused without a GP base", {
   skip_if_no_torch()
   x <- gp_tiny_data()
@@ -61,8 +62,10 @@ test_that("impute(control_variate = TRUE) recentres a GP-DiT's samples on the GP
   cfg <- dit_config(24, 2, width = 32, depth = 1, heads = 2)
   fit <- dit_fit(x, cfg, gp = gp, gp_mode = "residual", steps = 4, batch_size = 8, gp_pool = 16, seed = 1,
                  threads = 1, progress = FALSE)
-  a <- impute(fit, held$x, n_samples = 40, seed = 1)
+  a <- impute(fit, held$x, n_samples = 40, seed = 1, control_variate = FALSE)
   b <- impute(fit, held$x, n_samples = 40, seed = 1, control_variate = TRUE)
+  # the default for a residual (or score) GP-DiT is the control variate
+  expect_equal(impute(fit, held$x, n_samples = 40, seed = 1)$samples, b$samples)
   seen <- !is.na(held$x)
   expect_equal(b$point[seen], held$x[seen])
   for (i in seq_along(a$samples)) {
@@ -74,4 +77,7 @@ test_that("impute(control_variate = TRUE) recentres a GP-DiT's samples on the GP
   expect_input_error(impute(fit, held$x, n_samples = 40, control_variate = NA), "control_variate")
   plain <- dit_fit(x, cfg, steps = 2, batch_size = 8, seed = 1, threads = 1, progress = FALSE)
   expect_input_error(impute(plain, held$x, n_samples = 40, control_variate = TRUE), "control_variate")
+  # a model without a GP base samples plainly by default (no error)
+  expect_equal(impute(plain, held$x, n_samples = 40, seed = 1)$samples,
+               impute(plain, held$x, n_samples = 40, seed = 1, control_variate = FALSE)$samples)
 })
