@@ -245,7 +245,8 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
 #'   for 64) 2,000 steps take its validation loss from 0.617 to 0.520, level
 #'   with the plain DiT's 0.523; on the latent GP of `bench/reproduce_paper_latent.R`
 #'   neither GP mode learned the small nonlinear correction the plain DiT
-#'   learns on a GPU, so there they impute as the fitted GP does.
+#'   learns on a GPU, so there they impute as the fitted GP does ([impute()]'s
+#'   default control variate returns its conditional mean to float rounding).
 #'   `"channels"`: the GP's mean and sd as inputs only; the network starts as
 #'   the plain DiT.
 #' @param gp_pool Training examples whose GP conditionals are computed once
