@@ -238,7 +238,7 @@ say("slice-sampler check (phi = identity, 10 sequences): MSE to the exact condit
 
 # --- impute and score -------------------------------------------------------
 # Rows without the control variate (DITIMPUTE_BENCH_CONTROL): key "<fit>_nocv" for the fit <fit>.
-cv_keys <- if (control) paste0(intersect(names(fits), c("gp_dit", "gp_dit_score")), "_nocv") else character(0)
+nocv_keys <- if (control) paste0(intersect(names(fits), c("gp_dit", "gp_dit_score")), "_nocv") else character(0)
 fit_of <- function(nm) sub("_nocv$", "", nm)
 rows <- list()
 per_seq <- list()
@@ -252,10 +252,10 @@ for (k in seq_along(patterns)) {
   kap <- kappa_cond(spec, matrix(mask[1, , ], H))
   imps <- list()
   secs <- c()
-  for (key in c(names(fits), cv_keys)) {
+  for (key in c(names(fits), nocv_keys)) {
     t0 <- proc.time()[["elapsed"]]
     imps[[key]] <- impute(fits[[fit_of(key)]], x, n_samples = n_samples, seed = seed + 20 + k, threads = threads,
-                          control_variate = if (key %in% cv_keys) FALSE)
+                          control_variate = if (key %in% nocv_keys) FALSE)
     secs[key] <- proc.time()[["elapsed"]] - t0
   }
   t0 <- proc.time()[["elapsed"]]
@@ -304,7 +304,7 @@ ps <- do.call(rbind, per_seq)
 # the standard error over test sequences.
 paired <- do.call(rbind, lapply(patterns, function(p) {
   g <- function(nm, col) ps[[col]][ps$imputer == nm & ps$pattern == p]
-  do.call(rbind, lapply(c(names(fits), cv_keys, names(imported)), function(key) do.call(rbind, lapply(c("gp_fit", "oracle"), function(other) {
+  do.call(rbind, lapply(c(names(fits), nocv_keys, names(imported)), function(key) do.call(rbind, lapply(c("gp_fit", "oracle"), function(other) {
     dc <- g(key, "mse_cond_mean") - g(other, "mse_cond_mean")
     dt <- g(key, "mse_truth") - g(other, "mse_truth")
     data.frame(pattern = p, dit = key, against = other, diff_cond_mean = mean(dc),
