@@ -157,9 +157,12 @@ run_dataset <- function(name) {
   if (!is.null(gp)) print(gp$value)
   strategy <- mask_strategy(c(mcar0.1 = 1, mcar0.2 = 1, mcar0.5 = 1))
   train_dit <- function(label, gp_mode = NULL) {
-    cached <- if (nzchar(cache)) file.path(cache, sprintf("real-data-%s-%s-%d-%g%s%s.dit", name, gsub(" ", "_", label),
+    # The key names every setting that changes the model (a GP-DiT's pool
+    # of conditionals among them: gp_pool = 0 draws them afresh each step).
+    cached <- if (nzchar(cache)) file.path(cache, sprintf("real-data-%s-%s-%d-%g%s%s%s.dit", name, gsub(" ", "_", label),
                                                           dit_steps, dit_time, if (tokens == "entry") "-entry" else "",
-                                                          if (dit_stride > 0) sprintf("-stride%d", dit_stride) else "")) else ""
+                                                          if (dit_stride > 0) sprintf("-stride%d", dit_stride) else "",
+                                                          if (!is.null(gp_mode) && !is.null(gp_pool)) sprintf("-pool%d", gp_pool) else "")) else ""
     if (nzchar(cached) && file.exists(cached)) {
       # Its seconds here are the loading's, not a training's: the row says
       # where the model came from.
