@@ -126,6 +126,17 @@ methods <- list(
     list(point = out)
   }
 )
+# Forms of the model side by side (only when named, e.g. "gp,gp_level"):
+# impute_series(model = <form>) with the kernel still chosen by BIC.
+for (form in c("level", "trend", "stationary")) {
+  local({
+    f <- form
+    methods[[paste0("gp_", f)]] <<- if (paste0("gp_", f) %in% only) function(y, name) {
+      imp <- impute_series(y, level = 0.9, n_samples = 50, seed = 1, model = f)
+      list(point = as.numeric(imp$point), lower = as.numeric(imp$lower), upper = as.numeric(imp$upper))
+    }
+  })
+}
 if (!is.null(only)) methods <- methods[union(only, "linear")]
 
 rows <- list()
