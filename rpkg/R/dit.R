@@ -263,7 +263,13 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
 #'   (windows of 48 x 7, `gp_mode = "score"`) the default pool was learned
 #'   by heart within 1,500 steps and early stopping ended the run there;
 #'   `gp_pool = 8192` trained 5,800 steps and imputed with 9-10% lower MAE
-#'   (`bench/results/real_data_ett_h1_fitted_gp_gp-dit_score.md`). A score
+#'   (`bench/results/real_data_ett_h1_fitted_gp_gp-dit_score.md`); in the
+#'   default residual mode the default pool stopped early after 2,800 steps
+#'   and `gp_pool = 0` after 4,200 (at the same time a step: 209 and 311 s),
+#'   with 10-13% lower MAE (0.1030 against 0.1155 at 20% hidden), so on
+#'   windows of a few hundred entries prefer `gp_pool = 0`
+#'   (`bench/results/real_data_ett_h1_control_fitted_gp_linear_gp-dit.md`,
+#'   `..._gp_pool_default_...`). A score
 #'   pool holds an `H*d x m` eigenvector matrix per example (`m` its missing
 #'   entries, float32); over 4 GiB in the worst case is refused.
 #' @return An object of class `ditimpute_dit`, with methods `print()`,
