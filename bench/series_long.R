@@ -99,20 +99,18 @@ with_timeout <- function(expr_fn, limit) {
   res[[1]]
 }
 kalman_ok <- list()
-# impute_series() at the bench's settings, its point and 90% intervals as vectors.
+# impute_series() at the bench's settings: its point and 90% intervals as
+# vectors, and the model it chose.
 gp_run <- function(y, ...) {
   imp <- impute_series(y, level = 0.9, n_samples = 50, seed = 1, ...)
-  list(point = as.numeric(imp$point), lower = as.numeric(imp$lower), upper = as.numeric(imp$upper), imp = imp)
+  m <- imp$model
+  list(point = as.numeric(imp$point), lower = as.numeric(imp$lower), upper = as.numeric(imp$upper),
+       model = paste(m$model_name, m$kernel_name,
+                     if (any(!is.na(m$lambda))) paste(unique(ditimpute:::transform_label(m$lambda[!is.na(m$lambda)])), collapse = ",") else ""))
 }
 methods <- list(
-  gp = function(y, name) {
-    out <- gp_run(y)
-    m <- out$imp$model
-    c(out[c("point", "lower", "upper")],
-      model = paste(m$model_name, m$kernel_name,
-                    if (any(!is.na(m$lambda))) paste(unique(ditimpute:::transform_label(m$lambda[!is.na(m$lambda)])), collapse = ",") else ""))
-  },
-  gp_calibrated = function(y, name) gp_run(y, calibrate = TRUE)[c("point", "lower", "upper")],
+  gp = function(y, name) gp_run(y),
+  gp_calibrated = function(y, name) gp_run(y, calibrate = TRUE),
   linear = function(y, name) linear(y),
   na_interpolation = function(y, name) if (has_imputets) list(point = as.numeric(imputeTS::na_interpolation(y))),
   na_seadec = function(y, name) if (has_imputets) list(point = as.numeric(suppressWarnings(imputeTS::na_seadec(y)))),
@@ -131,10 +129,10 @@ methods <- list(
 )
 # Variants, run only when named (e.g. "gp,gp_level"): each form of the model
 # (the kernel still chosen by BIC), and the whole series as the fitting stretch.
-variants <- list(gp_level = function(y, name) gp_run(y, model = "level")[c("point", "lower", "upper")],
-                 gp_trend = function(y, name) gp_run(y, model = "trend")[c("point", "lower", "upper")],
-                 gp_stationary = function(y, name) gp_run(y, model = "stationary")[c("point", "lower", "upper")],
-                 gp_whole = function(y, name) gp_run(y, fit_frames = length(y))[c("point", "lower", "upper")])
+variants <- list(gp_level = function(y, name) gp_run(y, model = "level"),
+                 gp_trend = function(y, name) gp_run(y, model = "trend"),
+                 gp_stationary = function(y, name) gp_run(y, model = "stationary"),
+                 gp_whole = function(y, name) gp_run(y, fit_frames = length(y)))
 methods <- c(methods, variants[intersect(names(variants), only)])
 if (!is.null(only)) methods <- methods[union(only, "linear")]
 

@@ -268,8 +268,9 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
 #'   and `gp_pool = 0` after 4,200 (at the same time a step: 209 and 311 s),
 #'   with 10-13% lower MAE (0.1030 against 0.1155 at 20% hidden), so on
 #'   windows of a few hundred entries prefer `gp_pool = 0`
-#'   (`bench/results/real_data_ett_h1_control_fitted_gp_linear_gp-dit.md`,
-#'   `..._gp_pool_default_...`). A score
+#'   (`bench/results/real_data_ett_h1_control_fitted_gp_linear_gp-dit.md`
+#'   and `real_data_ett_h1_control_gp_pool_default_fitted_gp_linear_gp-dit.md`).
+#'   A score
 #'   pool holds an `H*d x m` eigenvector matrix per example (`m` its missing
 #'   entries, float32); over 4 GiB in the worst case is refused.
 #' @return An object of class `ditimpute_dit`, with methods `print()`,
