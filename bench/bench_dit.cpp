@@ -1,7 +1,9 @@
 // DiT benchmarks and the GP learning demonstration.
 //
 //   bench_dit [speed] [threads] [reps] [device]  ms per training step (batch
-//       64) and per sampling step (one network call at batch 100) for the small
+//       64, inside a fit() of 1 + K steps, less a fit() of 1; the per-call
+//       setup in its own column) and per sampling step (one network call at
+//       batch 100) for the small
 //       (128/4/4) and the paper-size (256/12/16) DiT at H = 96, d = 8, against
 //       the same network in Python PyTorch (bench/dit_pytorch.py, run by
 //       $DITIMPUTE_PYTHON or /usr/bin/python3, on the same device) timed in the
@@ -93,10 +95,16 @@ DiTConfig make_config(int H, int d, int width, int depth, int heads) {
 }
 
 // A training step (batch 64) and a sampling call (batch 100) through the
-// public API, the twins of what dit_pytorch.py times: fit() one step at a time
-// (the example drawing it adds is well under 1% of a step) and
-// predict_noise() on 100 states.
-std::pair<double, double> time_network(const DiTConfig& c, int reps, const std::string& device) {
+// public API, the twins of what dit_pytorch.py times: predict_noise() on 100
+// states, and fit() timed at 1 and 1 + K steps a call, so that a step's cost
+// inside a training run ((t(1 + K) - t(1)) / K, with its example drawing,
+// EMA and NaN checks) is told apart from what each fit() call adds once
+// (optimizer, EMA copy, moving the model). Returns {step, sampling call,
+// per-call setup} in ms.
+struct NetworkTimes {
+  double step_ms, sample_ms, call_ms;
+};
+NetworkTimes time_network(const DiTConfig& c, int reps, const std::string& device) {
   auto model = DiTModel::create(c, 0, device);
   Rng rng(1);
   Batch data(256, c.H, c.d);
@@ -111,20 +119,26 @@ std::pair<double, double> time_network(const DiTConfig& c, int reps, const std::
   o.steps = 1;
   o.device = device;
   model.fit(data, nullptr, strategy, o);  // warm-up
-  auto start = clock_type::now();
-  for (int r = 0; r < reps; ++r) {
-    o.steps = 1;
-    o.seed = 2 + r;
-    model.fit(data, nullptr, strategy, o);
-  }
-  const double train_ms = 1000.0 * seconds_since(start) / reps;
+  auto timed_fit = [&](int steps) {
+    const auto start = clock_type::now();
+    for (int r = 0; r < reps; ++r) {
+      o.steps = steps;
+      o.seed = 2 + r;
+      model.fit(data, nullptr, strategy, o);
+    }
+    return 1000.0 * seconds_since(start) / reps;
+  };
+  const int K = device == "cuda" ? 20 : 4;
+  const double one = timed_fit(1);
+  const double many = timed_fit(1 + K);
+  const double step_ms = (many - one) / K;
   Batch states(100, c.H, c.d);
   fill_standard_normal(rng, states.data.data(), states.data.size());
   const Mask mask = strategy.draw(c.H, c.d, rng);
   model.predict_noise(states, mask, 0.5);  // warm-up
-  start = clock_type::now();
+  const auto start = clock_type::now();
   for (int r = 0; r < reps; ++r) model.predict_noise(states, mask, 0.5);
-  return {train_ms, 1000.0 * seconds_since(start) / reps};
+  return {step_ms, 1000.0 * seconds_since(start) / reps, one - step_ms};
 }
 
 std::pair<double, double> time_python(const DiTConfig& c, int threads, int reps, const std::string& device) {
@@ -149,8 +163,8 @@ void speed(int threads, int reps, const std::string& device) {
   set_threads(threads);
   std::printf("DiT speed, H = 96, d = 8, device %s, %d threads, float32, %d reps (ms)\n", device.c_str(), threads,
               reps);
-  std::printf("%-10s %8s %12s %12s %8s %12s %12s %8s\n", "model", "params", "train C++", "train Py", "C++/Py",
-              "sample C++", "sample Py", "C++/Py");
+  std::printf("%-10s %8s %12s %12s %8s %12s %12s %8s %12s\n", "model", "params", "train C++", "train Py", "C++/Py",
+              "sample C++", "sample Py", "C++/Py", "fit() call");
   struct Size {
     const char* name;
     int width, depth, heads;
@@ -161,8 +175,8 @@ void speed(int threads, int reps, const std::string& device) {
     auto cpp = time_network(c, r, device);
     auto py = time_python(c, threads, r, device);
     auto n = DiTModel::create(c, 1, "cpu").n_parameters();
-    std::printf("%-10s %8.2fM %12.1f %12.1f %8.2f %12.1f %12.1f %8.2f\n", s.name, n / 1e6, cpp.first, py.first,
-                cpp.first / py.first, cpp.second, py.second, cpp.second / py.second);
+    std::printf("%-10s %8.2fM %12.1f %12.1f %8.2f %12.1f %12.1f %8.2f %12.1f\n", s.name, n / 1e6, cpp.step_ms,
+                py.first, cpp.step_ms / py.first, cpp.sample_ms, py.second, cpp.sample_ms / py.second, cpp.call_ms);
   }
 
   // Imputation of one 96 x 8 sequence, 100 samples, public API, for the

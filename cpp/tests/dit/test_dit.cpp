@@ -480,13 +480,14 @@ TEST_CASE("The DiT samples on CUDA with the CPU's noise", "[.cuda][dit][device]"
   for (std::size_t k = 0; k < a.data.size(); ++k) CHECK(g.data[k] == Approx(a.data[k]).margin(1e-3));
 }
 
-// Two paths the test above does not reach (a score GP-DiT's GP conditional
-// per case, gp_case in dit/model.cpp; the entry-token network) on CUDA: each model
+// Paths the test above does not reach (a score GP-DiT's GP conditional per
+// case, gp_case in dit/model.cpp; a residual GP-DiT; the GP control variate of
+// both; the entry-token network) on CUDA: each model
 // trains 30 steps on the CPU (so the network, not only the GP base or the
 // zero-gated start, shapes the samples), is copied to CUDA with its GP, and
 // samples what the CPU samples with the same noise (float32 on both, so 1e-3
 // as above); then a few training steps on CUDA itself give finite losses.
-TEST_CASE("A score GP-DiT and an entry-token DiT sample and train on CUDA", "[.cuda][dit][device][gp]") {
+TEST_CASE("Score and residual GP-DiTs (with the GP control) and an entry-token DiT sample and train on CUDA", "[.cuda][dit][device][gp]") {
   const BackendInfo b = backend_info();
   if (!b.cuda_available) {
     WARN("SKIPPED: no CUDA in the linked LibTorch " << b.torch_version);
@@ -497,9 +498,11 @@ TEST_CASE("A score GP-DiT and an entry-token DiT sample and train on CUDA", "[.c
   const MaskStrategy strategy = mixed_strategy(H);
   DiTConfig score = tiny_config(H, d);
   score.gp = "score";
+  DiTConfig residual = tiny_config(H, d);
+  residual.gp = "residual";
   DiTConfig entry = tiny_config(H, d);
   entry.tokens = "entry";
-  for (const DiTConfig& c : {score, entry}) {
+  for (const DiTConfig& c : {score, residual, entry}) {
     INFO("gp = '" << c.gp << "', tokens = '" << c.tokens << "'");
     auto cpu = DiTModel::create(c, 4, "cpu");
     if (!c.gp.empty()) cpu.set_gp(gp);
@@ -518,6 +521,20 @@ TEST_CASE("A score GP-DiT and an entry-token DiT sample and train on CUDA", "[.c
       filled += std::isnan(x[k % (H * d)]) && std::isfinite(a.data[k]);
     }
     CHECK(filled == 6 * 7);  // every missing entry of every sample
+    if (!c.gp.empty()) {
+      // The GP control variate (SamplerOptions::gp_control): a second run
+      // through the GP base alone on the device, then the shift on the host.
+      SamplerOptions control = quick_sampler();
+      control.gp_control = true;
+      const Batch ac = cpu.sample(x, 6, control, 5, 1);
+      const Batch gc = gpu.sample(x, 6, control, 5, 1);
+      double moved = 0;
+      for (std::size_t k = 0; k < ac.data.size(); ++k) {
+        CHECK(gc.data[k] == Approx(ac.data[k]).margin(1e-3));
+        if (std::isnan(x[k % (H * d)])) moved = std::max(moved, std::abs(ac.data[k] - a.data[k]));
+      }
+      CHECK(moved > 1e-6);  // the control changed the samples (it is not a no-op on either device)
+    }
     TrainOptions og = cpu_train_options(5, 16, 9);
     og.device = "cuda";
     const TrainResult r = gpu.fit(train, &held_out, strategy, og);
