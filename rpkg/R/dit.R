@@ -270,6 +270,9 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
 #'   windows of a few hundred entries prefer `gp_pool = 0`
 #'   (`bench/results/real_data_ett_h1_control_fitted_gp_linear_gp-dit.md`
 #'   and `real_data_ett_h1_control_gp_pool_default_fitted_gp_linear_gp-dit.md`).
+#'   Up to about 1,300 entries a window the pool buys no speed: a step with
+#'   fresh conditionals cost 0.69-1.28x a pooled one, and 3.48x at 3,960
+#'   entries (30 x 132), where the pool pays (`bench/results/gp_pool_cost.md`).
 #'   A score
 #'   pool holds an `H*d x m` eigenvector matrix per example (`m` its missing
 #'   entries, float32); over 4 GiB in the worst case is refused.
