@@ -3,7 +3,7 @@
 # 400 validation sequences, DiT 64/3/4): gp_fit() on the training sequences,
 # then dit_fit(gp = that fit) with gp_mode "score" and "residual", and the
 # pure DiT, each with the same wall-clock budget (time_limit, which includes
-# building the GP-DiTs' pool of conditionals) and dit_fit()'s defaults; the
+# building a GP-DiT's pool of conditionals where it has one) and dit_fit()'s defaults; the
 # fitted GP imputing on its own beside them. Each is scored as
 # bench/dit_learning.R scores its models (theory_setting.R's
 # score_on_patterns(): W2 to the exact conditional law against exact draws
@@ -72,7 +72,7 @@ lines <- c(
           seconds, n_test, started, R.version.string, torch_backend()$torch_version, threads),
   sprintf(paste("H = %d, d = %d, Laplace lengthscale 64, S4 masks, 4,000 training + 400 validation sequences;",
                 "`gp_fit(train, kernel = \"laplace\")` (%.0f s: lengthscale %.1f); each DiT 64/3/4 with",
-                "`dit_fit()`'s defaults and `time_limit = %g` (the GP-DiTs' pool of conditionals counted in it);",
+                "`dit_fit()`'s defaults and `time_limit = %g` (at 384 entries a window the GP-DiTs draw fresh GP conditionals for every example, `gp_pool = 0`, the default since 2026-11-27; a pool, where there is one, counts in the limit);",
                 "%d test sequences per pattern, 100 samples each; W2 / null = W2 to the exact conditional law",
                 "over W2 of exact draws of the same size; coverage = raw 95%% region coverage of 1,000 exact draws.",
                 "Validation loss: `dit_fit()`'s first record -> its best."),

@@ -248,26 +248,31 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
 #'   learns on a GPU, so there they impute as the fitted GP does ([impute()]'s
 #'   default control variate returns its conditional mean to float rounding).
 #'   `"channels"`: the GP's mean and sd as inputs only; the network starts as
-#'   the plain DiT.
+#'   the plain DiT. On that latent GP, with fresh conditionals (the default
+#'   `gp_pool` there), it learned where the other modes did not: MSE to the
+#'   conditional mean 0.70-0.73x the plain DiT's after the same 600 s, level
+#'   with the fitted GP on three of the four patterns and 1.48x it on the
+#'   hardest (`bench/results/reproduce_paper_latent_pool0_all.md`).
 #' @param gp_pool Training examples whose GP conditionals are computed once
 #'   and reused (each costs a factorisation of its missing entries, about a
 #'   second at a few thousand of them): 0 computes them afresh for every
-#'   example. `NULL`: 1024 up to `H * d = 1000` entries a sequence, 256
-#'   beyond. The pool's cost counts against `time_limit`. A pool is a fixed
+#'   example. `NULL`: 0 up to `H * d = 1000` entries a sequence, where
+#'   fresh conditionals cost no measurable time a step, 256 beyond (until
+#'   2026-11-27 the default up to 1000 entries was a pool of 1024). The
+#'   pool's cost counts against `time_limit`. A pool is a fixed
 #'   set of examples, and a long run can learn it by heart: on the latent GP
 #'   of `bench/reproduce_paper_latent.R` (4,000 sequences of 48 x 8) a pool
 #'   of 1,024 took the validation loss from 0.802 to 0.975 over 10,000 steps
 #'   while the training loss fell (`bench/results/latent_gp_dit_histories.md`);
 #'   early stopping (`patience`) keeps the best weights, and `gp_pool = 0`
 #'   does not overfit where each example's conditionals are cheap. On ETTh1
-#'   (windows of 48 x 7, `gp_mode = "score"`) the default pool was learned
+#'   (windows of 48 x 7, `gp_mode = "score"`) a pool of 1,024 was learned
 #'   by heart within 1,500 steps and early stopping ended the run there;
 #'   `gp_pool = 8192` trained 5,800 steps and imputed with 9-10% lower MAE
 #'   (`bench/results/real_data_ett_h1_fitted_gp_gp-dit_score.md`); in the
-#'   default residual mode the default pool stopped early after 2,800 steps
+#'   default residual mode a pool of 1,024 stopped early after 2,800 steps
 #'   and `gp_pool = 0` after 4,200 (at the same time a step: 209 and 311 s),
-#'   with 10-13% lower MAE (0.1030 against 0.1155 at 20% hidden), so on
-#'   windows of a few hundred entries prefer `gp_pool = 0`
+#'   with 10-13% lower MAE (0.1030 against 0.1155 at 20% hidden)
 #'   (`bench/results/real_data_ett_h1_control_fitted_gp_linear_gp-dit.md`
 #'   and `real_data_ett_h1_control_gp_pool_default_fitted_gp_linear_gp-dit.md`).
 #'   Up to about 1,300 entries a window the pool buys no speed: a step with
@@ -321,7 +326,7 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
     }
     config$gp <- check_string(gp_mode, c("residual", "channels", "score"))
     config <- structure(core_call(cpp_dit_config_check(unclass(config))), class = "ditimpute_dit_config")
-    if (is.null(gp_pool)) gp_pool <- if (dm[2] * dm[3] <= 1000) 1024L else 256L
+    if (is.null(gp_pool)) gp_pool <- if (dm[2] * dm[3] <= 1000) 0L else 256L
   } else {
     config$gp <- ""
     gp_pool <- 0L

@@ -23,6 +23,25 @@ test_that("dit_fit(gp =) checks the GP and names the argument", {
   expect_input_error(dit_fit(x, cfg, gp = gp, gp_pool = -1, steps = 2, progress = FALSE), "gp_pool")
 })
 
+test_that("dit_fit(gp =) draws fresh GP conditionals by default up to 1,000 entries a window, a pool beyond", {
+  # bench/results/gp_pool_cost.md: fresh conditionals cost no measurable time
+  # a step up to ~1,300 entries; a pool cost accuracy where measured.
+  skip_if_no_torch()
+  x <- gp_tiny_data()
+  gp <- gp_fit(x, kernel = "laplace", n_windows = 30, seed = 1)
+  small <- dit_fit(x, dit_config(24, 2, width = 32, depth = 1, heads = 2), gp = gp, steps = 2, batch_size = 8,
+                   seed = 1, threads = 1, progress = FALSE)
+  expect_identical(small$train_info$options$gp_pool, 0L)
+  pooled <- dit_fit(x, dit_config(24, 2, width = 32, depth = 1, heads = 2), gp = gp, gp_pool = 16, steps = 2,
+                    batch_size = 8, seed = 1, threads = 1, progress = FALSE)
+  expect_identical(pooled$train_info$options$gp_pool, 16L)
+  wide <- gp_simulate(gp_spec(24, d = 42, kernel = gp_kernel("laplace", lengthscale = 8)), 20, seed = 1)
+  gw <- gp_fit(wide, kernel = "laplace", n_windows = 10, seed = 1)
+  big <- dit_fit(wide, dit_config(24, 42, width = 32, depth = 1, heads = 2), gp = gw, steps = 2, batch_size = 8,
+                 seed = 1, threads = 1, progress = FALSE)
+  expect_identical(big$train_info$options$gp_pool, 256L)  # 1,008 entries
+})
+
 test_that("a GP-informed DiT trains, prints, saves its GP and imputes", {
   skip_if_no_torch()
   x <- gp_tiny_data()
