@@ -8,27 +8,45 @@
 # all four (a station outage). MAE over linear interpolation's of the same
 # PM2.5 entries by gap length, and raw 90% coverage, beside the univariate
 # default on the same gaps.
-# Usage: Rscript bench/series_long_pm25_multi.R [reps] [data_dir]
-# Writes bench/results/series_long_pm25_multi.md.
+# The same question for ETTh1's or ETTh2's oil temperature (OT) with the six
+# load series of its transformer (HUFL, HULL, MUFL, MULL, LUFL, LULL) beside
+# it: the third argument names the target.
+# Usage: Rscript bench/series_long_pm25_multi.R [reps] [data_dir] [PM2.5|ETTh1|ETTh2]
+# Writes bench/results/series_long_pm25_multi.md (PM2.5) or
+# bench/results/series_long_multi_<ETTh1|ETTh2>_OT.md.
 source(file.path("bench", "series_long_pm25_setup.R"))  # args, reps, data_dir, gap helpers, beijing, fmt
-vars <- c("PM2.5", "PM10", "NO2", "CO")
+target <- if (length(args) >= 3) args[3] else "PM2.5"
+if (target == "PM2.5") {
+  frame <- beijing
+  vars <- c("PM2.5", "PM10", "NO2", "CO")
+  name <- "BeijingAir_PM2.5"                                  # bench/series_long.R's name: its seeds
+  others <- "PM10, NO2, CO"
+  where <- "Dongsi station"
+} else if (target %in% c("ETTh1", "ETTh2")) {
+  frame <- utils::read.csv(gzfile(file.path(data_dir, "ett", paste0(target, ".csv.gz"))))
+  vars <- c("OT", "HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL")
+  name <- paste0(target, "_OT")
+  others <- "the six loads"
+  where <- paste0(target, ", oil temperature and the six loads of its transformer")
+} else stop("the third argument must be PM2.5, ETTh1 or ETTh2")
 
 rows <- character(0)
 for (r in seq_len(reps)) {
-  y0 <- beijing$PM2.5
-  h <- hide_gaps(y0, 0.15, seed = 1000 * r + nchar("BeijingAir_PM2.5"))  # bench/series_long.R's seed for PM2.5
+  y0 <- frame[[vars[1]]]
+  h <- hide_gaps(y0, 0.15, seed = 1000 * r + nchar(name))  # bench/series_long.R's seed for this series
   truth <- y0[h]
   grp <- group_of(run_len(h)[h])
   y <- y0
   y[h] <- NA
   lin <- linear(y)$point[h]
-  only <- as.matrix(beijing[vars])
+  only <- as.matrix(frame[vars])
   only[h, 1] <- NA
-  all4 <- as.matrix(beijing[vars])
-  all4[h, ] <- NA
-  forms <- list(`PM2.5 alone (the univariate default)` = stats::ts(y, frequency = 24),
-                `with PM10, NO2, CO; gaps in PM2.5 only` = stats::ts(only, frequency = 24),
-                `with PM10, NO2, CO; gaps in all four` = stats::ts(all4, frequency = 24))
+  all <- as.matrix(frame[vars])
+  all[h, ] <- NA
+  forms <- stats::setNames(list(stats::ts(y, frequency = 24), stats::ts(only, frequency = 24), stats::ts(all, frequency = 24)),
+                           c(sprintf("%s alone (the univariate default)", vars[1]),
+                             sprintf("with %s; gaps in %s only", others, vars[1]),
+                             sprintf("with %s; gaps in all %s", others, if (length(vars) == 4) "four" else length(vars))))
   for (f in names(forms)) {
     t0 <- proc.time()[["elapsed"]]
     imp <- impute_series(forms[[f]], level = 0.9, n_samples = 50, seed = 1)
@@ -44,8 +62,10 @@ for (r in seq_len(reps)) {
     cat(tail(rows, 1), "\n")
   }
 }
-write_result("series_long_pm25_multi", "# PM2.5 with the rest of its station (bench/series_long_pm25_multi.R)",
-             "bench/series_long.R's gaps in PM2.5 (15% hidden, P(L) ~ L^-1.5 on 1..400), Dongsi station",
-             c("## PM2.5: MAE over linear interpolation's by gap length, raw 90% coverage", "",
+out <- if (target == "PM2.5") "series_long_pm25_multi" else paste0("series_long_multi_", name)
+write_result(out, sprintf("# %s with %s (bench/series_long_pm25_multi.R)", vars[1], others),
+             sprintf("bench/series_long.R's gaps in %s (15%% hidden, P(L) ~ L^-1.5 on 1..400), %s", vars[1], where),
+             c(sprintf("## %s: MAE over linear interpolation's by gap length, raw 90%% coverage", vars[1]), "",
                "| rep | impute_series() input | all | 1 | 2-5 | 6-20 | 21-60 | >60 | cover all | 1 | 2-5 | 6-20 | 21-60 | >60 | seconds |",
-               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|", rows))
+               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|", rows),
+             script = "series_long_pm25_multi")

@@ -12,10 +12,11 @@ beijing <- utils::read.csv(gzfile(list.files(file.path(data_dir, "beijing_air"),
 fmt <- function(v) paste(sprintf("%.3f", v), collapse = " | ")
 
 # Writes bench/results/<name>.md: the title, the command line with the date,
-# `what` the run did and the load average at the end, then `lines`.
-write_result <- function(name, title, what, lines) {
+# `what` the run did and the load average at the end, then `lines`
+# (`script`: the bench that ran, when its name is not `name`).
+write_result <- function(name, title, what, lines, script = name) {
   load <- tryCatch(readLines("/proc/loadavg"), error = function(e) "unknown")
-  writeLines(c(title, "", sprintf("`Rscript bench/%s.R %s` on %s; %s. Load average at the end: %s.", name,
+  writeLines(c(title, "", sprintf("`Rscript bench/%s.R %s` on %s; %s. Load average at the end: %s.", script,
                                   paste(args, collapse = " "), format(Sys.Date()), what, load), "", lines),
              file.path("bench", "results", paste0(name, ".md")))
   cat(sprintf("wrote bench/results/%s.md\n", name))
