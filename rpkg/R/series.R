@@ -70,8 +70,15 @@
 #' imputed worse beside them than alone: ETTh1's smooth oil temperature
 #' beside its six rough load series had 90% intervals covering 80% of its
 #' hidden values (65-67% on gaps over 60 frames) in two of three
-#' repetitions, against 88-93% alone (`bench/results/series_long_multi_ETTh1_OT.md`),
-#' and the likelihood gives no sign of it; impute such a variable on its own.
+#' repetitions, against 88-93% alone (`bench/results/series_long_multi_ETTh1_OT.md`).
+#' The likelihood gives no sign of it; the share of a variable's one-step
+#' changes that the others explain does (the squared multiple correlation of
+#' its one-step innovations on theirs: the loads explain 0.4% of the oil
+#' temperature's, the pollutants 31-50% of each other's,
+#' `bench/results/series_multi_forms.md`). Conditioning on the others can
+#' shrink a variable's one-step predictive variance by at most that share, so
+#' `print()` of the model shows it and `impute_series()` warns, naming the
+#' variable, when it is under 5%: impute such a variable on its own.
 #'
 #' With `method = "dit"`, a linear trend and the scaling are removed and a
 #' small diffusion transformer ([dit_fit()]) is trained on windows of `H`
@@ -220,6 +227,8 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   }
   fitted <- fit_series_model(v, period, model_arg, kernel, transform, ridge, fit_frames, threads)
   fitted$fit_seconds <- proc.time()[["elapsed"]] - start
+  lone <- series_lone_warning(fitted)
+  if (!is.null(lone)) cli::cli_warn("{lone}")
   iv <- (if (proper) series_proper_intervals else series_model_intervals)(fitted, v, level, n_samples, seed, threads)
   fitted$proper <- proper
   fitted$seconds <- proc.time()[["elapsed"]] - start

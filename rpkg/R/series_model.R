@@ -234,13 +234,47 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
   b <- f$fit$candidates[[(best - 1L) %% nrow(forms) + 1L]]
   rownames(tab) <- NULL
   structure(list(model_name = tab$model[best], kernel_name = tab$kernel[best], spec = b$spec, candidate = b,
-                 Lambda = b$Lambda, period = period, lambda = f$transform$lambda, transform = f$transform,
+                 Lambda = b$Lambda, innovation_r2 = stats::setNames(series_innovation_r2(b$Lambda), colnames(v)),
+                 period = period, lambda = f$transform$lambda, transform = f$transform,
                  center = f$center, scale = f$scale, loglik = tab$logLik[best], df = b$df, nobs = b$nobs,
                  fit_start = f$fit$fit_start, fit_frames = f$fit$fit_frames,
                  candidates = tab[, c("model", "kernel", "envelope", "harmonics", "transform", "logLik", "df", "AIC", "BIC", "evaluations",
                                       "converged", "chosen")],
                  variables = colnames(v)),
             class = "ditimpute_series_model")
+}
+
+# The share of each variable's one-step changes that the other variables
+# explain: the squared multiple correlation of its standardised one-step
+# innovation on theirs, from Lambda's correlations (which are those of the
+# innovations, see structural.hpp). NA for a single variable. Conditioning on
+# the others can shrink a variable's one-step predictive variance by at most
+# this share, so near zero the joint model can only cost it (through the form
+# it shares with them).
+series_innovation_r2 <- function(Lambda) {
+  d <- nrow(Lambda)
+  if (d < 2) return(rep(NA_real_, d))
+  R <- stats::cov2cor(Lambda)
+  vapply(seq_len(d), function(j) {
+    r <- R[-j, j]
+    sum(r * solve(R[-j, -j, drop = FALSE], r))
+  }, 0)
+}
+
+# impute_series()'s warning for variables that the others explain less than
+# `below` of (see series_innovation_r2()): they gain nothing from the joint
+# model and share its form. NULL when there are none.
+series_lone_warning <- function(model, below = 0.05) {
+  r2 <- model$innovation_r2
+  lone <- which(!is.na(r2) & r2 < below)
+  if (!length(lone)) return(NULL)
+  one <- length(lone) == 1
+  sprintf(paste0("The other variables explain under %g%% of the one-step changes of %s, which therefore %s nothing from ",
+                 "them but %s their model form; a form that suits the others can leave %s intervals too narrow on long gaps. ",
+                 "Impute %s on %s own (see ?impute_series, \"Several variables\")."),
+          100 * below, paste(sprintf("\"%s\" (%.1f%%)", names(r2)[lone], 100 * r2[lone]), collapse = ", "),
+          if (one) "gains" else "gain", if (one) "shares" else "share", if (one) "its" else "their",
+          if (one) "it" else "them", if (one) "its" else "their")
 }
 
 # The exact conditional of v's missing entries under the model, in the data's
@@ -286,6 +320,11 @@ print.ditimpute_series_model <- function(x, ...) {
   if (x$model_name != "stationary") {
     cat(sprintf("  level noise per frame: %.3g of the stationary variance%s\n", s$level_rate / tot,
                 if (x$model_name == "trend") sprintf("; slope noise %.3g", s$slope_rate / tot) else ""))
+  }
+  r2 <- x$innovation_r2
+  if (length(r2) > 1 && !anyNA(r2)) {
+    cat(sprintf("  share of each variable's one-step changes the others explain: %s\n",
+                paste(sprintf("%s %.1f%%", names(r2), 100 * r2), collapse = ", ")))
   }
   cat(sprintf("  fitted on frames %d-%d: log-likelihood %.2f, %d parameters, BIC %.2f\n", x$fit_start,
               x$fit_start + x$fit_frames - 1L, x$loglik, as.integer(x$df), x$candidates$BIC[x$candidates$chosen]))

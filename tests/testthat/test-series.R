@@ -424,3 +424,31 @@ test_that("a series' self-calibration keeps the model's intervals where they ove
   expect_true(all(out$upper[miss] - out$lower[miss] >= imp$upper[miss] - imp$lower[miss] - 1e-12))
   expect_output(print(cal), "only in a group of at least 200")
 })
+
+test_that("a variable the others do not explain is named in a warning; related variables are not", {
+  # `lone` wanders smoothly and independently of `a` and `b`, which share one
+  # rough driver (one-step innovations correlated about 0.9) and a daily
+  # season. With 600 frames the estimated share of lone's one-step changes
+  # that a and b explain is about chi^2_2 / 600 (under 0.025 with probability
+  # 0.999), a's and b's about 0.8: the 5% threshold is far from both.
+  set.seed(3)
+  n <- 600
+  tt <- seq_len(n)
+  common <- rnorm(n)
+  x <- ts(cbind(lone = cumsum(rnorm(n, sd = 0.05)),
+                a = common + 0.3 * rnorm(n) + sin(2 * pi * tt / 24),
+                b = common + 0.3 * rnorm(n) + cos(2 * pi * tt / 24)), frequency = 24)
+  x[200:260, "lone"] <- NA
+  x[c(50, 300:310), c("a", "b")] <- NA
+  expect_warning(imp <- impute_series(x, n_samples = 20, seed = 1), "\"lone\" \\([0-9.]+%\\), which therefore gains nothing")
+  r2 <- imp$model$innovation_r2
+  expect_lt(r2[["lone"]], 0.05)
+  expect_gt(min(r2[c("a", "b")]), 0.5)
+  expect_output(print(imp$model), "one-step changes the others explain: lone")
+  expect_warning(imp_ab <- impute_series(x[, c("a", "b")], n_samples = 20, seed = 1), NA)
+  expect_true(all(imp_ab$model$innovation_r2 > 0.5))
+  # one variable: no share, no line
+  expect_warning(imp_1 <- impute_series(x[, "lone"], n_samples = 20, seed = 1), NA)
+  expect_true(is.na(imp_1$model$innovation_r2))
+  expect_no_match(paste(capture.output(print(imp_1$model)), collapse = "\n"), "others explain")
+})
