@@ -1,5 +1,5 @@
 # Does the one-step likelihood single out a variable that the shared form of
-# a multivariate impute_series() model fits badly? For ETTh1 (oil temperature
+# a multivariate impute_series() model fits badly? For ETTh1 and ETTh2 (oil temperature
 # and the six loads) and BeijingAir's Dongsi station (PM2.5, PM10, NO2, CO),
 # whole series, no gaps hidden: the shared form is fitted as impute_series()
 # fits it (model and kernel "auto", period 24), then each variable's
@@ -35,8 +35,10 @@ forms <- function(v, label) {
     cat(tail(rows, 1), "\n")
   }
 }
-ett <- utils::read.csv(gzfile(file.path(data_dir, "ett", "ETTh1.csv.gz")))
-forms(as.matrix(ett[c("OT", "HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL")]), "ETTh1")
+for (name in c("ETTh1", "ETTh2")) {
+  ett <- utils::read.csv(gzfile(file.path(data_dir, "ett", paste0(name, ".csv.gz"))))
+  forms(as.matrix(ett[c("OT", "HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL")]), name)
+}
 b <- utils::read.csv(gzfile(list.files(file.path(data_dir, "beijing_air"), pattern = "Dongsi", full.names = TRUE)))
 forms(as.matrix(b[c("PM2.5", "PM10", "NO2", "CO")]), "BeijingAir Dongsi")
 load <- tryCatch(readLines("/proc/loadavg"), error = function(e) "unknown")

@@ -71,8 +71,9 @@
 #' beside its six rough load series had 90% intervals covering 80% of its
 #' hidden values (65-67% on gaps over 60 frames) in two of three
 #' repetitions, against 88-93% alone (`bench/results/series_long_multi_ETTh1_OT.md`).
-#' The likelihood gives no sign of it; the share of a variable's one-step
-#' changes that the others explain does (the squared multiple correlation of
+#' The likelihood need not show it (on ETTh1 two loads' own forms beat the
+#' shared one by more than the oil temperature's did); the share of a
+#' variable's one-step changes that the others explain does (the squared multiple correlation of
 #' its one-step innovations on theirs: the loads explain 0.4% of the oil
 #' temperature's, the pollutants 31-50% of each other's,
 #' `bench/results/series_multi_forms.md`). Conditioning on the others can
