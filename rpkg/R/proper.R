@@ -175,6 +175,9 @@ chol_psd <- function(S) {
 # Gaussian on the model's scale; the point is the mixture's mean (mapped
 # back from a Box-Cox or log scale: the median).
 series_proper_intervals <- function(model, v, level, n_samples, seed, threads, call = rlang::caller_env()) {
+  if (inherits(model, "ditimpute_series_model_set")) {
+    return(series_set_intervals(model, v, level, n_samples, seed, threads, series_proper_intervals, call))
+  }
   miss <- is.na(v)
   ij <- missing_index(miss)
   y <- scale_cols(v, model)

@@ -63,23 +63,33 @@
 #' `logLik()` and the BIC are on the data's scale (the transform's Jacobian
 #' included); `print()` of the model shows each variable's scale.
 #'
-#' **Several variables** share the form: give `impute_series()` variables of
-#' one kind (pollutants of one station: PM2.5 beside PM10, NO2 and CO had
-#' 0.54-0.65x linear interpolation's MAE where only PM2.5 was missing,
-#' `bench/results/series_long_pm25_multi.md`). A variable unlike the rest is
-#' imputed worse beside them than alone: ETTh1's smooth oil temperature
-#' beside its six rough load series had 90% intervals covering 80% of its
-#' hidden values (65-67% on gaps over 60 frames) in two of three
-#' repetitions, against 88-93% alone (`bench/results/series_long_multi_ETTh1_OT.md`).
+#' **Several variables** are correlated through `Lambda` and share the form:
+#' give `impute_series()` variables of one kind (pollutants of one station:
+#' PM2.5 beside PM10, NO2 and CO had 0.54-0.65x linear interpolation's MAE
+#' where only PM2.5 was missing, `bench/results/series_long_pm25_multi.md`).
+#' A variable unlike the rest gets their form, fitted on the sum of the
+#' variables' likelihoods: ETTh1's smooth oil temperature in one model with
+#' its six rough load series had 90% intervals covering 80% of its hidden
+#' values (65-67% on gaps over 60 frames) in two of three repetitions,
+#' against 88-93% alone (`bench/results/series_long_multi_ETTh1_OT.md`).
 #' The likelihood need not show it (on ETTh1 two loads' own forms beat the
 #' shared one by more than the oil temperature's did); the share of a
-#' variable's one-step changes that the others explain does (the squared multiple correlation of
-#' its one-step innovations on theirs: the loads explain 0.4% of the oil
-#' temperature's, the pollutants 31-50% of each other's,
-#' `bench/results/series_multi_forms.md`). Conditioning on the others can
-#' shrink a variable's one-step predictive variance by at most that share, so
-#' `print()` of the model shows it and `impute_series()` warns, naming the
-#' variable, when it is under 5%: impute such a variable on its own.
+#' variable's one-step changes that the others explain does (the squared
+#' multiple correlation of its one-step innovations on theirs: the loads
+#' explain 0.4% of the oil temperature's, the pollutants 31-50% of each
+#' other's, `bench/results/series_multi_forms.md`). Conditioning on the others
+#' can shrink a variable's one-step predictive variance by at most that share,
+#' so with `separate = "auto"` (the default) every variable whose share is
+#' under 5% gets a model of its own (fitted and imputed as if alone), and the
+#' rest are refitted together and checked again; the groups are independent,
+#' so completions carry no dependence between a separated variable and the
+#' others (ETTh1's oil temperature beside its loads is then imputed as alone,
+#' to the digit, for 1.5-1.6x the time of one form,
+#' `bench/results/series_long_multi_ETTh1_OT.md`). `print()` of the model
+#' shows the shares and each group's form,
+#' `summary()` each group's candidates. With `separate = "none"` all
+#' variables share one form and `impute_series()` warns, naming such a
+#' variable.
 #'
 #' With `method = "dit"`, a linear trend and the scaling are removed and a
 #' small diffusion transformer ([dit_fit()]) is trained on windows of `H`
@@ -152,6 +162,13 @@
 #'   the draws. It costs one Kalman smoothing per path. `FALSE`: every path
 #'   is drawn under the fitted parameters (see [as_mids()] for when that
 #'   matters).
+#' @param separate Which variables get a model of their own (`method =
+#'   "gp"`): `"auto"` (the default), every variable of which the others
+#'   explain under 5% of the one-step changes (see Details, "Several
+#'   variables"; it costs one more fit of the remaining variables when one is
+#'   split off); `"none"`, one form for all variables; `"all"`, each variable
+#'   on its own; or the names of the variables to model each on its own (the
+#'   rest together).
 #' @param dit Options of `method = "dit"`, a list with any of `H` (window
 #'   length, default `max(2 period, 16)`), `width`, `depth`, `heads` (the
 #'   network, default 64, 2, 4), `steps` (training steps, default 800),
@@ -170,7 +187,9 @@
 #'   frame-major), `radius` (an L2 region over all missing entries: the
 #'   `ceiling((Z + 1) level)`-th smallest distance of the draws to `point`),
 #'   `model` (a `ditimpute_series_model`: the chosen form, its parameters,
-#'   `Lambda`, the transform and the candidates; [logLik()] works on it),
+#'   `Lambda`, the transform and the candidates; [logLik()] works on it;
+#'   when variables were separated, a `ditimpute_series_model_set` whose
+#'   `parts` are the groups' models, `groups` their columns),
 #'   `record` (a data frame of the imputed entries: time, variable, estimate,
 #'   lower, upper) and `gaps` (one row per run of missing values).
 #'   [completed_series()] gives the completed series in the class of `x`;
@@ -193,7 +212,8 @@
 impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 100, period = NULL,
                           model = c("auto", "level", "trend", "stationary"), kernel = c("auto", "seasonal", "smooth"),
                           transform = c("auto", "boxcox", "log", "none"), truth = NULL, fit_frames = 6000, ridge = 1e-2,
-                          calibrate = FALSE, proper = FALSE, dit = list(), seed = NULL, threads = NULL, time = NULL, ...) {
+                          calibrate = FALSE, proper = FALSE, separate = "auto", dit = list(), seed = NULL, threads = NULL,
+                          time = NULL, ...) {
   check_dots(environment(), "impute_series()")
   x <- frame_time(x, time); truth <- frame_time(truth, time, "truth")  # time = columns of a data frame
   method <- check_string(method, c("gp", "dit"))
@@ -220,13 +240,20 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
     truth <- series_input(truth, "truth")$values
     if (!identical(dim(truth), dim(v))) abort_input("truth", "must have the same shape as x.")
   }
+  separate <- check_separate(separate, colnames(v))
+  if (method == "dit" && !identical(separate, "auto")) {
+    abort_input("separate", "is available for method = \"gp\" only (the DiT models all variables together).")
+  }
   start <- proc.time()[["elapsed"]]
   if (method == "dit") {
     out <- impute_series_dit(v, level, n_samples, period, dit, seed, threads)
     out$model$seconds <- proc.time()[["elapsed"]] - start
     return(new_series_imputation(input, v, out$iv, out$model, level, n_samples, out$win, truth, out$blocks))
   }
-  fitted <- fit_series_model(v, period, model_arg, kernel, transform, ridge, fit_frames, threads)
+  here <- environment()
+  fitted <- fit_series_groups(colnames(v), separate, function(cols) {
+    fit_series_model(v[, cols, drop = FALSE], period, model_arg, kernel, transform, ridge, fit_frames, threads, call = here)
+  })
   fitted$fit_seconds <- proc.time()[["elapsed"]] - start
   lone <- series_lone_warning(fitted)
   if (!is.null(lone)) cli::cli_warn("{lone}")
@@ -367,8 +394,7 @@ new_series_imputation <- function(input, v, iv, model, level, n_samples, win, tr
                upper = array(upper, c(1L, n_time, d)), radius = radius, samples = list(samples))
   opts <- list(level = level, n_samples = n_samples, median = FALSE)
   label <- if (inherits(model, "ditimpute_series_dit_model")) "DiT series (linear trend, DiT on the series' windows)" else
-    sprintf("GP series (%s, %s kernel)", switch(model$model_name, stationary = "linear trend", level = "local level",
-                                                trend = "local linear trend"), model$kernel_name)
+    sprintf("GP series (%s)", series_model_label(model))
   out <- new_imputation(cases, core, opts, method = label,
                         truth = truth, model = model)
   time <- input$time

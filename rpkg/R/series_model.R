@@ -262,19 +262,159 @@ series_innovation_r2 <- function(Lambda) {
 }
 
 # impute_series()'s warning for variables that the others explain less than
-# `below` of (see series_innovation_r2()): they gain nothing from the joint
-# model and share its form. NULL when there are none.
-series_lone_warning <- function(model, below = 0.05) {
-  r2 <- model$innovation_r2
+# `below` of (see series_innovation_r2()) in a group of variables that share
+# one form: they gain nothing from the joint model and share its form. NULL
+# when there are none (always so for the groups of separate = "auto").
+series_lone_warning <- function(model, below = series_lone_share) {
+  parts <- if (inherits(model, "ditimpute_series_model_set")) model$parts else list(model)
+  r2 <- unlist(lapply(parts, `[[`, "innovation_r2"))
   lone <- which(!is.na(r2) & r2 < below)
   if (!length(lone)) return(NULL)
   one <- length(lone) == 1
   sprintf(paste0("The other variables explain under %g%% of the one-step changes of %s, which therefore %s nothing from ",
                  "them but %s their model form; a form that suits the others can leave %s intervals too narrow on long gaps. ",
-                 "Impute %s on %s own (see ?impute_series, \"Several variables\")."),
+                 "Impute %s on %s own: separate = \"auto\" (the default) does so (see ?impute_series, \"Several variables\")."),
           100 * below, paste(sprintf("\"%s\" (%.1f%%)", names(r2)[lone], 100 * r2[lone]), collapse = ", "),
           if (one) "gains" else "gain", if (one) "shares" else "share", if (one) "its" else "their",
           if (one) "it" else "them", if (one) "its" else "their")
+}
+
+# Below this share of its one-step changes explained by the others (see
+# series_innovation_r2()), a variable gets a model of its own under
+# impute_series(separate = "auto"), and a warning under separate = "none".
+series_lone_share <- 0.05
+
+# ---------------------------------------------------------- model groups --
+
+# impute_series(separate = ): "auto", "none", "all", or the names of the
+# variables to model on their own (as column indices).
+check_separate <- function(separate, vars, call = rlang::caller_env()) {
+  if (is.character(separate) && length(separate) == 1 && separate %in% c("auto", "none", "all")) {
+    return(separate)
+  }
+  if (!is.character(separate) || !length(separate) || anyNA(separate) || anyDuplicated(separate)) {
+    abort_input("separate", "must be \"auto\", \"none\", \"all\" or the names of variables to model on their own.",
+                call = call)
+  }
+  bad <- setdiff(separate, vars)
+  if (length(bad)) {
+    abort_input("separate", sprintf("names %s, which %s not a variable of x (%s).",
+                                    paste0("\"", bad, "\"", collapse = ", "), if (length(bad) == 1) "is" else "are",
+                                    paste(vars, collapse = ", ")), call = call)
+  }
+  match(separate, vars)
+}
+
+# The fitted model of impute_series(): one form for all variables, or (a
+# ditimpute_series_model_set) one per group of variables, the groups
+# independent. `fit(cols)` fits the variables `cols` together. With "auto"
+# the variables are fitted together, and every variable whose share of
+# one-step changes explained by the others is under series_lone_share is
+# split off and fitted on its own, the rest refitted together (and checked
+# again) -- the joint form is that of the sum of the variables' likelihoods,
+# so a variable unlike the rest would otherwise get theirs.
+fit_series_groups <- function(vars, separate, fit) {
+  d <- length(vars)
+  if (d == 1 || identical(separate, "none")) return(fit(seq_len(d)))
+  first <- rest_model <- NULL
+  if (identical(separate, "auto")) {
+    rest <- seq_len(d)
+    lone <- integer()
+    repeat {
+      m <- fit(rest)
+      if (is.null(first)) first <- m
+      r2 <- m$innovation_r2
+      new <- rest[!is.na(r2) & r2 < series_lone_share]
+      if (!length(new)) {
+        rest_model <- m
+        break
+      }
+      lone <- c(lone, new)
+      rest <- setdiff(rest, new)
+      if (length(rest) < 2) {  # a single variable left is on its own too
+        lone <- c(lone, rest)
+        rest <- integer()
+        break
+      }
+    }
+    if (!length(lone)) return(first)
+  } else {
+    lone <- if (identical(separate, "all")) seq_len(d) else separate
+    rest <- setdiff(seq_len(d), lone)
+    if (length(rest) == 1) {
+      lone <- c(lone, rest)
+      rest <- integer()
+    }
+  }
+  groups <- c(as.list(sort(lone)), if (length(rest)) list(rest))
+  parts <- lapply(groups, function(cols) if (!is.null(rest_model) && identical(cols, rest)) rest_model else fit(cols))
+  series_model_set(parts, groups, vars, shares = if (is.null(first)) NULL else first$innovation_r2)
+}
+
+# Independent groups of variables, each with its own fitted model. The
+# fields that act per variable (transform, center, scale) are those of the
+# whole series, so that scale_cols(), on_model_scale() and the calibration
+# work on the set as on one model; Lambda is block-diagonal; the
+# log-likelihood, parameters and observations are the groups' sums.
+series_model_set <- function(parts, groups, vars, shares) {
+  d <- length(vars)
+  per_variable <- function(get) {
+    out <- stats::setNames(rep(NA_real_, d), vars)
+    for (g in seq_along(parts)) out[groups[[g]]] <- get(parts[[g]])
+    out
+  }
+  Lambda <- matrix(0, d, d, dimnames = list(vars, vars))
+  for (g in seq_along(parts)) Lambda[groups[[g]], groups[[g]]] <- parts[[g]]$Lambda
+  cands <- do.call(rbind, lapply(seq_along(parts), function(g) {
+    cbind(variables = paste(vars[groups[[g]]], collapse = ", "), parts[[g]]$candidates, stringsAsFactors = FALSE)
+  }))
+  structure(list(parts = parts, groups = groups, variables = vars,
+                 transform = list(lambda = per_variable(function(p) p$transform$lambda),
+                                  floor = per_variable(function(p) p$transform$floor)),
+                 lambda = per_variable(function(p) p$lambda),
+                 center = per_variable(function(p) p$center), scale = per_variable(function(p) p$scale),
+                 Lambda = Lambda, innovation_r2 = if (is.null(shares)) stats::setNames(rep(NA_real_, d), vars) else shares,
+                 period = parts[[1]]$period,
+                 loglik = sum(vapply(parts, `[[`, 0, "loglik")), df = sum(vapply(parts, `[[`, 0, "df")),
+                 nobs = sum(vapply(parts, `[[`, 0, "nobs")), candidates = cands),
+            class = c("ditimpute_series_model_set", "ditimpute_series_model"))
+}
+
+# "local level, seasonal kernel" (per group for a set).
+series_model_label <- function(model) {
+  if (inherits(model, "ditimpute_series_model_set")) {
+    return(paste(vapply(seq_along(model$parts), function(g) {
+      sprintf("%s: %s", paste(model$variables[model$groups[[g]]], collapse = ", "), series_model_label(model$parts[[g]]))
+    }, ""), collapse = "; "))
+  }
+  sprintf("%s, %s kernel", switch(model$model_name, stationary = "linear trend", level = "local level",
+                                  trend = "local linear trend"), model$kernel_name)
+}
+
+# series_model_intervals() or series_proper_intervals() (`f`) of a set: each
+# group's, with its own seed, merged into the whole series' entries (the
+# draws of different groups are independent, as the set's model says).
+series_set_intervals <- function(model, v, level, n_samples, seed, threads, f, call) {
+  miss <- is.na(v)
+  ij <- missing_index(miss)
+  key <- function(i, j) i + nrow(v) * (j - 1)
+  point <- v
+  lower <- upper <- matrix(NA_real_, nrow(v), ncol(v), dimnames = dimnames(v))
+  samples <- matrix(0, n_samples, nrow(ij))
+  sd <- numeric(nrow(ij))
+  for (g in seq_along(model$parts)) {
+    cols <- model$groups[[g]]
+    iv <- f(model$parts[[g]], v[, cols, drop = FALSE], level, n_samples, sub_seed(seed, 5000 + g), threads, call = call)
+    point[, cols] <- iv$point
+    lower[, cols] <- iv$lower
+    upper[, cols] <- iv$upper
+    if (nrow(iv$ij)) {
+      pos <- match(key(iv$ij[, 1], cols[iv$ij[, 2]]), key(ij[, 1], ij[, 2]))
+      samples[, pos] <- iv$samples
+      sd[pos] <- iv$sd
+    }
+  }
+  list(point = point, lower = lower, upper = upper, samples = samples, ij = ij, sd = sd)
 }
 
 # The exact conditional of v's missing entries under the model, in the data's
@@ -283,6 +423,9 @@ series_lone_warning <- function(model, below = 0.05) {
 # per-entry intervals (exact Gaussian quantiles on the model's scale, mapped
 # back), the draws (n_samples x m, frame-major) and their indices.
 series_model_intervals <- function(model, v, level, n_samples, seed, threads, call = rlang::caller_env()) {
+  if (inherits(model, "ditimpute_series_model_set")) {
+    return(series_set_intervals(model, v, level, n_samples, seed, threads, series_model_intervals, call))
+  }
   miss <- is.na(v)
   ij <- missing_index(miss)
   res <- core_call(cpp_structural_impute(scale_cols(v, model), model$candidate,
@@ -328,6 +471,22 @@ print.ditimpute_series_model <- function(x, ...) {
   }
   cat(sprintf("  fitted on frames %d-%d: log-likelihood %.2f, %d parameters, BIC %.2f\n", x$fit_start,
               x$fit_start + x$fit_frames - 1L, x$loglik, as.integer(x$df), x$candidates$BIC[x$candidates$chosen]))
+  invisible(x)
+}
+
+#' @export
+print.ditimpute_series_model_set <- function(x, ...) {
+  cat(sprintf("<ditimpute_series_model_set> %d independent groups of variables, each with its own form; log-likelihood %.2f, %d parameters\n",
+              length(x$parts), x$loglik, as.integer(x$df)))
+  r2 <- x$innovation_r2
+  if (!anyNA(r2)) {
+    cat(sprintf("  share of each variable's one-step changes the others explain (all variables together): %s\n",
+                paste(sprintf("%s %.1f%%", names(r2), 100 * r2), collapse = ", ")))
+  }
+  for (g in seq_along(x$parts)) {
+    cat(sprintf("- %s:\n", paste(x$variables[x$groups[[g]]], collapse = ", ")))
+    print(x$parts[[g]])
+  }
   invisible(x)
 }
 

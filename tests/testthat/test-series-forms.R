@@ -93,8 +93,12 @@ test_that("truth is accepted in the form of x, and completions come in that form
   gappy <- full
   gappy$a[10:14] <- NA
   gappy$b[c(3, 40:42)] <- NA
-  # two unrelated curves: each gains nothing from the other, and is told so
-  expect_warning(fimp <- impute_series(gappy, n_samples = 20, seed = 2, threads = 1), "\"a\" .*\"b\" .*gain nothing")
+  # two unrelated curves: each gains nothing from the other, so each gets its
+  # own model (separate = "auto"), or a warning with separate = "none"
+  expect_warning(impute_series(gappy, n_samples = 20, seed = 2, threads = 1, separate = "none"),
+                 "\"a\" .*\"b\" .*gain nothing")
+  expect_warning(fimp <- impute_series(gappy, n_samples = 20, seed = 2, threads = 1), NA)
+  expect_identical(fimp$model$groups, list(1L, 2L))
   m <- imputation_metrics(fimp, truth = full, by = "all")
   expect_identical(m$entries, 9L)
   expect_equal(m, imputation_metrics(fimp, truth = as.matrix(full[c("a", "b")]), by = "all"))

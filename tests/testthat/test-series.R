@@ -425,7 +425,7 @@ test_that("a series' self-calibration keeps the model's intervals where they ove
   expect_output(print(cal), "only in a group of at least 200")
 })
 
-test_that("a variable the others do not explain is named in a warning; related variables are not", {
+test_that("a variable the others do not explain gets its own model, or a warning with separate = \"none\"", {
   # `lone` wanders smoothly and independently of `a` and `b`, which share one
   # rough driver (one-step innovations correlated about 0.9) and a daily
   # season. With 600 frames the estimated share of lone's one-step changes
@@ -440,14 +440,53 @@ test_that("a variable the others do not explain is named in a warning; related v
                 b = common + 0.3 * rnorm(n) + cos(2 * pi * tt / 24)), frequency = 24)
   x[200:260, "lone"] <- NA
   x[c(50, 300:310), c("a", "b")] <- NA
-  expect_warning(imp <- impute_series(x, n_samples = 20, seed = 1), "\"lone\" \\([0-9.]+%\\), which therefore gains nothing")
-  r2 <- imp$model$innovation_r2
+  # separate = "none": one form, and a warning naming lone
+  expect_warning(imp0 <- impute_series(x, n_samples = 20, seed = 1, separate = "none"),
+                 "\"lone\" \\([0-9.]+%\\), which therefore gains nothing")
+  expect_false(inherits(imp0$model, "ditimpute_series_model_set"))
+  r2 <- imp0$model$innovation_r2
   expect_lt(r2[["lone"]], 0.05)
   expect_gt(min(r2[c("a", "b")]), 0.5)
-  expect_output(print(imp$model), "one-step changes the others explain: lone")
+  expect_output(print(imp0$model), "one-step changes the others explain: lone")
+  # the default ("auto"): lone on its own, a and b together, no warning
+  expect_warning(imp <- impute_series(x, n_samples = 20, seed = 1), NA)
+  expect_s3_class(imp$model, "ditimpute_series_model_set")
+  expect_identical(imp$model$groups, list(1L, 2:3))
+  expect_equal(imp$model$innovation_r2, r2)  # the shares of the joint fit that split lone off
+  expect_match(imp$method, "lone: .*; a, b: ")
+  expect_output(print(imp$model), "2 independent groups")
+  expect_s3_class(summary(imp)$candidates, "data.frame")
+  expect_setequal(unique(summary(imp)$candidates$variables), c("lone", "a, b"))
+  # each group is exactly the model of its variables alone: the same point and
+  # intervals (exact Gaussian, not sampled), the draws merged entry by entry
+  alone <- impute_series(x[, "lone"], n_samples = 20, seed = 1)
+  ab <- impute_series(x[, c("a", "b")], n_samples = 20, seed = 1)
+  for (f in c("point", "lower", "upper")) {
+    expect_equal(unname(imp[[f]][, 1]), unname(alone[[f]][, 1]))
+    expect_equal(unname(imp[[f]][, 2:3]), unname(ab[[f]][, 1:2]))
+  }
+  expect_equal(as.numeric(logLik(imp$model)), as.numeric(logLik(alone$model)) + as.numeric(logLik(ab$model)))
+  s1 <- completed_series(imp, "sample", m = 3)
+  expect_true(all(s1[is.na(x[, "lone"]), "lone"] != imp$point[is.na(x[, "lone"]), 1]))
+  expect_equal(s1[!is.na(x)], x[!is.na(x)])
+  # calibration and proper draws work on the set
+  cal <- calibrate(imp, seed = 2)
+  expect_s3_class(cal, "ditimpute_series_calibration")
+  pimp <- impute_series(x, n_samples = 20, seed = 1, proper = TRUE)
+  expect_s3_class(pimp$model, "ditimpute_series_model_set")
+  expect_true(all(pimp$lower[pimp$missing] < pimp$upper[pimp$missing]))
+  # separate by name, "all", and bad values
+  byname <- impute_series(x, n_samples = 20, seed = 1, separate = "lone")
+  expect_equal(byname$point, imp$point)
+  expect_identical(impute_series(x, n_samples = 20, seed = 1, separate = "all")$model$groups, list(1L, 2L, 3L))
+  expect_input_error(impute_series(x, n_samples = 20, separate = "c"), "separate")
+  expect_input_error(impute_series(x, n_samples = 20, separate = NA), "separate")
+  expect_input_error(impute_series(x, n_samples = 20, separate = c("a", "a")), "separate")
+  expect_input_error(impute_series(x, method = "dit", separate = "all"), "separate")
+  # related variables stay together; one variable: no share, no line
   expect_warning(imp_ab <- impute_series(x[, c("a", "b")], n_samples = 20, seed = 1), NA)
+  expect_false(inherits(imp_ab$model, "ditimpute_series_model_set"))
   expect_true(all(imp_ab$model$innovation_r2 > 0.5))
-  # one variable: no share, no line
   expect_warning(imp_1 <- impute_series(x[, "lone"], n_samples = 20, seed = 1), NA)
   expect_true(is.na(imp_1$model$innovation_r2))
   expect_no_match(paste(capture.output(print(imp_1$model)), collapse = "\n"), "others explain")
