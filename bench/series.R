@@ -23,7 +23,9 @@
 # bench/results/series.md and inst/extdata/series_bench.csv; with a
 # comma-separated list of methods, e.g. gp,gp_calibrated, only those run
 # (and linear) and the output goes to bench/results/series_<methods>.md
-# instead; a comma-separated list of series restricts the series)
+# instead; a comma-separated list of series restricts the series; when
+# every series named is one of the `fresh` ones below, the output goes to
+# bench/results/series_fresh_multi.md)
 suppressMessages(library(ditimpute))
 args <- commandArgs(trailingOnly = TRUE)
 reps <- if (length(args)) as.integer(args[1]) else 3L
@@ -37,7 +39,17 @@ if (!have_amelia) message("Amelia is not installed: it is skipped")
 series <- list(co2 = datasets::co2, nottem = datasets::nottem, UKgas = log(datasets::UKgas),
                ldeaths = datasets::ldeaths, Nile = datasets::Nile,
                EuStockMarkets = log(datasets::EuStockMarkets), Seatbelts = datasets::Seatbelts)
-if (!is.null(pick)) series <- series[pick]
+# Series with several variables that no default was developed on (run only
+# when named): monthly male and female lung deaths, sales beside their leading
+# indicator, a beaver's body temperature beside its 0/1 activity, Freeny's
+# quarterly revenue with its lag and three regressors, and Longley's yearly
+# macro series (Year dropped: it is the time index).
+fresh <- list(UKLungDeaths = cbind(mdeaths = datasets::mdeaths, fdeaths = datasets::fdeaths),
+              BJsales = cbind(sales = datasets::BJsales, lead = datasets::BJsales.lead),
+              beaver2 = stats::ts(as.matrix(datasets::beaver2[, c("temp", "activ")])),
+              freeny = stats::ts(as.matrix(datasets::freeny), start = c(1962, 2), frequency = 4),
+              longley = stats::ts(as.matrix(datasets::longley[, names(datasets::longley) != "Year"]), start = 1947))
+if (!is.null(pick)) series <- c(series, fresh)[pick]
 # Stock prices have no season: frequency 260 only counts trading days.
 periods <- list(EuStockMarkets = 1)
 
@@ -65,13 +77,19 @@ with_na <- function(y, miss) { y[miss] <- NA; y }
 kernel_of <- function(m) {
   if (is.null(m$parts)) m$kernel_name else paste(unique(vapply(m$parts, `[[`, "", "kernel_name")), collapse = "+")
 }
+# The variables fitted on their own ("" when all are in one model).
+split_of <- function(m) {
+  if (is.null(m$parts)) return("")
+  paste(vapply(m$groups, function(g) paste(m$variables[g], collapse = "+"), ""), collapse = " / ")
+}
 
 # Each method returns list(point = T x d matrix, lower, upper) or NULL.
 methods <- list(
   gp = function(y, name) {
     imp <- impute_series(y, level = 0.9, n_samples = 200, seed = 1, threads = 2,
                          period = periods[[name]])
-    list(point = imp$point, lower = imp$lower, upper = imp$upper, kernel = kernel_of(imp$model))
+    list(point = imp$point, lower = imp$lower, upper = imp$upper, kernel = kernel_of(imp$model),
+         split = split_of(imp$model))
   },
   gp_joint = function(y, name) {
     imp <- suppressWarnings(impute_series(y, level = 0.9, n_samples = 200, seed = 1, threads = 2,
@@ -108,6 +126,9 @@ if (have_amelia) {
   methods$amelia <- function(y, name) {
     v <- as.matrix(y)
     if (ncol(v) < 2) return(NULL)  # Amelia imputes a variable from the others
+    # On Longley's collinear series Amelia 1.8.1 aborts the R process (an
+    # Armadillo chol() exception escapes its C++: "terminate called").
+    if (name == "longley") return(NULL)
     df <- data.frame(time = seq_len(nrow(v)), v)
     a <- suppressWarnings(Amelia::amelia(df, m = 20, ts = "time", polytime = 2, p2s = 0))
     if (is.null(a$imputations) || !is.data.frame(a$imputations[[1]])) return(NULL)
@@ -138,7 +159,8 @@ for (name in names(series)) {
         rows[[length(rows) + 1]] <- data.frame(series = name, gaps = kind, rep = r, method = m,
                                                mae = mean(abs(err)), rmse = sqrt(mean(err^2)), coverage90 = cover,
                                                seconds = proc.time()[["elapsed"]] - t0,
-                                               kernel = if (is.null(out$kernel)) NA else out$kernel)
+                                               kernel = if (is.null(out$kernel)) NA else out$kernel,
+                                               split = if (is.null(out$split)) NA else out$split)
       }
     }
   }
@@ -165,6 +187,14 @@ if (!is.null(best_ts)) {
 cmp$ratio_gp_to_linear <- cmp$mae_gp / cmp$mae_linear
 kernels <- aggregate(kernel ~ series + gaps, data = res[res$method == "gp", ], FUN = function(k) paste(unique(k), collapse = "/"))
 cmp <- merge(cmp, kernels, by = c("series", "gaps"))
+# The groups the default formed, where it split any variable off (how often).
+splits <- aggregate(split ~ series + gaps, data = res[res$method == "gp", ], FUN = function(k) {
+  k <- k[k != ""]
+  if (!length(k)) return("")
+  tab <- table(k)
+  paste(sprintf("%s (%d)", names(tab), as.integer(tab)), collapse = "; ")
+}, na.action = na.pass)
+if (any(splits$split != "")) cmp <- merge(cmp, splits, by = c("series", "gaps"))
 # Per-repetition spread of the GP's coverage: one long gap is a handful of
 # strongly correlated entries, so one repetition's coverage is noisy.
 spread <- aggregate(coverage90 ~ series + gaps, data = res[res$method == "gp", ],
@@ -196,7 +226,9 @@ fmt <- function(df) {
 print(fmt(cmp), row.names = FALSE)
 dir.create("bench/results", showWarnings = FALSE)
 dir.create("inst/extdata", showWarnings = FALSE, recursive = TRUE)
-out_md <- if (is.null(only)) "bench/results/series.md" else sprintf("bench/results/series_%s.md", paste(only, collapse = "-"))
+out_md <- if (!is.null(pick) && all(pick %in% names(fresh))) {
+  "bench/results/series_fresh_multi.md"
+} else if (is.null(only)) "bench/results/series.md" else sprintf("bench/results/series_%s.md", paste(only, collapse = "-"))
 if (is.null(only)) utils::write.csv(agg, "inst/extdata/series_bench.csv", row.names = FALSE)
 md <- function(df) {
   df <- fmt(df)
