@@ -113,7 +113,12 @@
 #'   [ditimpute_series()], a numeric matrix (rows are frames) or a numeric
 #'   vector. `NA` marks missing values. Each variable needs at least twice as
 #'   many observed values as the smallest model has parameters per variable
-#'   (8): a shorter series is an input error naming `x`.
+#'   (8): a shorter series is an input error naming `x`. Both models are
+#'   Gaussian: a variable with missing values that takes only two values
+#'   where observed (a 0/1 indicator) is imputed on a continuous scale, with
+#'   imputations and bounds between or beyond its two values, and a warning
+#'   names it (round it, or impute it with a model for categories such as
+#'   mice's `"logreg"`).
 #' @param method `"gp"` (the structural model), or `"dit"`: a diffusion
 #'   transformer trained on the series' own windows (see Details).
 #' @param level Level of the per-entry intervals, in (0, 1).
@@ -244,6 +249,8 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   if (method == "dit" && !identical(separate, "auto")) {
     abort_input("separate", "is available for method = \"gp\" only (the DiT models all variables together).")
   }
+  two <- series_two_valued_warning(v)
+  if (!is.null(two)) cli::cli_warn("{two}")
   start <- proc.time()[["elapsed"]]
   if (method == "dit") {
     out <- impute_series_dit(v, level, n_samples, period, dit, seed, threads)
@@ -360,6 +367,28 @@ monthly_index <- function(time) {
 
 # What the model needs of the values: finite numbers or NA, at least 3
 # observed values per variable (a trend and a variance), some spread.
+# A warning (or NULL) naming the variables with missing entries whose
+# observed values take exactly two values: a Gaussian model imputes such an
+# indicator on a continuous scale (bench/results/series_fresh_multi.md:
+# beaver2's 0/1 activity).
+series_two_valued_warning <- function(v) {
+  two <- lapply(seq_len(ncol(v)), function(j) {
+    seen <- unique(v[!is.na(v[, j]), j])
+    if (anyNA(v[, j]) && length(seen) == 2) sort(seen) else NULL
+  })
+  hit <- which(!vapply(two, is.null, TRUE))
+  if (!length(hit)) return(NULL)
+  one <- length(hit) == 1
+  sprintf(paste0("%s %s only two values where observed: %s imputed on a continuous scale, with imputations and ",
+                 "bounds between or beyond %s two values. Round the imputations, or impute %s with a model for ",
+                 "categories (e.g. mice's \"logreg\")."),
+          if (one) "Variable" else "Variables",
+          paste0(paste(sprintf("\"%s\" (%s and %s)", colnames(v)[hit], vapply(two[hit], function(u) format(u[1]), ""),
+                               vapply(two[hit], function(u) format(u[2]), "")), collapse = ", "),
+                 if (one) " takes" else " take"),
+          if (one) "it is" else "they are", if (one) "its" else "their", if (one) "it" else "them")
+}
+
 check_series_values <- function(v, arg, call = rlang::caller_env()) {
   if (nrow(v) < 4) abort_input(arg, sprintf("has %d time points; impute_series() needs at least 4.", nrow(v)),
                                call = call)

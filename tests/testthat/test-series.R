@@ -491,3 +491,26 @@ test_that("a variable the others do not explain gets its own model, or a warning
   expect_true(is.na(imp_1$model$innovation_r2))
   expect_no_match(paste(capture.output(print(imp_1$model)), collapse = "\n"), "others explain")
 })
+
+test_that("a two-valued variable with missing entries is named in a warning: the Gaussian model imputes fractions", {
+  set.seed(3)
+  n <- 120
+  active <- rep(rep(c(0, 1), each = 20), length.out = n)
+  temp <- 37 + 0.5 * active + cumsum(rnorm(n, sd = 0.05))
+  x <- cbind(temp = temp, active = active)
+  x[c(15:24, 70:75), "active"] <- NA
+  x[c(40:45), "temp"] <- NA
+  expect_warning(imp <- impute_series(x, n_samples = 20, seed = 1), "\"active\" \\(0 and 1\\) takes only two values")
+  # What the warning says is so: some imputations of the indicator lie strictly between its two values.
+  filled <- imp$point[is.na(x[, "active"]), "active"]
+  expect_true(any(filled > 0.01 & filled < 0.99))
+  # No warning for a two-valued variable with nothing to impute, or for a variable with more values.
+  x2 <- x
+  x2[, "active"] <- active
+  expect_warning(impute_series(x2, n_samples = 20, seed = 1), NA)
+  x3 <- x
+  x3[!is.na(x3[, "active"]) & seq_len(n) %% 7 == 0, "active"] <- 0.5
+  expect_warning(impute_series(x3, n_samples = 20, seed = 1), NA)
+  expect_match(series_two_valued_warning(cbind(a = c(1, 2, NA, 1), b = c(0, NA, 5, 0))),
+               "Variables \"a\" \\(1 and 2\\), \"b\" \\(0 and 5\\) take only two values")
+})
