@@ -141,6 +141,7 @@ if (have_amelia) {
 methods <- if (is.null(only)) methods[!names(methods) %in% c("dit", "gp_joint")] else methods[intersect(names(methods), c(only, "linear"))]
 
 rows <- list()
+byvar <- list()
 for (name in names(series)) {
   y <- series[[name]]
   truth <- as.matrix(y)
@@ -156,6 +157,12 @@ for (name in names(series)) {
         if (is.null(out)) next
         err <- out$point[miss] - truth[miss]
         cover <- if (is.null(out$lower)) NA else mean(truth[miss] >= out$lower[miss] & truth[miss] <= out$upper[miss])
+        for (j in seq_len(if (ncol(truth) > 1) ncol(truth) else 0)) {  # per variable, where there are several
+          mj <- miss[, j]
+          if (any(mj)) byvar[[length(byvar) + 1]] <- data.frame(series = name, gaps = kind, rep = r, method = m,
+                                                                 variable = colnames(truth)[j],
+                                                                 mae = mean(abs(out$point[mj, j] - truth[mj, j])))
+        }
         rows[[length(rows) + 1]] <- data.frame(series = name, gaps = kind, rep = r, method = m,
                                                mae = mean(abs(err)), rmse = sqrt(mean(err^2)), coverage90 = cover,
                                                seconds = proc.time()[["elapsed"]] - t0,
@@ -235,10 +242,19 @@ md <- function(df) {
   c(paste("|", paste(names(df), collapse = " | "), "|"), paste(rep("|---", ncol(df)), collapse = ""),
     apply(df, 1, function(r) paste("|", paste(r, collapse = " | "), "|")))
 }
+# MAE per variable of the series with several variables (mean over the
+# repetitions), one column per method.
+per_variable <- if (length(byvar)) {
+  bv <- aggregate(mae ~ series + gaps + variable + method, data = do.call(rbind, byvar), FUN = mean)
+  wide <- reshape(bv, idvar = c("series", "gaps", "variable"), timevar = "method", direction = "wide")
+  names(wide) <- sub("^mae\\.", "", names(wide))
+  wide <- wide[order(wide$series, wide$gaps, match(wide$variable, unique(bv$variable))), ]
+  c("", "## MAE per variable (series with several variables; mean over the repetitions)", "", md(wide))
+}
 writeLines(c("# impute_series() against imputeTS, Amelia and linear interpolation",
              "", sprintf("`Rscript bench/series.R %s` on %s (%d repetitions per series and gap kind; 10%% random holes, or one long gap of 10%% of the series per variable). MAE and RMSE on the hidden values; coverage90 = share of hidden values inside 90%% intervals.", paste(args, collapse = " "), format(Sys.time(), "%Y-%m-%d", tz = "UTC"), reps),
              if (!is.null(only)) c("", sprintf("Methods: %s (and linear as the baseline).", paste(only, collapse = ", "))),
              "", verdict,
              "", "## GP against the best imputeTS method and linear interpolation", "", md(cmp),
-             "", "## Every method", "", md(agg)), out_md)
+             "", "## Every method", "", md(agg), per_variable), out_md)
 cat("wrote", out_md, if (is.null(only)) "and inst/extdata/series_bench.csv", "\n")
