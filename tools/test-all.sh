@@ -12,22 +12,26 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 export R_MAKEVARS_USER="$top/tools/R-Makevars"
+# Each stage's header says how long the run has taken so far (CI's limit is
+# 90 minutes: the slow stages show here).
+stage() { echo "== $* == ($(( SECONDS / 60 )) min $(( SECONDS % 60 )) s since the start)"; }
+stage "setup (tools/setup.sh)"
 bash "$top/tools/setup.sh"
 
-echo "== claims (tools/check-claims.R) =="
+stage "claims (tools/check-claims.R)"
 bash "$top/tools/test-check-claims.sh"
 
-echo "== ctest (Catch2) =="
+stage "ctest (Catch2)"
 (cd "$top/build/cmake" && ctest --output-on-failure -j1) | tee "$top/build/ctest.log"
 ctest_total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$top/build/ctest.log" | tail -n 1)
 # Skipped tests (the CUDA test without CUDA) are in ctest's total; count them apart.
 ctest_skipped=$(grep -c "(Skipped)" "$top/build/ctest.log" || true)
 ctest_total=$(( ${ctest_total:-0} - ${ctest_skipped:-0} ))
 
-echo "== sanitizers (ASan + UBSan, build/asan) =="
+stage "sanitizers (ASan + UBSan, build/asan)"
 bash "$top/tools/sanitize.sh"
 
-echo "== testthat =="
+stage "testthat"
 Rscript -e '
   res <- as.data.frame(testthat::test_dir("tests/testthat", package = "ditimpute", load_package = "installed",
                                           reporter = "summary", stop_on_failure = FALSE))
@@ -37,10 +41,10 @@ Rscript -e '
   quit(status = if (failed > 0) 1 else 0)
 '
 
-echo "== mutation check (coverage tests against regions built at the wrong level) =="
+stage "mutation check (coverage tests against regions built at the wrong level)"
 bash "$top/tools/mutation-check.sh"
 
-echo "== vignettes =="
+stage "vignettes"
 # Rendered against the installed package: the tarball is built without them
 # (building them would compile the package once more), so R CMD check below
 # skips its vignette stage and this one checks that they run.
@@ -50,7 +54,7 @@ for v in "$top"/vignettes/*.Rmd; do
   echo "vignette ok: $(basename "$v")"
 done
 
-echo "== R CMD check =="
+stage "R CMD check"
 tarball=$(ls -t "$top"/build/rpkg/ditimpute_*.tar.gz | head -n 1)
 rm -rf "$top/build/rpkg/ditimpute.Rcheck"
 (cd "$top/build/rpkg" && _R_CHECK_FORCE_SUGGESTS_=false R CMD check --no-manual --no-tests --ignore-vignettes "$tarball" \
@@ -61,8 +65,9 @@ if ! grep -q "^Status:" "$top/build/rpkg/check.log" || grep -qE "^Status:.*(ERRO
 fi
 echo "R CMD check: no ERROR, no WARNING"
 
-echo "== without LibTorch (tools/check-no-torch.sh) =="
+stage "without LibTorch (tools/check-no-torch.sh)"
 bash "$top/tools/check-no-torch.sh"
 echo "ctest: ${ctest_total:-0} tests passed, ${ctest_skipped:-0} skipped (see above); testthat: $(cat "$top/build/testthat.count") expectations"
 echo "without LibTorch: testthat $(cat "$top/build/notorch/testthat.count") expectations"
+stage "done"
 echo "tests: $(( ${ctest_total:-0} + $(cat "$top/build/testthat.count") )) passed, 0 failed"
