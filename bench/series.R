@@ -16,6 +16,10 @@
 # variables, where separate = "auto" gives a model of its own to a variable
 # that the others explain under 5% of the one-step changes of); run only when named.
 #
+# gp_proper is the GP with proper = TRUE (each path under its own draw of the
+# parameters: intervals that carry the parameters' uncertainty); run only
+# when named.
+#
 # dit is impute_series(method = "dit") with its small defaults (300 training
 # steps of a 1-layer, width-32 DiT): run only when named.
 #
@@ -25,7 +29,8 @@
 # (and linear) and the output goes to bench/results/series_<methods>.md
 # instead; a comma-separated list of series restricts the series; when
 # every series named is one of the `fresh` ones below, the output goes to
-# bench/results/series_fresh_multi.md)
+# bench/results/series_fresh_multi.md; a fourth argument NAME sends it to
+# bench/results/series_NAME.md)
 suppressMessages(library(ditimpute))
 args <- commandArgs(trailingOnly = TRUE)
 reps <- if (length(args)) as.integer(args[1]) else 3L
@@ -43,8 +48,10 @@ series <- list(co2 = datasets::co2, nottem = datasets::nottem, UKgas = log(datas
 # when named): monthly male and female lung deaths, sales beside their leading
 # indicator, a beaver's body temperature beside its 0/1 activity, Freeny's
 # quarterly revenue with its lag and three regressors, and Longley's yearly
-# macro series (Year dropped: it is the time index).
-fresh <- list(UKLungDeaths = cbind(mdeaths = datasets::mdeaths, fdeaths = datasets::fdeaths),
+# macro series (Year dropped: it is the time index). lh and uspop (one
+# variable, 48 and 19 frames) are the short series whose intervals
+# bench/series_fresh.R found too narrow.
+fresh <- list(lh = datasets::lh, uspop = datasets::uspop,UKLungDeaths = cbind(mdeaths = datasets::mdeaths, fdeaths = datasets::fdeaths),
               BJsales = cbind(sales = datasets::BJsales, lead = datasets::BJsales.lead),
               beaver2 = stats::ts(as.matrix(datasets::beaver2[, c("temp", "activ")])),
               freeny = stats::ts(as.matrix(datasets::freeny), start = c(1962, 2), frequency = 4),
@@ -96,6 +103,11 @@ methods <- list(
                                           period = periods[[name]], separate = "none"))
     list(point = imp$point, lower = imp$lower, upper = imp$upper, kernel = kernel_of(imp$model))
   },
+  gp_proper = function(y, name) {
+    imp <- impute_series(y, level = 0.9, n_samples = 200, seed = 1, threads = 2,
+                         period = periods[[name]], proper = TRUE)
+    list(point = imp$point, lower = imp$lower, upper = imp$upper, kernel = kernel_of(imp$model))
+  },
   gp_calibrated = function(y, name) {
     imp <- impute_series(y, level = 0.9, n_samples = 200, seed = 1, threads = 2,
                          period = periods[[name]], calibrate = TRUE)
@@ -138,7 +150,7 @@ if (have_amelia) {
   }
 }
 
-methods <- if (is.null(only)) methods[!names(methods) %in% c("dit", "gp_joint")] else methods[intersect(names(methods), c(only, "linear"))]
+methods <- if (is.null(only)) methods[!names(methods) %in% c("dit", "gp_joint", "gp_proper")] else methods[intersect(names(methods), c(only, "linear"))]
 
 rows <- list()
 byvar <- list()
@@ -233,7 +245,9 @@ fmt <- function(df) {
 print(fmt(cmp), row.names = FALSE)
 dir.create("bench/results", showWarnings = FALSE)
 dir.create("inst/extdata", showWarnings = FALSE, recursive = TRUE)
-out_md <- if (!is.null(pick) && all(pick %in% names(fresh))) {
+out_md <- if (length(args) > 3) {
+  sprintf("bench/results/series_%s.md", args[4])
+} else if (!is.null(pick) && all(pick %in% names(fresh))) {
   "bench/results/series_fresh_multi.md"
 } else if (is.null(only)) "bench/results/series.md" else sprintf("bench/results/series_%s.md", paste(only, collapse = "-"))
 if (is.null(only)) utils::write.csv(agg, "inst/extdata/series_bench.csv", row.names = FALSE)
