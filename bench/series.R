@@ -51,7 +51,8 @@ series <- list(co2 = datasets::co2, nottem = datasets::nottem, UKgas = log(datas
 # macro series (Year dropped: it is the time index). lh and uspop (one
 # variable, 48 and 19 frames) are the short series whose intervals
 # bench/series_fresh.R found too narrow.
-fresh <- list(lh = datasets::lh, uspop = datasets::uspop,UKLungDeaths = cbind(mdeaths = datasets::mdeaths, fdeaths = datasets::fdeaths),
+fresh <- list(lh = datasets::lh, uspop = datasets::uspop,
+              UKLungDeaths = cbind(mdeaths = datasets::mdeaths, fdeaths = datasets::fdeaths),
               BJsales = cbind(sales = datasets::BJsales, lead = datasets::BJsales.lead),
               beaver2 = stats::ts(as.matrix(datasets::beaver2[, c("temp", "activ")])),
               freeny = stats::ts(as.matrix(datasets::freeny), start = c(1962, 2), frequency = 4),
@@ -84,7 +85,7 @@ with_na <- function(y, miss) { y[miss] <- NA; y }
 kernel_of <- function(m) {
   if (is.null(m$parts)) m$kernel_name else paste(unique(vapply(m$parts, `[[`, "", "kernel_name")), collapse = "+")
 }
-# The variables fitted on their own ("" when all are in one model).
+# The groups of variables a model set was fitted in ("" when all are in one model).
 split_of <- function(m) {
   if (is.null(m$parts)) return("")
   paste(vapply(m$groups, function(g) paste(m$variables[g], collapse = "+"), ""), collapse = " / ")

@@ -370,8 +370,6 @@ monthly_index <- function(time) {
                                                                  diff(as.numeric(as.POSIXct(time)))[1])) m else NULL
 }
 
-# What the model needs of the values: finite numbers or NA, at least 3
-# observed values per variable (a trend and a variance), some spread.
 # A warning (or NULL) naming the variables with missing entries whose
 # observed values take exactly two values: a Gaussian model imputes such an
 # indicator on a continuous scale (bench/results/series_fresh_multi.md:
@@ -394,6 +392,8 @@ series_two_valued_warning <- function(v) {
           if (one) "it is" else "they are", if (one) "its" else "their", if (one) "it" else "them")
 }
 
+# What the model needs of the values: finite numbers or NA, at least 3
+# observed values per variable (a trend and a variance), some spread.
 check_series_values <- function(v, arg, call = rlang::caller_env()) {
   if (nrow(v) < 4) abort_input(arg, sprintf("has %d time points; impute_series() needs at least 4.", nrow(v)),
                                call = call)
