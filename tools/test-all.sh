@@ -57,7 +57,9 @@ done
 stage "R CMD check"
 tarball=$(ls -t "$top"/build/rpkg/ditimpute_*.tar.gz | head -n 1)
 rm -rf "$top/build/rpkg/ditimpute.Rcheck"
-(cd "$top/build/rpkg" && _R_CHECK_FORCE_SUGGESTS_=false R CMD check --no-manual --no-tests --ignore-vignettes "$tarball" \
+# Its install compiles the package again: on both cores (single-threaded it
+# took 8.4 of this stage's 9.8 minutes in session 34's run).
+(cd "$top/build/rpkg" && MAKEFLAGS="-j$(nproc 2>/dev/null || echo 2)" _R_CHECK_FORCE_SUGGESTS_=false R CMD check --no-manual --no-tests --ignore-vignettes "$tarball" \
    >"$top/build/rpkg/check.log" 2>&1) || true
 grep -E "^(\* checking .*(WARNING|ERROR|NOTE)|Status:)" -A6 "$top/build/rpkg/check.log" | head -n 80
 if ! grep -q "^Status:" "$top/build/rpkg/check.log" || grep -qE "^Status:.*(ERROR|WARNING)" "$top/build/rpkg/check.log"; then
