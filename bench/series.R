@@ -17,8 +17,10 @@
 # that the others explain under 5% of the one-step changes of); run only when named.
 #
 # gp_proper is the GP with proper = TRUE (each path under its own draw of the
-# parameters: intervals that carry the parameters' uncertainty); run only
-# when named.
+# parameters: intervals that carry the parameters' uncertainty), gp_plugin
+# with proper = FALSE (every path under the fitted parameters); run only when
+# named. The default (gp) is proper = "auto" since 2026-11-28: TRUE on series
+# of fewer than 60 frames, so gp equals gp_proper there and gp_plugin above.
 #
 # dit is impute_series(method = "dit") with its small defaults (300 training
 # steps of a 1-layer, width-32 DiT): run only when named.
@@ -57,7 +59,26 @@ fresh <- list(lh = datasets::lh, uspop = datasets::uspop,
               beaver2 = stats::ts(as.matrix(datasets::beaver2[, c("temp", "activ")])),
               freeny = stats::ts(as.matrix(datasets::freeny), start = c(1962, 2), frequency = 4),
               longley = stats::ts(as.matrix(datasets::longley[, names(datasets::longley) != "Year"]), start = 1947))
-if (!is.null(pick)) series <- c(series, fresh)[pick]
+# Short stretches (40-50 frames) of R series, run when named: the check of
+# proper = "auto"'s threshold on series it was not chosen on (the threshold
+# came from lh, uspop, freeny, Longley, BJsales and UKLungDeaths above). The
+# first 40 frames of longer series (annual, rough, counts, a cycle), four
+# years of monthly accidental deaths, four stock indices over 50 trading days and
+# three of Seatbelts' monthly series over 4 years; austres and
+# JohnsonJohnson (89 and 84 quarters) check the side where "auto" keeps the
+# plug-in intervals.
+short <- list(LakeHuron40 = stats::ts(datasets::LakeHuron[1:40], start = 1875),
+              lynx40 = stats::ts(datasets::lynx[1:40], start = 1821),
+              WWWusage40 = stats::ts(datasets::WWWusage[1:40]),
+              discoveries40 = stats::ts(datasets::discoveries[1:40], start = 1860),
+              nhtemp40 = stats::ts(datasets::nhtemp[1:40], start = 1912),
+              sunspot40 = stats::ts(datasets::sunspot.year[1:40], start = 1700),
+              USAccDeaths48 = stats::window(datasets::USAccDeaths, end = c(1976, 12)),
+              EuStock50 = stats::ts(log(datasets::EuStockMarkets[1:50, ])),
+              Seatbelts48 = stats::ts(datasets::Seatbelts[1:48, c("drivers", "front", "rear")], start = 1969,
+                                      frequency = 12),
+              austres = datasets::austres, JohnsonJohnson = datasets::JohnsonJohnson)
+if (!is.null(pick)) series <- c(series, fresh, short)[pick]
 # Stock prices have no season: frequency 260 only counts trading days.
 periods <- list(EuStockMarkets = 1)
 
@@ -109,6 +130,11 @@ methods <- list(
                          period = periods[[name]], proper = TRUE)
     list(point = imp$point, lower = imp$lower, upper = imp$upper, kernel = kernel_of(imp$model))
   },
+  gp_plugin = function(y, name) {
+    imp <- impute_series(y, level = 0.9, n_samples = 200, seed = 1, threads = 2,
+                         period = periods[[name]], proper = FALSE)
+    list(point = imp$point, lower = imp$lower, upper = imp$upper, kernel = kernel_of(imp$model))
+  },
   gp_calibrated = function(y, name) {
     imp <- impute_series(y, level = 0.9, n_samples = 200, seed = 1, threads = 2,
                          period = periods[[name]], calibrate = TRUE)
@@ -151,7 +177,7 @@ if (have_amelia) {
   }
 }
 
-methods <- if (is.null(only)) methods[!names(methods) %in% c("dit", "gp_joint", "gp_proper")] else methods[intersect(names(methods), c(only, "linear"))]
+methods <- if (is.null(only)) methods[!names(methods) %in% c("dit", "gp_joint", "gp_proper", "gp_plugin")] else methods[intersect(names(methods), c(only, "linear"))]
 
 rows <- list()
 byvar <- list()

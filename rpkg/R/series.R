@@ -166,11 +166,12 @@
 #'   parameters. The point and intervals are then those of the mixture over
 #'   the draws. It costs one Kalman smoothing per path. `FALSE`: every path
 #'   is drawn under the fitted parameters (see [as_mids()] for when that
-#'   matters). On series of a few dozen frames the fitted parameters are
-#'   uncertain enough that the default intervals are too narrow, and `TRUE`
-#'   widens them where it matters: 90% intervals covered 68% of Longley's
-#'   hidden values (16 years) by default and 85-89% with `proper = TRUE`; on
-#'   series of 70 frames or more it over-covered (95-96%,
+#'   matters). `"auto"` (the default): `TRUE` on series of fewer than 60
+#'   frames, `FALSE` on longer ones and with `method = "dit"`. On series of a
+#'   few dozen frames the fitted parameters are uncertain enough that
+#'   plug-in intervals are too narrow: 90% intervals covered 68% of Longley's
+#'   hidden values (16 years) with `proper = FALSE` and 85-89% with `TRUE`;
+#'   on series of 70 frames or more `TRUE` over-covered (95-96%,
 #'   `bench/results/series_proper_short.md`).
 #' @param separate Which variables get a model of their own (`method =
 #'   "gp"`): `"auto"` (the default), every variable of which the others
@@ -222,7 +223,7 @@
 impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 100, period = NULL,
                           model = c("auto", "level", "trend", "stationary"), kernel = c("auto", "seasonal", "smooth"),
                           transform = c("auto", "boxcox", "log", "none"), truth = NULL, fit_frames = 6000, ridge = 1e-2,
-                          calibrate = FALSE, proper = FALSE, separate = "auto", dit = list(), seed = NULL, threads = NULL,
+                          calibrate = FALSE, proper = "auto", separate = "auto", dit = list(), seed = NULL, threads = NULL,
                           time = NULL, ...) {
   check_dots(environment(), "impute_series()")
   x <- frame_time(x, time); truth <- frame_time(truth, time, "truth")  # time = columns of a data frame
@@ -236,14 +237,14 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   ridge <- check_number(ridge, lower = 0, upper = Inf, open = FALSE)
   if (!is.logical(calibrate) || length(calibrate) != 1 || is.na(calibrate)) abort_input("calibrate", "must be TRUE or FALSE.")
   if (calibrate && method == "dit") abort_input("calibrate", "is available for method = \"gp\" only (it re-imputes with the fitted model).")
-  proper <- check_flag(proper)  # proper imputation: rpkg/R/proper.R
-  if (proper && method == "dit") abort_input("proper", "is available for method = \"gp\" only.")
+  proper <- check_proper(proper, method)  # proper imputation: rpkg/R/proper.R
   seed <- resolve_seed(seed)
   threads <- resolve_threads(threads)
   input <- series_input(x, "x")
   v <- input$values
   n_time <- nrow(v); d <- ncol(v)
   check_series_values(v, "x")
+  if (identical(proper, "auto")) proper <- method == "gp" && n_time < series_proper_frames
   if (is.null(period)) period <- input$period
   period <- if (is.null(period)) 1 else check_number(period, lower = 1, upper = Inf, open = FALSE)
   if (!is.null(truth)) {
@@ -502,8 +503,9 @@ print.ditimpute_series_imputation <- function(x, ...) {
               n_time, d, if (d == 1) "" else "s", sum(x$missing), 100 * mean(x$missing), nrow(x$gaps),
               if (nrow(x$gaps)) max(x$gaps$length) else 0L))
   if (any(x$missing)) {
-    cat(sprintf("  %g%% per-entry intervals from %d sample paths, mean width %.4g; observed values unchanged\n",
-                100 * x$level, x$n_samples, mean(x$upper - x$lower, na.rm = TRUE)))
+    cat(sprintf("  %g%% per-entry intervals from %d sample paths%s, mean width %.4g; observed values unchanged\n",
+                100 * x$level, x$n_samples, if (isTRUE(x$model$proper)) " (proper: parameters drawn per path)" else "",
+                mean(x$upper - x$lower, na.rm = TRUE)))
   }
   if (is.null(x$window)) {
     cat(sprintf("  exact Kalman smoothing of the whole series; %.1f s (%.1f s fitting)\n", x$model$seconds,

@@ -3,12 +3,12 @@
 # completions carry more between-imputation spread of an analysis than the
 # improper ones, and the results are repeatable.
 
-proper_series <- function(n = 60, seed = 5) {
+proper_series <- function(n = 60, seed = 5, gaps = c(10:20, 40:46)) {
   set.seed(seed)
   b <- stats::rnorm(n)
   a <- 1 + 0.5 * b + stats::rnorm(n, sd = 0.5)
   x <- cbind(a = a, b = b)
-  x[c(10:20, 40:46), "a"] <- NA
+  x[gaps, "a"] <- NA
   x
 }
 
@@ -42,6 +42,31 @@ test_that("the parameter draws have the intended means and covariance", {
   lam <- vapply(cands, function(c) c$Lambda[1, 1], 0)
   mu <- n * imp$model$Lambda[1, 1] / (n - 2)
   expect_lt(abs(mean(lam) - mu), 4 * mu * sqrt(2 / (n - 4)) / sqrt(K))
+})
+
+test_that("parameter draws stay inside the core's bounds", {
+  # A periodic lengthscale moved next to the core's lower bound (0.1): draws of
+  # sd up to 1 on the log scale cross it, and are held at it.
+  y <- stats::ts(log(as.numeric(datasets::AirPassengers)), frequency = 12)
+  y[c(30:40, 100:104)] <- NA
+  imp <- impute_series(y, n_samples = 20, seed = 1, threads = 1, kernel = "seasonal", proper = FALSE)
+  m <- imp$model
+  m$candidate$spec$periodic_lengthscale <- 0.13
+  v <- matrix(as.numeric(y), ncol = 1, dimnames = list(NULL, colnames(imp$x)))
+  ys <- ditimpute:::scale_cols(v, m)
+  th <- ditimpute:::proper_theta(m, ys, threads = 1)
+  expect_true("periodic_lengthscale" %in% th$names)
+  cands <- ditimpute:::proper_candidates(m, v, ys, 200, seed = 3, threads = 1)
+  for (p in th$names) {
+    drawn <- vapply(cands, function(c) c$spec[[p]], 0)
+    b <- ditimpute:::proper_parameters(m$candidate$spec)[[p]]
+    expect_true(all(drawn >= b[1] & drawn <= b[2]), label = p)
+  }
+  pl <- vapply(cands, function(c) c$spec$periodic_lengthscale, 0)
+  expect_true(any(pl == 0.1))
+  low <- cands[[which.min(pl)]]
+  res <- ditimpute:::cpp_structural_impute(ys, low, list(n_samples = 1L, seed = 1, threads = 1L))
+  expect_true(all(is.finite(res$mean)))
 })
 
 test_that("proper completions spread an analysis more than improper ones", {
@@ -81,6 +106,22 @@ test_that("proper is checked", {
   expect_input_error(impute_series(x, proper = NA), "proper")
   expect_input_error(impute_series(x, proper = "yes"), "proper")
   expect_input_error(impute_series(x, method = "dit", proper = TRUE), "proper")
+})
+
+test_that("proper = \"auto\" draws the parameters per path on series of fewer than 60 frames only", {
+  short <- proper_series(n = 40, gaps = c(5:8, 25:30))
+  auto <- impute_series(short, n_samples = 20, seed = 2, threads = 1)
+  expect_true(auto$model$proper)
+  on <- impute_series(short, n_samples = 20, seed = 2, threads = 1, proper = TRUE)
+  expect_identical(auto$point, on$point)
+  expect_identical(auto$upper, on$upper)
+  expect_output(print(auto), "proper: parameters drawn per path")
+  long <- proper_series(n = 60)
+  auto <- impute_series(long, n_samples = 20, seed = 2, threads = 1)
+  expect_false(auto$model$proper)
+  off <- impute_series(long, n_samples = 20, seed = 2, threads = 1, proper = FALSE)
+  expect_identical(auto$upper, off$upper)
+  expect_false(grepl("proper", paste(capture.output(print(auto)), collapse = "\n")))
 })
 
 test_that("as_mids() says once that improper completions leave out the parameters' uncertainty", {
