@@ -7,17 +7,13 @@
 # Usage: Rscript bench/proper_determinism.R   (writes bench/results/proper_determinism.md)
 suppressMessages(library(ditimpute))
 y <- stats::ts(as.matrix(datasets::freeny), start = c(1962, 2), frequency = 4)
-hide <- function(y, seed) {
-  set.seed(seed)
-  v <- as.matrix(y)
-  miss <- matrix(FALSE, nrow(v), ncol(v))
-  miss[sample(length(miss), round(0.1 * length(miss)))] <- TRUE
-  miss
-}
+# bench/series.R's hide() (its gaps, from its seeds).
+lines <- readLines("bench/series.R")
+eval(parse(text = lines[grep("^hide <- function", lines):(grep("^with_na <- function", lines) - 1)]))
 calls <- function(proper) {
   lapply(1:10, function(r) {
     yy <- y
-    yy[hide(y, 1000 * r + 6)] <- NA
+    yy[hide(y, "random", 1000 * r + nchar("freeny"))] <- NA
     imp <- suppressWarnings(impute_series(yy, level = 0.9, n_samples = 200, seed = 1, threads = 2,
                                           separate = "none", proper = proper))
     list(upper = imp$upper, spec = imp$model$spec)

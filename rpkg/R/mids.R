@@ -27,8 +27,9 @@
 #' [impute_series()] on series of 60 frames or more (and of [impute()] with a
 #' fitted [gp_fit()] or a trained DiT) hold the fitted parameters fixed: the
 #' trend, the kernel and `Lambda` are the maximum-likelihood estimates, and
-#' every sample path is drawn given them. They are then improper, and Rubin's rules understate the
-#' between-imputation variance by the part due to parameter uncertainty: the
+#' every sample path is drawn given them. They are then improper, and Rubin's
+#' rules understate the between-imputation variance by the part due to
+#' parameter uncertainty: the
 #' pooled standard errors and the fraction of missing information come out
 #' too small. `impute_series(proper = TRUE)` (the default on series of fewer
 #' than 60 frames) draws each path under its own draw of the parameters from

@@ -66,8 +66,7 @@ proper_parameters <- function(spec) {
 }
 
 # The observed information of the form's free log-parameters at the fit:
-# list(names, theta, cov, bounds) with cov = the (floored) inverse information
-# and bounds those of proper_parameters() for the free names.
+# list(names, theta, cov) with cov = the (floored) inverse information.
 proper_theta <- function(model, y, threads, h = 0.05, call = rlang::caller_env()) {
   spec <- model$candidate$spec
   bounds <- proper_parameters(spec)
@@ -77,7 +76,7 @@ proper_theta <- function(model, y, threads, h = 0.05, call = rlang::caller_env()
   }, TRUE)
   nm <- names(bounds)[free]
   k <- length(nm)
-  if (k == 0) return(list(names = character(), theta = numeric(), cov = matrix(0, 0, 0), bounds = list()))
+  if (k == 0) return(list(names = character(), theta = numeric(), cov = matrix(0, 0, 0)))
   # The difference points: 0, +-h e_i, and +-h e_i +-h e_j (i < j).
   pts <- list(numeric(k))
   for (i in seq_len(k)) for (s in c(1, -1)) pts[[length(pts) + 1]] <- replace(numeric(k), i, s * h)
@@ -105,7 +104,7 @@ proper_theta <- function(model, y, threads, h = 0.05, call = rlang::caller_env()
     info[i, j] <- info[j, i] <- -(f[1] - f[2] - f[3] + f[4]) / (4 * h^2)
   }
   cov <- proper_floored_inverse(info, 1)
-  list(names = nm, theta = theta[nm], cov = cov, bounds = bounds[nm])
+  list(names = nm, theta = theta[nm], cov = cov)
 }
 
 # The inverse of a symmetric information matrix whose eigenvalues are first
@@ -154,6 +153,7 @@ proper_line_cov <- function(y, trend, bandwidth) {
 proper_candidates <- function(model, v, y, n_samples, seed, threads, call = rlang::caller_env()) {
   th <- proper_theta(model, y, threads, call = call)
   cand <- model$candidate
+  bounds <- proper_parameters(cand$spec)[th$names]
   d <- ncol(v)
   n_lambda <- proper_lambda_df(model, v)
   Lhat <- cand$Lambda
@@ -170,7 +170,7 @@ proper_candidates <- function(model, v, y, n_samples, seed, threads, call = rlan
         # Inside the core's bounds (a draw far in a tail, e.g. a periodic
         # lengthscale under 0.1, gives a season the filter rejects).
         for (i in seq_along(th$names)) {
-          b <- th$bounds[[i]]
+          b <- bounds[[i]]
           out$spec[[th$names[i]]] <- min(max(exp(th$theta[[i]] + delta[i]), b[1]), b[2])
         }
       }
