@@ -186,11 +186,17 @@ proper_candidates <- function(model, v, y, n_samples, seed, threads, call = rlan
   }, call = call)
 }
 
-# An upper-triangular U with t(U) %*% U = S for a symmetric positive
-# semi-definite S (through its eigen decomposition, so that a singular S works).
+# A factor U with t(U) %*% U = S for a symmetric positive semi-definite S:
+# the symmetric square root (through the eigen decomposition, so that a
+# singular S works). Unlike V sqrt(D), which it replaces, it does not depend
+# on the eigenvectors' signs or on the basis chosen for a repeated
+# eigenvalue, so it is continuous in S: a last-bit change in S (the BLAS's
+# summation order varies from run to run) once flipped an eigenvector's
+# sign and gave different draws from the same seed.
 chol_psd <- function(S) {
   e <- eigen((S + t(S)) / 2, symmetric = TRUE)
-  t(e$vectors %*% diag(sqrt(pmax(e$values, 0)), nrow(S)))
+  U <- e$vectors %*% (sqrt(pmax(e$values, 0)) * t(e$vectors))
+  (U + t(U)) / 2
 }
 
 # As series_model_intervals(), with proper draws: path k is the conditional
