@@ -148,9 +148,35 @@ proper_line_cov <- function(y, trend, bandwidth) {
   })
 }
 
+# The forms' weights: exp(-BIC / 2), normalised (the BIC approximation of
+# their posterior probabilities under equal prior weights).
+proper_form_weights <- function(bic) {
+  w <- exp(-(bic - min(bic)) / 2)
+  w / sum(w)
+}
+
 # n_samples parameter draws of a fitted model: a list of candidates (as
-# cpp_structural_fit returns them) for cpp_structural_impute().
-proper_candidates <- function(model, v, y, n_samples, seed, threads, call = rlang::caller_env()) {
+# cpp_structural_fit returns them) for cpp_structural_impute(). With
+# forms = TRUE each path first draws its form (stationary, local level or
+# trend; smooth or seasonal) with probability its BIC weight among the forms
+# fitted, then that form's parameters around its own fit; FALSE keeps the
+# chosen form.
+proper_candidates <- function(model, v, y, n_samples, seed, threads, forms = TRUE, call = rlang::caller_env()) {
+  fits <- model$forms$candidates
+  if (!forms || length(fits) < 2) return(proper_form_draws(model, v, y, n_samples, seed, threads, call = call))
+  w <- proper_form_weights(model$forms$BIC)
+  pick <- with_local_seed(seed, sample.int(length(w), n_samples, replace = TRUE, prob = w), call = call)
+  out <- vector("list", n_samples)
+  for (f in sort(unique(pick))) {
+    m <- model
+    m$candidate <- fits[[f]]
+    out[pick == f] <- proper_form_draws(m, v, y, sum(pick == f), sub_seed(seed, f), threads, call = call)
+  }
+  out
+}
+
+# n_samples draws of the parameters of the model's form (model$candidate).
+proper_form_draws <- function(model, v, y, n_samples, seed, threads, call = rlang::caller_env()) {
   th <- proper_theta(model, y, threads, call = call)
   cand <- model$candidate
   bounds <- proper_parameters(cand$spec)[th$names]

@@ -240,6 +240,9 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
                  fit_start = f$fit$fit_start, fit_frames = f$fit$fit_frames,
                  candidates = tab[, c("model", "kernel", "envelope", "harmonics", "transform", "logLik", "df", "AIC", "BIC", "evaluations",
                                       "converged", "chosen")],
+                 # Every form fitted on the chosen scale, with its BIC, for
+                 # proper draws (a form per path, by BIC weight).
+                 forms = list(candidates = f$fit$candidates, BIC = tab$BIC[(which_fit - 1L) * nrow(forms) + seq_len(nrow(forms))]),
                  variables = colnames(v)),
             class = "ditimpute_series_model")
 }

@@ -23,7 +23,7 @@ test_that("the parameter draws have the intended means and covariance", {
   # The fit is a maximum: the information (inverse covariance) is positive definite.
   expect_true(all(eigen(th$cov, symmetric = TRUE)$values > 0))
   K <- 2000
-  cands <- ditimpute:::proper_candidates(imp$model, v, ys, K, seed = 3, threads = 1)
+  cands <- ditimpute:::proper_candidates(imp$model, v, ys, K, seed = 3, threads = 1, forms = FALSE)
   draws <- t(vapply(cands, function(c) log(unlist(c$spec[th$names])), numeric(length(th$names))))
   # Mean within 4 Monte Carlo standard errors sqrt(var / K) of the fitted log-parameters.
   se <- sqrt(diag(th$cov) / K)
@@ -44,6 +44,36 @@ test_that("the parameter draws have the intended means and covariance", {
   expect_lt(abs(mean(lam) - mu), 4 * mu * sqrt(2 / (n - 4)) / sqrt(K))
 })
 
+test_that("each path draws its form with probability its BIC weight", {
+  # WWWusage's first 40 minutes with a gap: the stationary, level and trend
+  # forms all keep a BIC weight over 0.1.
+  y <- as.numeric(datasets::WWWusage[1:40])
+  y[21:26] <- NA
+  imp <- impute_series(y, n_samples = 20, seed = 1, threads = 1)
+  tab <- imp$model$candidates
+  w <- ditimpute:::proper_form_weights(imp$model$forms$BIC)
+  expect_equal(w, exp(-tab$BIC / 2) / sum(exp(-tab$BIC / 2)))
+  expect_gt(sum(w > 0.05), 1)
+  v <- matrix(y, ncol = 1, dimnames = list(NULL, colnames(imp$x)))
+  ys <- ditimpute:::scale_cols(v, imp$model)
+  K <- 1000
+  cands <- ditimpute:::proper_candidates(imp$model, v, ys, K, seed = 3, threads = 1)
+  drawn <- vapply(cands, function(c) c$spec$model, "")
+  share <- vapply(tab$model, function(f) mean(drawn == f), 0)
+  # Each form's share within 4 binomial standard errors of its weight.
+  expect_true(all(abs(share - w) <= 4 * sqrt(w * (1 - w) / K) + 1e-12))
+  # A path's parameters are drawn around its own form's fit: the median log
+  # lengthscale of a form's paths (sd at most 1 on the log scale, the floor;
+  # the median of >= 100 draws has SE <= 0.13) within 0.5 of that form's.
+  for (f in which(share * K >= 100)) {
+    ls <- vapply(cands[drawn == tab$model[f]], function(c) c$spec$smooth_lengthscale, 0)
+    expect_lt(abs(stats::median(log(ls)) - log(imp$model$forms$candidates[[f]]$spec$smooth_lengthscale)), 0.5)
+  }
+  # forms = FALSE keeps the chosen form on every path.
+  one <- ditimpute:::proper_candidates(imp$model, v, ys, 50, seed = 3, threads = 1, forms = FALSE)
+  expect_true(all(vapply(one, function(c) c$spec$model, "") == imp$model$model_name))
+})
+
 test_that("parameter draws stay inside the core's bounds", {
   # A periodic lengthscale moved next to the core's lower bound (0.1): draws of
   # sd up to 1 on the log scale cross it, and are held at it.
@@ -56,7 +86,7 @@ test_that("parameter draws stay inside the core's bounds", {
   ys <- ditimpute:::scale_cols(v, m)
   th <- ditimpute:::proper_theta(m, ys, threads = 1)
   expect_true("periodic_lengthscale" %in% th$names)
-  cands <- ditimpute:::proper_candidates(m, v, ys, 200, seed = 3, threads = 1)
+  cands <- ditimpute:::proper_candidates(m, v, ys, 200, seed = 3, threads = 1, forms = FALSE)
   for (p in th$names) {
     drawn <- vapply(cands, function(c) c$spec[[p]], 0)
     b <- ditimpute:::proper_parameters(m$candidate$spec)[[p]]
