@@ -32,8 +32,9 @@
 #' parameter uncertainty: the
 #' pooled standard errors and the fraction of missing information come out
 #' too small. `impute_series(proper = TRUE)` (the default on series of fewer
-#' than 60 frames) draws each path under its own draw of the parameters from
-#' their approximate sampling distribution (see its `proper` argument), which
+#' than 60 frames) draws each path under its own draw of the form (by BIC
+#' weight) and the parameters from their approximate sampling distribution
+#' (see its `proper` argument), which
 #' is what Rubin's rules assume. It matters
 #' when the parameters are uncertain against what the missing values add:
 #' short series (tens of frames per parameter), long gaps, a large fraction
@@ -78,7 +79,7 @@ as_mids <- function(object, m = NULL, ...) {
   }
   if (isFALSE(object$model$proper)) {  # a GP series imputation with proper = FALSE (impute_series())
     rlang::inform(c("The completions hold the fitted parameters fixed (improper imputation): pooled standard errors leave out the parameters' uncertainty.",
-                    i = "impute_series(proper = TRUE) draws the parameters per completion, as Rubin's rules assume; see ?as_mids."),
+                    i = "impute_series(proper = TRUE) draws the form and parameters per completion, as Rubin's rules assume; see ?as_mids."),
                   class = "ditimpute_improper_message", .frequency = "once", .frequency_id = "ditimpute_improper")
   }
   if (is.null(m)) m <- seq_len(object$n_samples)

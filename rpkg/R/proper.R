@@ -5,6 +5,11 @@
 # about the missing values given them (what Rubin's rules assume).
 #
 # Per path k:
+#  * the form (stationary, level or trend model; smooth or seasonal kernel)
+#    among those fitted, with probability its BIC weight exp(-BIC / 2)
+#    (normalised: the BIC approximation of the forms' posterior
+#    probabilities), so that the paths carry the uncertainty about the form
+#    as well; then, around that form's own fit,
 #  * the form's parameters (nugget, lengthscale, level and slope rates, the
 #    season's; the core moves them on log scales) from the normal
 #    approximation of the likelihood at its maximum: mean the fitted log
@@ -36,8 +41,8 @@
 # fewer frames than this: there the plug-in intervals were too narrow (90%
 # intervals covered 68% of Longley's 16 years, 77% of freeny's 39 quarters on
 # long gaps, 75-78% of uspop's 19 decades), and proper draws brought them to
-# 84.5-95%; from 72 frames up they over-covered (95-96%) with proper draws
-# and covered 88-93% without (bench/results/series_proper_short.md).
+# 84-95%; at 72 frames (UKLungDeaths) they over-covered (95-96%) with proper
+# draws and covered 92-93% without (bench/results/series_proper_short.md).
 series_proper_frames <- 60
 
 # impute_series()'s `proper`: TRUE, FALSE or "auto" (resolved once the
@@ -212,6 +217,11 @@ proper_form_draws <- function(model, v, y, n_samples, seed, threads, call = rlan
   }, call = call)
 }
 
+# Is a core draw (n_samples = 1) within 10 sds of its conditional mean?
+proper_draw_ok <- function(res) {
+  all(abs(res$samples[1, ] - res$mean) <= 10 * res$sd + 1e-8 * (1 + abs(res$mean)))
+}
+
 # A factor U with t(U) %*% U = S for a symmetric positive semi-definite S:
 # the symmetric square root (through the eigen decomposition, so that a
 # singular S works). Unlike V sqrt(D), which it replaces, it does not depend
@@ -244,6 +254,25 @@ series_proper_intervals <- function(model, v, level, n_samples, seed, threads, c
   for (k in seq_len(n_samples)) {
     res <- core_call(cpp_structural_impute(y, cands[[k]], list(n_samples = 1L, seed = sub_seed(seed, 1001 + k),
                                                                 threads = threads)), call = call)
+    # A draw more than 10 sds from its own conditional mean (probability
+    # 1.5e-23 per entry for a Gaussian draw) is the core's backward sampler
+    # failing numerically: under a few parameter draws (a level form with
+    # its rate at the bound and a long lengthscale, a variable missing in
+    # the first frame) its diffuse start gave draws of 1e5 sds while the
+    # mean and sd stayed right. Such a path gets a new draw of form and
+    # parameters.
+    redraw <- 0L
+    while (m && !proper_draw_ok(res)) {
+      redraw <- redraw + 1L
+      if (redraw > 3L) {
+        abort_numeric("the Kalman smoother's conditional draws were numerically unstable under 4 parameter draws in a row; use proper = FALSE.",
+                      call = call)
+      }
+      cands[[k]] <- proper_candidates(model, v, y, 1L, sub_seed(seed, 100000L + 10L * k + redraw), threads,
+                                      call = call)[[1]]
+      res <- core_call(cpp_structural_impute(y, cands[[k]], list(n_samples = 1L, seed = sub_seed(seed, 1001 + k),
+                                                                  threads = threads)), call = call)
+    }
     if (m) {
       means[k, ] <- res$mean
       sds[k, ] <- res$sd

@@ -157,8 +157,10 @@
 #'   it cannot repair intervals too wide on a few long gaps, move
 #'   a point that is biased, or make intervals right entry by entry.
 #' @param proper `TRUE` for *proper* multiple imputation (`method = "gp"`):
-#'   each sample path is drawn under its own draw of the model's parameters
-#'   from their approximate sampling distribution (the form's log-parameters
+#'   each sample path is drawn under its own draw of the model's form and
+#'   parameters: the form (stationary, level or trend; smooth or seasonal)
+#'   among those fitted with probability its BIC weight, then its
+#'   parameters from their approximate sampling distribution (the form's log-parameters
 #'   from the normal of the likelihood's curvature, `Lambda` from an inverse
 #'   Wishart, the stationary model's line from its autocorrelation-consistent
 #'   normal), so that analyses pooled over the paths with Rubin's rules
@@ -168,10 +170,10 @@
 #'   is drawn under the fitted parameters (see [as_mids()] for when that
 #'   matters). `"auto"` (the default): `TRUE` on series of fewer than 60
 #'   frames, `FALSE` on longer ones and with `method = "dit"`. On series of a
-#'   few dozen frames the fitted parameters are uncertain enough that
-#'   plug-in intervals are too narrow: 90% intervals covered 68% of Longley's
-#'   hidden values (16 years) with `proper = FALSE` and 85-89% with `TRUE`;
-#'   on series of 70 frames or more `TRUE` over-covered (95-96%,
+#'   few dozen frames the fitted form and parameters are uncertain enough
+#'   that plug-in intervals are too narrow: 90% intervals covered 68% of
+#'   Longley's hidden values (16 years) with `proper = FALSE` and 85-91% with
+#'   `TRUE`; on a series of 72 frames `TRUE` over-covered (95-96%,
 #'   `bench/results/series_proper_short.md`).
 #' @param separate Which variables get a model of their own (`method =
 #'   "gp"`): `"auto"` (the default), every variable of which the others
@@ -504,7 +506,7 @@ print.ditimpute_series_imputation <- function(x, ...) {
               if (nrow(x$gaps)) max(x$gaps$length) else 0L))
   if (any(x$missing)) {
     cat(sprintf("  %g%% per-entry intervals from %d sample paths%s, mean width %.4g; observed values unchanged\n",
-                100 * x$level, x$n_samples, if (isTRUE(x$model$proper)) " (proper: parameters drawn per path)" else "",
+                100 * x$level, x$n_samples, if (isTRUE(x$model$proper)) " (proper: form and parameters drawn per path)" else "",
                 mean(x$upper - x$lower, na.rm = TRUE)))
   }
   if (is.null(x$window)) {

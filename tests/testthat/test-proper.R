@@ -119,6 +119,30 @@ test_that("the draws' factor is continuous in the covariance (last-bit changes m
   }
 })
 
+test_that("a path whose conditional draw fails numerically gets new parameters", {
+  # Replication 617 of bench/mi_pooling.R's iid scenario: a drawn level form
+  # (rate at its bound, lengthscale 1e5) with `a` missing in the first frame
+  # made the core's backward sampler return a draw of 1.1e5 (means and sds
+  # right, about 1): every completion's slope estimate was -36.
+  set.seed(1617)
+  b <- stats::rnorm(60)
+  a <- 1 + 0.5 * b + stats::rnorm(60, sd = 0.5)
+  hide <- rep(FALSE, 60)
+  while (sum(hide) < 18) {
+    len <- min(sample(5:15, 1), 18 - sum(hide))
+    start <- sample.int(60 - len + 1, 1)
+    hide[start + seq_len(len) - 1] <- TRUE
+  }
+  x <- cbind(a = a, b = b)
+  x[hide, "a"] <- NA
+  expect_true(hide[1])
+  imp <- impute_series(x, n_samples = 20, seed = 617, threads = 1, proper = TRUE)
+  s <- imp$samples[[1]]
+  # Every draw within 10 of its entry's interval half-widths (1.645 sd) of the point.
+  half <- (imp$upper - imp$lower)[hide, "a"] / 2
+  expect_true(all(abs(sweep(s, 2, imp$point[hide, "a"])) <= 10 * rep(half, each = nrow(s))))
+})
+
 test_that("proper completions spread an analysis more than improper ones", {
   x <- proper_series()
   slopes <- function(imp) vapply(completions(imp), function(d) stats::coef(stats::lm(a ~ b, as.data.frame(d)))[["b"]], 0)
@@ -165,7 +189,7 @@ test_that("proper = \"auto\" draws the parameters per path on series of fewer th
   on <- impute_series(short, n_samples = 20, seed = 2, threads = 1, proper = TRUE)
   expect_identical(auto$point, on$point)
   expect_identical(auto$upper, on$upper)
-  expect_output(print(auto), "proper: parameters drawn per path")
+  expect_output(print(auto), "proper: form and parameters drawn per path")
   long <- proper_series(n = 60)
   auto <- impute_series(long, n_samples = 20, seed = 2, threads = 1)
   expect_false(auto$model$proper)
