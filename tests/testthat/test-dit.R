@@ -249,7 +249,9 @@ test_that("the warmed-up EMA is no worse than the raw weights after a short run;
 
 test_that("time_limit bounds the training time; schedule and early-stopping arguments are checked", {
   skip_if_no_torch()
-  fit <- tiny_fit(steps = NULL, time_limit = 1, lr_schedule = "cosine", warmup_steps = 10)
+  # patience = 0: early stopping off, so that only the time limit can stop it
+  # (on a fast machine 190 steps fit in 0.9 s and patience 10 stopped first).
+  fit <- tiny_fit(steps = NULL, time_limit = 1, lr_schedule = "cosine", warmup_steps = 10, patience = 0)
   expect_identical(fit$train_info$stop_reason, "time_limit")
   expect_lt(fit$train_info$seconds, 2.5)
   expect_gt(fit$steps, 0)
