@@ -251,9 +251,12 @@ series_proper_intervals <- function(model, v, level, n_samples, seed, threads, c
   cands <- proper_candidates(model, v, y, n_samples, sub_seed(seed, 1001), threads, call = call)
   m <- nrow(ij)
   means <- sds <- samples <- matrix(0, n_samples, m)
+  draw_path <- function(cand, k) {
+    core_call(cpp_structural_impute(y, cand, list(n_samples = 1L, seed = sub_seed(seed, 1001 + k), threads = threads)),
+              call = call)
+  }
   for (k in seq_len(n_samples)) {
-    res <- core_call(cpp_structural_impute(y, cands[[k]], list(n_samples = 1L, seed = sub_seed(seed, 1001 + k),
-                                                                threads = threads)), call = call)
+    res <- draw_path(cands[[k]], k)
     # A draw more than 10 sds from its own conditional mean (probability
     # 1.5e-23 per entry for a Gaussian draw) is the core's backward sampler
     # failing numerically: under a few parameter draws (a level form with
@@ -270,8 +273,7 @@ series_proper_intervals <- function(model, v, level, n_samples, seed, threads, c
       }
       cands[[k]] <- proper_candidates(model, v, y, 1L, sub_seed(seed, 100000L + 10L * k + redraw), threads,
                                       call = call)[[1]]
-      res <- core_call(cpp_structural_impute(y, cands[[k]], list(n_samples = 1L, seed = sub_seed(seed, 1001 + k),
-                                                                  threads = threads)), call = call)
+      res <- draw_path(cands[[k]], k)
     }
     if (m) {
       means[k, ] <- res$mean
