@@ -13,6 +13,7 @@
 #include "gaussian_internal.hpp"
 
 #include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
 #include <unsupported/Eigen/KroneckerProduct>
 
 #include <algorithm>
@@ -39,11 +40,28 @@ Matrix block_diagonal(const Matrix& B, int d) {
 // A square root B (B B^T = S) of a positive semi-definite S that may be
 // singular (a covariance after exact observations): pivoted LDL^T with the
 // tiny negative pivots of rounding set to zero.
+//
+// The LDL^T is only safe when S's rounding errors are small beside its
+// entries. A backward covariance Pf - V^T V whose Pf holds a diffuse start
+// (1e10 with a nugget at its bound) keeps errors of about 1e-16 x 1e10 where
+// the exact entries are 0: a zero diagonal beside an off-diagonal 5e-7, so a
+// pivot of 1e-24 divides that entry and B's rows reached 5e7 where S's
+// diagonal was 1e-16, and the draws 1e6 sds. A PSD S has row norms of B equal
+// to sqrt(S_ii); where a row exceeds it by more than rounding, the factor is
+// replaced by the symmetric square root V sqrt(max(lambda, 0)) V^T, whose
+// error is the square root of S's (7e-4 there). The check passes whenever the
+// LDL^T is sound, so those draws are unchanged.
 Matrix psd_sqrt(const Matrix& S) {
   Eigen::LDLT<Matrix> ldlt(S);
   const Vector D = ldlt.vectorD().cwiseMax(0.0).cwiseSqrt();
-  Matrix B = Matrix(ldlt.matrixL()) * D.asDiagonal();
-  return ldlt.transpositionsP().transpose() * B;
+  Matrix B = ldlt.transpositionsP().transpose() * (Matrix(ldlt.matrixL()) * D.asDiagonal());
+  const Vector diag = S.diagonal().cwiseMax(0.0);
+  const double slack = 1e-8 * (diag.size() ? diag.maxCoeff() : 0.0);
+  if (((B.rowwise().squaredNorm() - diag).array() <= slack).all()) return B;
+  const Eigen::SelfAdjointEigenSolver<Matrix> es(S);
+  if (es.info() != Eigen::Success) throw numeric_error("the eigen-decomposition of a smoothed covariance failed.");
+  const Vector root = es.eigenvalues().cwiseMax(0.0).cwiseSqrt();
+  return es.eigenvectors() * root.asDiagonal() * es.eigenvectors().transpose();
 }
 
 Matrix symmetric(const Matrix& S) { return 0.5 * (S + S.transpose()); }

@@ -215,6 +215,50 @@ TEST_CASE("maximum likelihood recovers a simulated local level and BIC prefers i
   CHECK(fit.best().converged);
 }
 
+TEST_CASE("backward draws stay on the conditional law beside a diffuse start the first frame leaves unobserved",
+          "[structural][sample]") {
+  // A parameter draw of the proper path (mi_pooling replication 617): a level
+  // at its rate bound, a lengthscale of 1e5 and the nugget at its bound, so
+  // the diffuse start is 1e10; variable 1 is missing in the first frame. The
+  // backward covariance at frame 0 then cancels 1e10 against 1e10 and its
+  // LDL^T gave draws 1.1e6 sds from the mean (values exact to the bit: the
+  // failure needed this Lambda's last digits).
+  StructuralSpec s;
+  s.trend = StructuralSpec::Trend::level;
+  s.level_rate = 0x1.b7cdfd9d7bdb8p-34;
+  s.slope_rate = 0x1.4f8b588e368f1p-17;
+  s.smooth_var = 1.0;
+  s.smooth_lengthscale = 0x1.86a0000000001p+16;
+  s.nugget = 0x1.3880000000005p+13;
+  StructuralCandidate c;
+  c.spec = s;
+  c.Lambda.resize(2, 2);
+  c.Lambda << 0x1.9597005e6d669p-14, 0x1.6c23180554f4fp-15, 0x1.6c23180554f4fp-15, 0x1.c900e71666d23p-14;
+  c.trend = Matrix::Zero(2, 2);
+  RowMatrix y(20, 2);
+  Rng rng(1);
+  std::normal_distribution<double> n01(0.0, 1.0);
+  for (int t = 0; t < 20; ++t)
+    for (int j = 0; j < 2; ++j) y(t, j) = n01(rng);
+  for (int t : {0, 3, 4, 5, 6, 7}) y(t, 0) = std::nan("");
+  const int Z = 400;
+  const SmoothedConditional sc = structural_conditional(y, c, Z, 5, 1);
+  REQUIRE(sc.mean.size() == 6);
+  // Each entry's 400 draws: every one within 6 sds (a Gaussian exceeds that
+  // with probability 2e-9 per draw), their mean within 4 standard errors of
+  // the conditional mean and their sd within 20% of the conditional sd (its
+  // standard error is 3.5% at 400 draws).
+  for (Eigen::Index k = 0; k < sc.mean.size(); ++k) {
+    const Vector z = (sc.samples.col(k).array() - sc.mean(k)) / sc.sd(k);
+    INFO("entry " << k << " sd " << sc.sd(k) << " largest |z| " << z.cwiseAbs().maxCoeff());
+    CHECK(z.cwiseAbs().maxCoeff() < 6.0);
+    CHECK(std::abs(z.mean()) < 4.0 / std::sqrt(static_cast<double>(Z)));
+    const double sd = std::sqrt((z.array() - z.mean()).square().sum() / (Z - 1));
+    CHECK(sd > 0.8);
+    CHECK(sd < 1.2);
+  }
+}
+
 TEST_CASE("structural models: bad input is an input error", "[structural]") {
   using testing::require_input_error;
   StructuralSpec s;

@@ -259,11 +259,12 @@ series_proper_intervals <- function(model, v, level, n_samples, seed, threads, c
     res <- draw_path(cands[[k]], k)
     # A draw more than 10 sds from its own conditional mean (probability
     # 1.5e-23 per entry for a Gaussian draw) is the core's backward sampler
-    # failing numerically: under a few parameter draws (a level form with
-    # its rate at the bound and a long lengthscale, a variable missing in
-    # the first frame) its diffuse start gave draws of 1e5 sds while the
-    # mean and sd stayed right. Such a path gets a new draw of form and
-    # parameters.
+    # failing numerically. It did under a few parameter draws (a level form
+    # with its rate at the bound and a long lengthscale, a variable missing
+    # in the first frame: draws of 1e6 sds while the mean and sd stayed
+    # right) until the core's factor of the backward covariance was made
+    # safe (state_space.cpp, psd_sqrt()); the check stays as a guard. Such a
+    # path gets a new draw of form and parameters.
     redraw <- 0L
     while (m && !proper_draw_ok(res)) {
       redraw <- redraw + 1L

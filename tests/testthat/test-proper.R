@@ -123,7 +123,9 @@ test_that("a path whose conditional draw fails numerically gets new parameters",
   # Replication 617 of bench/mi_pooling.R's iid scenario: a drawn level form
   # (rate at its bound, lengthscale 1e5) with `a` missing in the first frame
   # made the core's backward sampler return a draw of 1.1e5 (means and sds
-  # right, about 1): every completion's slope estimate was -36.
+  # right, about 1): every completion's slope estimate was -36. The core's
+  # sampler is now fixed (cpp/tests/test_structural.cpp has that draw's
+  # parameters); the proper path's redraw remains as a guard.
   set.seed(1617)
   b <- stats::rnorm(60)
   a <- 1 + 0.5 * b + stats::rnorm(60, sd = 0.5)
