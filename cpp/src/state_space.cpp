@@ -38,26 +38,45 @@ Matrix block_diagonal(const Matrix& B, int d) {
 }
 
 // A square root B (B B^T = S) of a positive semi-definite S that may be
-// singular (a covariance after exact observations): pivoted LDL^T with the
-// tiny negative pivots of rounding set to zero.
+// singular (a covariance after exact observations): LDL^T in the natural
+// order, B = L sqrt(D), where a pivot below 1e-15 of S's largest diagonal
+// (zero, or rounding) contributes nothing.
 //
-// The LDL^T is only safe when S's rounding errors are small beside its
-// entries. A backward covariance Pf - V^T V whose Pf holds a diffuse start
-// (1e10 with a nugget at its bound) keeps errors of about 1e-16 x 1e10 where
-// the exact entries are 0: a zero diagonal beside an off-diagonal 5e-7, so a
-// pivot of 1e-24 divides that entry and B's rows reached 5e7 where S's
-// diagonal was 1e-16, and the draws 1e6 sds. A PSD S has row norms of B equal
-// to sqrt(S_ii); where a row exceeds it by more than rounding, the factor is
-// replaced by the symmetric square root V sqrt(max(lambda, 0)) V^T, whose
-// error is the square root of S's (7e-4 there). The check passes whenever the
-// LDL^T is sound, so those draws are unchanged.
+// No pivoting, so that B is continuous in S: the same seed gives the same
+// draws when S changes in its last bits (the BLAS's summation order varies
+// with the load). Eigen's pivoted LDL^T, used before, chose its order by the
+// diagonal's size, near ties flipped under 1e-13 relative changes of Lambda,
+// and the draws moved by up to 0.31 of their sds (2e-4 now; the continuity
+// test in cpp/tests/test_structural.cpp).
+//
+// A guard for covariances whose rounding errors exceed their entries: a
+// backward covariance Pf - V^T V whose Pf holds a diffuse start (1e10 with a
+// nugget at its bound) keeps errors of 5e-7 where its exact entries are 0,
+// and the pivoted LDL^T divided them by pivots of 1e-24: draws 1e6 sds from
+// the mean. A PSD S has factor rows of norm sqrt(S_ii); where a row exceeds
+// it by more than rounding, the symmetric square root V sqrt(max(lambda, 0))
+// V^T replaces B (its error is the square root of S's).
 Matrix psd_sqrt(const Matrix& S) {
-  Eigen::LDLT<Matrix> ldlt(S);
-  const Vector D = ldlt.vectorD().cwiseMax(0.0).cwiseSqrt();
-  Matrix B = ldlt.transpositionsP().transpose() * (Matrix(ldlt.matrixL()) * D.asDiagonal());
+  const Eigen::Index n = S.rows();
   const Vector diag = S.diagonal().cwiseMax(0.0);
-  const double slack = 1e-8 * (diag.size() ? diag.maxCoeff() : 0.0);
-  if (((B.rowwise().squaredNorm() - diag).array() <= slack).all()) return B;
+  const double top = n ? diag.maxCoeff() : 0.0;
+  Matrix A = S;  // its lower triangle becomes the Schur complements, then B
+  for (Eigen::Index k = 0; k < n; ++k) {
+    const Eigen::Index rest = n - k - 1;
+    const double pivot = A(k, k);
+    if (pivot > 1e-15 * top) {
+      const double root = std::sqrt(pivot);
+      A.col(k).tail(rest) /= root;
+      A.bottomRightCorner(rest, rest).template triangularView<Eigen::Lower>() -=
+          A.col(k).tail(rest) * A.col(k).tail(rest).transpose();
+      A(k, k) = root;
+    } else {
+      A.col(k).tail(rest).setZero();
+      A(k, k) = 0.0;
+    }
+  }
+  Matrix B = A.triangularView<Eigen::Lower>();
+  if (((B.rowwise().squaredNorm() - diag).array() <= 1e-8 * top).all()) return B;
   const Eigen::SelfAdjointEigenSolver<Matrix> es(S);
   if (es.info() != Eigen::Success) throw numeric_error("the eigen-decomposition of a smoothed covariance failed.");
   const Vector root = es.eigenvalues().cwiseMax(0.0).cwiseSqrt();
