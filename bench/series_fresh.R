@@ -23,16 +23,8 @@ reps <- if (length(args) >= 1) as.integer(args[1]) else 10L
 share <- 0.15
 
 # series_long.R's gaps, methods and standard errors.
-src <- new.env()
-src$pick <- NULL
-src$only <- NULL
-src$kalman_limit <- 60
-src$has_imputets <- requireNamespace("imputeTS", quietly = TRUE)
-if (!src$has_imputets) message("imputeTS is not installed: its methods are skipped")
-lines <- readLines("bench/series_long.R")
-eval(parse(text = lines[grep("^data_dir <- ", lines)[1]:(grep("^rows <- list", lines)[1] - 1)]), envir = src)
-eval(parse(text = lines[grep("^ratio_se <- function", lines)[1]:(grep("^summarise <- function", lines)[1] - 1)]),
-     envir = src)
+source("bench/series_long_parts.R")
+src <- series_long_parts(kalman_limit = 60)
 
 series <- list(AirPassengers = AirPassengers, lynx = lynx, LakeHuron = LakeHuron, USAccDeaths = USAccDeaths,
                JohnsonJohnson = JohnsonJohnson, UKDriverDeaths = UKDriverDeaths, WWWusage = WWWusage,

@@ -62,6 +62,17 @@
 #' line maps onto the positive values).
 #' `logLik()` and the BIC are on the data's scale (the transform's Jacobian
 #' included); `print()` of the model shows each variable's scale.
+#' **Bounded data** (percentages, shares, relative humidity): `bounds =
+#' c(0, 100)` (every variable) or `bounds = list(humidity = c(0, 100))`
+#' (named variables) models each such variable on the logit of its position
+#' between the bounds, widened on each side by a margin of `m` times their
+#' distance, `m` chosen on a grid from 1e-4 to 0.1 like the Box-Cox `lambda`
+#' (so that values lying on a bound map to finite values that are not
+#' outliers); the Box-Cox scale does not apply to it. Every imputation,
+#' draw and interval end lies within the bounds (the map back clamps to them),
+#' and observed values outside them are an input error. Nothing is guessed:
+#' without `bounds` a percentage is modelled on its own scale, and its
+#' intervals can cross 0 or 100.
 #'
 #' **Several variables** are correlated through `Lambda` and share the form:
 #' give `impute_series()` variables of one kind (pollutants of one station:
@@ -130,7 +141,11 @@
 #' @param model `"auto"` (the smallest BIC), `"level"`, `"trend"` or
 #'   `"stationary"` (see Details).
 #' @param kernel `"auto"` (the smaller BIC), `"seasonal"` or `"smooth"`.
-#' @param transform `"auto"`, `"boxcox"`, `"log"` or `"none"` (see Details).
+#' @param transform `"auto"`, `"boxcox"`, `"log"` or `"none"` (see Details; `method =
+#'   "gp"` only, the DiT models the data on their own scale).
+#' @param bounds `NULL` (the default), or the range the values cannot leave:
+#'   `c(lower, upper)` for every variable, or a named list of such pairs for
+#'   some variables (see Details, "Bounded data"). `method = "gp"` only.
 #' @param truth Optional true values in the form of `x`, kept for
 #'   [imputation_metrics()] and [coverage()].
 #' @param fit_frames Fit on the stretch of at most this many frames with the
@@ -221,10 +236,14 @@
 #' summary(imp)
 #' head(imp$record)
 #' co2_filled <- completed_series(imp)
+#' # approval ratings (%): imputations and intervals stay within 0-100
+#' pres <- impute_series(datasets::presidents, n_samples = 50, seed = 1, bounds = c(0, 100))
+#' pres$model
 #' @export
 impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 100, period = NULL,
                           model = c("auto", "level", "trend", "stationary"), kernel = c("auto", "seasonal", "smooth"),
-                          transform = c("auto", "boxcox", "log", "none"), truth = NULL, fit_frames = 6000, ridge = 1e-2,
+                          transform = c("auto", "boxcox", "log", "none"), bounds = NULL, truth = NULL, fit_frames = 6000,
+                          ridge = 1e-2,
                           calibrate = FALSE, proper = "auto", separate = "auto", dit = list(), seed = NULL, threads = NULL,
                           time = NULL, ...) {
   check_dots(environment(), "impute_series()")
@@ -254,6 +273,13 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
     if (!identical(dim(truth), dim(v))) abort_input("truth", "must have the same shape as x.")
   }
   separate <- check_separate(separate, colnames(v))
+  bounds <- series_bounds(bounds, v)
+  if (method == "dit" && !is.null(bounds)) {
+    abort_input("bounds", "is available for method = \"gp\" only (the DiT models the data on their own scale).")
+  }
+  if (method == "dit" && transform != "auto") {
+    abort_input("transform", "is available for method = \"gp\" only (the DiT models the data on their own scale).")
+  }
   if (method == "dit" && !identical(separate, "auto")) {
     abort_input("separate", "is available for method = \"gp\" only (the DiT models all variables together).")
   }
@@ -267,7 +293,8 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   }
   here <- environment()
   fitted <- fit_series_groups(colnames(v), separate, function(cols) {
-    fit_series_model(v[, cols, drop = FALSE], period, model_arg, kernel, transform, ridge, fit_frames, threads, call = here)
+    fit_series_model(v[, cols, drop = FALSE], period, model_arg, kernel, transform, ridge, fit_frames, threads,
+                     bounds = bounds, call = here)
   })
   fitted$fit_seconds <- proc.time()[["elapsed"]] - start
   lone <- series_lone_warning(fitted)

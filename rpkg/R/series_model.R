@@ -23,9 +23,22 @@
 # airquality's Ozone (1.21) on its own scale whenever 15% more of it was
 # hidden (bench/results/series_fresh.md). "boxcox": every variable (all must
 # be positive), "log": lambda 0 for every variable.
-series_transforms <- function(v, transform, call = rlang::caller_env()) {
+#
+# `bounds` (series_bounds(): lower and upper per variable, NA where none):
+# a bounded variable (percentages, shares, humidity) is modelled on the logit
+# of its position between the bounds widened by a margin m (a share of
+# their distance) on each side, with m chosen like lambda below (the
+# series' one-frame changes most Gaussian, Jacobian included, on a grid from
+# 1e-4 to 0.1): values on a bound (humidity at 100%) then map to finite values
+# that need not be outliers, which a fixed squeeze (Smithson and Verkuilen
+# 2006) made them. The map back clamps to the bounds, so no imputation or
+# interval end leaves them. It replaces the Box-Cox scale for that variable.
+series_transforms <- function(v, transform, bounds = NULL, call = rlang::caller_env()) {
   pos <- apply(v, 2, function(col) all(col[!is.na(col)] > 0))
   lambda <- stats::setNames(rep(NA_real_, ncol(v)), colnames(v))
+  if (is.null(bounds)) bounds <- list(lower = lambda, upper = lambda)
+  bounded <- !is.na(bounds$lower)
+  pos <- pos | bounded  # a bounded variable never takes a Box-Cox scale, so its sign does not matter
   if (transform %in% c("log", "boxcox") && !all(pos)) {
     j <- which(!pos)[1]
     abort_input("transform", sprintf("\"%s\" needs positive values; variable \"%s\" has values <= 0 (use transform = \"none\", or \"auto\" to transform only the positive variables that span an order of magnitude).",
@@ -40,8 +53,86 @@ series_transforms <- function(v, transform, call = rlang::caller_env()) {
     })
     for (j in which(pos & spans)) lambda[j] <- boxcox_lambda(v[, j])
   }
+  lambda[bounded] <- NA_real_
   floor <- ifelse(is.na(lambda), NA_real_, apply(v, 2, function(col) if (all(is.na(col))) NA_real_ else min(col, na.rm = TRUE)))
-  list(lambda = lambda, floor = stats::setNames(floor, colnames(v)))
+  margin <- stats::setNames(rep(NA_real_, ncol(v)), colnames(v))
+  for (j in which(bounded)) margin[j] <- bounded_margin(v[, j], bounds$lower[[j]], bounds$upper[[j]])
+  list(lambda = lambda, floor = stats::setNames(floor, colnames(v)),
+       lower = bounds$lower, upper = bounds$upper, margin = margin)
+}
+
+# The bounded scale: the logit of the position within [lo - m r, hi + m r]
+# (r = hi - lo), and back (clamped to [lo, hi]); its log-derivative d z / d y.
+bounded_position <- function(a, lo, hi, m) (a - lo + m * (hi - lo)) / ((hi - lo) * (1 + 2 * m))
+bounded_logit <- function(a, lo, hi, m) stats::qlogis(bounded_position(a, lo, hi, m))
+bounded_logit_inverse <- function(z, lo, hi, m) {
+  pmin(pmax(lo - m * (hi - lo) + (hi - lo) * (1 + 2 * m) * stats::plogis(z), lo), hi)
+}
+bounded_log_jacobian <- function(a, lo, hi, m) {
+  q <- bounded_position(a, lo, hi, m)
+  -log((hi - lo) * (1 + 2 * m)) - log(q) - log1p(-q)
+}
+
+# The margin m (share of hi - lo on each side) under which the one-frame
+# changes on the bounded scale look most Gaussian (boxcox_lambda()'s profile
+# likelihood, Jacobian included), on a grid from 1e-4 to 0.1. Never 0: the
+# bounds themselves (interval ends clamped there, which the calibration maps
+# to the model's scale again) must map to finite values.
+bounded_margin <- function(col, lo, hi) {
+  grid <- c(1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1)
+  ok <- !is.na(col)
+  both <- ok[-1] & ok[-length(col)]
+  if (sum(both) < 10) return(0.01)
+  later <- col[-1][both]
+  prof <- vapply(grid, function(m) {
+    dz <- diff(bounded_logit(col, lo, hi, m))[both]
+    -0.5 * length(dz) * log(mean((dz - mean(dz))^2)) + sum(bounded_log_jacobian(later, lo, hi, m))
+  }, 0)
+  grid[which.max(prof)]
+}
+
+# Validated `bounds` of impute_series() for the variables `vars`: NULL, a
+# pair c(lower, upper) for every variable, or a named list of pairs for some;
+# list(lower, upper) per variable (NA where none). Observed values must lie
+# within their bounds.
+series_bounds <- function(bounds, v, call = rlang::caller_env()) {
+  vars <- colnames(v)
+  none <- stats::setNames(rep(NA_real_, length(vars)), vars)
+  if (is.null(bounds)) return(NULL)
+  pair <- function(b, what) {
+    if (!is.numeric(b) || length(b) != 2 || anyNA(b) || any(!is.finite(b)) || b[1] >= b[2]) {
+      abort_input("bounds", sprintf("%s must be two finite numbers c(lower, upper) with lower < upper.", what), call = call)
+    }
+    as.numeric(b)
+  }
+  out <- list(lower = none, upper = none)
+  if (is.list(bounds)) {
+    nm <- names(bounds)
+    if (!length(bounds) || is.null(nm) || any(!nzchar(nm)) || anyDuplicated(nm)) {
+      abort_input("bounds", "as a list must name each of its variables once, e.g. list(humidity = c(0, 100)).", call = call)
+    }
+    unknown <- setdiff(nm, vars)
+    if (length(unknown)) {
+      abort_input("bounds", sprintf("names \"%s\", which is not a variable of x (%s).", unknown[1],
+                                    paste(vars, collapse = ", ")), call = call)
+    }
+    for (k in nm) {
+      b <- pair(bounds[[k]], sprintf("the bounds of \"%s\"", k))
+      out$lower[[k]] <- b[1]; out$upper[[k]] <- b[2]
+    }
+  } else {
+    b <- pair(bounds, "bounds")
+    out$lower[] <- b[1]; out$upper[] <- b[2]
+  }
+  for (j in which(!is.na(out$lower))) {
+    r <- suppressWarnings(range(v[, j], na.rm = TRUE))
+    if (all(is.finite(r)) && (r[1] < out$lower[[j]] || r[2] > out$upper[[j]])) {
+      abort_input("bounds", sprintf("variable \"%s\" has observed values from %s to %s, outside its bounds [%s, %s].",
+                                    vars[j], format(r[1]), format(r[2]), format(out$lower[[j]]),
+                                    format(out$upper[[j]])), call = call)
+    }
+  }
+  out
 }
 
 # The Box-Cox lambda in [0, 1] (steps of 0.05) under which the series'
@@ -86,33 +177,41 @@ boxcox_inverse <- function(z, lambda, floor = 0) {
 }
 
 to_model_scale <- function(v, tr) {
-  for (j in which(!is.na(tr$lambda))) v[, j] <- boxcox(v[, j], tr$lambda[[j]], tr$floor[[j]])
+  for (j in seq_len(ncol(v))) v[, j] <- on_model_scale(v[, j], rep(j, nrow(v)), tr)
   v
 }
 
 # Values (vectors) of variables `cols` between the data's scale and the model's.
-from_model_scale_vec <- function(a, cols, tr) map_by_variable(a, cols, tr, boxcox_inverse)
-on_model_scale <- function(a, cols, tr) map_by_variable(a, cols, tr, boxcox)
-map_by_variable <- function(a, cols, tr, f) {
-  for (j in unique(cols[!is.na(tr$lambda[cols])])) {
+from_model_scale_vec <- function(a, cols, tr) map_by_variable(a, cols, tr, boxcox_inverse, bounded_logit_inverse)
+on_model_scale <- function(a, cols, tr) map_by_variable(a, cols, tr, boxcox, bounded_logit)
+map_by_variable <- function(a, cols, tr, f, g) {
+  lower <- tr$lower %||% rep(NA_real_, length(tr$lambda))
+  for (j in unique(cols[!is.na(tr$lambda[cols]) | !is.na(lower[cols])])) {
     k <- which(cols == j)
-    a[k] <- f(a[k], tr$lambda[[j]], tr$floor[[j]])
+    a[k] <- if (!is.na(lower[[j]])) g(a[k], lower[[j]], tr$upper[[j]], tr$margin[[j]]) else f(a[k], tr$lambda[[j]], tr$floor[[j]])
   }
   a
 }
 
-# "; log scale for a; Box-Cox (lambda 0.35) for b" (or "").
-series_scale_text <- function(lambda) {
-  if (all(is.na(lambda))) return("")
-  lab <- ifelse(lambda == 0, "log scale", sprintf("Box-Cox scale (lambda %.2f)", lambda))[!is.na(lambda)]
-  nm <- names(lambda)[!is.na(lambda)]
+# "; log scale for a; Box-Cox (lambda 0.35) for b; logit scale on [0, 100]
+# for c" (or "").
+series_scale_text <- function(tr) {
+  lab <- transform_label(tr$lambda, tr$lower, tr$upper, tr$margin, long = TRUE)
+  if (all(lab == "none")) return("")
+  nm <- names(tr$lambda)[lab != "none"]
+  lab <- lab[lab != "none"]
   paste0("; ", paste(vapply(unique(lab), function(l) sprintf("%s for %s", l, paste(nm[lab == l], collapse = ", ")), ""),
                      collapse = "; "))
 }
 
 # How the candidate table names the variables' scales.
-transform_label <- function(lambda) {
-  ifelse(is.na(lambda), "none", ifelse(lambda == 0, "log", sprintf("Box-Cox %.2f", lambda)))
+transform_label <- function(lambda, lower = NULL, upper = NULL, margin = NULL, long = FALSE) {
+  lab <- ifelse(is.na(lambda), "none", ifelse(lambda == 0, if (long) "log scale" else "log",
+                                                sprintf(if (long) "Box-Cox scale (lambda %.2f)" else "Box-Cox %.2f", lambda)))
+  b <- if (is.null(lower)) rep(FALSE, length(lambda)) else !is.na(lower)
+  lab[b] <- if (long) sprintf("logit scale on [%s, %s] (margin %s)", format(lower[b]), format(upper[b]), format(margin[b]))
+            else sprintf("logit [%s, %s]", format(lower[b]), format(upper[b]))
+  lab
 }
 
 # ------------------------------------------------------------------ model --
@@ -188,8 +287,9 @@ series_start_spec <- function(model, kernel, period) {
 # from the data, -log(scale_j) per observed value and (lambda - 1) log(y) per
 # transformed one (over
 # the observed values that count, estimated from the fitting stretch's means).
-fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_frames, threads,
+fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_frames, threads, bounds = NULL,
                              call = rlang::caller_env()) {
+  if (!is.null(bounds)) bounds <- lapply(bounds, function(b) b[colnames(v)])  # per variable, as series_bounds() gives
   n_time <- nrow(v); d <- ncol(v)
   n_obs_min <- min(colSums(!is.na(v)))
   forms <- series_candidate_forms(model, kernel, period, n_time, n_obs_min, call)
@@ -200,7 +300,7 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
   # Nelder-Mead's budget: evaluations are cheap on short series, so let them
   # converge (600 at 6,000 frames, up to 3,000 on short series).
   evaluations <- as.integer(min(3000, max(600, 3.6e6 / min(n_time, fit_frames))))
-  fits <- lapply(list(series_transforms(v, transform, call = call)), function(tr) {
+  fits <- lapply(list(series_transforms(v, transform, bounds, call = call)), function(tr) {
     lambda <- tr$lambda
     u <- to_model_scale(v, tr)
     center <- colMeans(u, na.rm = TRUE)
@@ -212,12 +312,16 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
     obs <- colSums(!is.na(v[rows, , drop = FALSE]))
     per_obs <- sum(obs * log(scale)) / sum(obs)  # mean log-Jacobian of the scaling per observed value
     # The Box-Cox Jacobian: (lambda - 1) log y per observed value (all at or
-    # above the floor, so none in the log part).
+    # above the floor, so none in the log part); the bounded scale's.
     for (j in which(!is.na(lambda))) {
       per_obs <- per_obs - (lambda[[j]] - 1) * sum(log(v[rows, j]), na.rm = TRUE) / sum(obs)
     }
+    for (j in which(!is.na(tr$lower))) {
+      per_obs <- per_obs - sum(bounded_log_jacobian(v[rows, j], tr$lower[[j]], tr$upper[[j]], tr$margin[[j]]),
+                               na.rm = TRUE) / sum(obs)
+    }
     tab <- data.frame(model = forms$model, kernel = forms$kernel, envelope = forms$envelope, harmonics = forms$harmonics,
-                      transform = paste(unique(transform_label(lambda)), collapse = ", "),
+                      transform = paste(unique(transform_label(tr$lambda, tr$lower, tr$upper)), collapse = ", "),
                       logLik = vapply(fit$candidates, function(c) c$loglik - c$nobs * per_obs, 0),
                       df = vapply(fit$candidates, `[[`, 0, "df"), nobs = vapply(fit$candidates, `[[`, 0, "nobs"),
                       evaluations = vapply(fit$candidates, `[[`, 0L, "evaluations"),
@@ -373,7 +477,10 @@ series_model_set <- function(parts, groups, vars, shares) {
   }))
   structure(list(parts = parts, groups = groups, variables = vars,
                  transform = list(lambda = per_variable(function(p) p$transform$lambda),
-                                  floor = per_variable(function(p) p$transform$floor)),
+                                  floor = per_variable(function(p) p$transform$floor),
+                                  lower = per_variable(function(p) p$transform$lower),
+                                  upper = per_variable(function(p) p$transform$upper),
+                                  margin = per_variable(function(p) p$transform$margin)),
                  lambda = per_variable(function(p) p$lambda),
                  center = per_variable(function(p) p$center), scale = per_variable(function(p) p$scale),
                  Lambda = Lambda, innovation_r2 = if (is.null(shares)) stats::setNames(rep(NA_real_, d), vars) else shares,
@@ -457,7 +564,7 @@ print.ditimpute_series_model <- function(x, ...) {
                   trend = "local linear trend")
   cat(sprintf("<ditimpute_series_model> %s, %s kernel%s%s\n", trend, x$kernel_name,
               if (x$kernel_name == "seasonal") sprintf(" (period %g)", x$period) else "",
-              series_scale_text(x$lambda)))
+              series_scale_text(x$transform)))
   tot <- s$smooth_var + s$nugget + (if (isTRUE(s$seasonal)) s$season_var else 0)
   cat(sprintf("  variance shares of the stationary part: smooth %.3f (lengthscale %.3g)%s, nugget %.3f\n",
               s$smooth_var / tot, s$smooth_lengthscale,

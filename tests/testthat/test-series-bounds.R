@@ -1,0 +1,92 @@
+# impute_series(bounds = ): bounded variables on a logit scale whose
+# imputations, draws and interval ends never leave the bounds.
+
+within <- function(a, lo, hi) all(a >= lo & a <= hi)
+
+test_that("bounded data: imputations, draws and interval ends stay within the bounds", {
+  imp0 <- impute_series(datasets::presidents, n_samples = 50, seed = 1)
+  # the data's own scale puts an upper bound above 100 (Truman's 1950 quarter)
+  expect_gt(max(imp0$upper[imp0$missing]), 100)
+  imp <- impute_series(datasets::presidents, n_samples = 50, seed = 1, bounds = c(0, 100))
+  miss <- imp$missing
+  expect_true(within(imp$point[miss], 0, 100))
+  expect_true(within(imp$lower[miss], 0, 100))
+  expect_true(within(imp$upper[miss], 0, 100))
+  expect_true(all(imp$lower[miss] < imp$point[miss] & imp$point[miss] < imp$upper[miss]))
+  for (m in c(1, 25, 50)) expect_true(within(completed_series(imp, "sample", m = m), 0, 100))
+  expect_output(print(imp$model), "logit scale on \\[0, 100\\] \\(margin [0-9.e-]+\\) for x")
+  expect_match(summary(imp)$candidates$transform[1], "logit [0, 100]", fixed = TRUE)
+  # calibration widens on the model's scale and maps back: still inside
+  cal <- impute_series(datasets::presidents, n_samples = 50, seed = 1, bounds = c(0, 100), calibrate = TRUE)
+  expect_true(within(c(cal$lower[miss], cal$upper[miss]), 0, 100))
+  # proper draws (parameters drawn too) map back the same way
+  prop <- impute_series(datasets::presidents, n_samples = 50, seed = 1, bounds = c(0, 100), proper = TRUE)
+  expect_true(within(c(prop$lower[miss], prop$upper[miss], prop$point[miss]), 0, 100))
+})
+
+test_that("the bounded scale's Jacobian puts logLik on the data's scale: far bounds give the unbounded fit", {
+  # With bounds 1,000 ranges away, the logit is linear to 1e-6 over the
+  # data, so the fit and imputations are those on the data's own scale, and
+  # so is logLik once the map's Jacobian is counted (without it, logLik would
+  # move by about n log(slope), hundreds of units here).
+  y <- datasets::presidents
+  imp0 <- impute_series(y, n_samples = 20, seed = 1, transform = "none")
+  impw <- impute_series(y, n_samples = 20, seed = 1, bounds = c(-1e5, 1e5))
+  expect_equal(as.numeric(logLik(impw$model)), as.numeric(logLik(imp0$model)), tolerance = 1e-6)
+  expect_equal(impw$point, imp0$point, tolerance = 1e-6)
+  expect_equal(impw$upper, imp0$upper, tolerance = 1e-6)
+})
+
+test_that("values on a bound map to finite values, and the margin keeps them from being outliers", {
+  # A share that sits at 0 and at 1 for stretches (clipped waves plus noise).
+  set.seed(4)
+  n <- 400
+  p <- pmin(pmax(0.5 + 0.7 * sin((1:n) / 15) + rnorm(n, sd = 0.05), 0), 1)
+  expect_gt(sum(p == 0), 20)
+  expect_gt(sum(p == 1), 20)
+  x <- p
+  x[c(20:30, 200:215, 333)] <- NA
+  imp <- impute_series(x, n_samples = 50, seed = 2, bounds = c(0, 1))
+  miss <- is.na(x)
+  expect_true(within(c(imp$lower[miss], imp$upper[miss], imp$point[miss]), 0, 1))
+  expect_true(all(is.finite(c(imp$lower[miss], imp$upper[miss]))))
+  expect_true(all(imp$upper[miss] > imp$lower[miss]))
+  # the margin chosen is positive (values lie on the bounds) and from the grid
+  m <- imp$model$transform$margin[[1]]
+  expect_true(m %in% c(1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1))
+})
+
+test_that("bounds per variable by name; a set of separate models keeps each variable's scale", {
+  set.seed(5)
+  n <- 300
+  share <- pmin(pmax(60 + 30 * sin((1:n) / 20) + rnorm(n, sd = 3), 0), 100)
+  level <- cumsum(rnorm(n))  # unbounded, unrelated
+  x <- cbind(share = share, level = level)
+  x[100:130, "share"] <- NA
+  x[c(40, 250:260), "level"] <- NA
+  imp <- impute_series(x, n_samples = 20, seed = 1, bounds = list(share = c(0, 100)), separate = "all")
+  expect_s3_class(imp$model, "ditimpute_series_model_set")
+  expect_true(within(c(imp$lower[100:130, 1], imp$upper[100:130, 1]), 0, 100))
+  expect_identical(is.na(imp$model$transform$lower), c(share = FALSE, level = TRUE))
+  expect_output(print(imp$model$parts[[1]]), "logit scale on \\[0, 100\\]")
+  expect_no_match(paste(capture.output(print(imp$model$parts[[2]])), collapse = "\n"), "logit")
+  # the level's lower bound goes negative: no bounds, no clamp
+  expect_lt(min(imp$lower[, 2], na.rm = TRUE), 0)
+})
+
+test_that("bad bounds are input errors naming bounds", {
+  y <- datasets::presidents
+  expect_input_error(impute_series(y, bounds = c(100, 0)), "bounds")
+  expect_input_error(impute_series(y, bounds = 100), "bounds")
+  expect_input_error(impute_series(y, bounds = c(0, Inf)), "bounds")
+  expect_input_error(impute_series(y, bounds = c(0, NA)), "bounds")
+  expect_input_error(impute_series(y, bounds = "0-100"), "bounds")
+  cnd <- expect_input_error(impute_series(y, bounds = c(0, 50)), "bounds")
+  expect_match(conditionMessage(cnd), "observed values from 23 to 87, outside its bounds [0, 50]", fixed = TRUE)
+  expect_input_error(impute_series(y, bounds = list(c(0, 100))), "bounds")
+  cnd <- expect_input_error(impute_series(y, bounds = list(z = c(0, 100))), "bounds")
+  expect_match(conditionMessage(cnd), "\"z\", which is not a variable of x (x)", fixed = TRUE)
+  expect_input_error(impute_series(y, bounds = list(x = c(0, 100), x = c(0, 1))), "bounds")
+  expect_input_error(impute_series(y, method = "dit", bounds = c(0, 100)), "bounds")
+  expect_input_error(impute_series(y, method = "dit", transform = "log"), "transform")
+})
