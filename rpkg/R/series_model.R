@@ -37,26 +37,24 @@ series_transforms <- function(v, transform, bounds = NULL, call = rlang::caller_
   pos <- apply(v, 2, function(col) all(col[!is.na(col)] > 0))
   lambda <- stats::setNames(rep(NA_real_, ncol(v)), colnames(v))
   if (is.null(bounds)) bounds <- list(lower = lambda, upper = lambda)
-  bounded <- !is.na(bounds$lower)
-  pos <- pos | bounded  # a bounded variable never takes a Box-Cox scale, so its sign does not matter
-  if (transform %in% c("log", "boxcox") && !all(pos)) {
-    j <- which(!pos)[1]
+  free <- is.na(bounds$lower)  # the variables a Box-Cox or log scale can apply to
+  if (transform %in% c("log", "boxcox") && !all(pos[free])) {
+    j <- which(free & !pos)[1]
     abort_input("transform", sprintf("\"%s\" needs positive values; variable \"%s\" has values <= 0 (use transform = \"none\", or \"auto\" to transform only the positive variables that span an order of magnitude).",
                                      transform, colnames(v)[j]), call = call)
   }
-  if (transform == "log") lambda[] <- 0
-  if (transform == "boxcox") lambda[] <- apply(v, 2, boxcox_lambda)
+  if (transform == "log") lambda[free] <- 0
+  if (transform == "boxcox") for (j in which(free)) lambda[j] <- boxcox_lambda(v[, j])
   if (transform == "auto") {
     spans <- apply(v, 2, function(col) {
       col <- col[!is.na(col)]
       length(col) > 0 && min(col) > 0 && max(col) / min(col) >= 10
     })
-    for (j in which(pos & spans)) lambda[j] <- boxcox_lambda(v[, j])
+    for (j in which(free & pos & spans)) lambda[j] <- boxcox_lambda(v[, j])
   }
-  lambda[bounded] <- NA_real_
   floor <- ifelse(is.na(lambda), NA_real_, apply(v, 2, function(col) if (all(is.na(col))) NA_real_ else min(col, na.rm = TRUE)))
   margin <- stats::setNames(rep(NA_real_, ncol(v)), colnames(v))
-  for (j in which(bounded)) margin[j] <- bounded_margin(v[, j], bounds$lower[[j]], bounds$upper[[j]])
+  for (j in which(!free)) margin[j] <- bounded_margin(v[, j], bounds$lower[[j]], bounds$upper[[j]])
   list(lambda = lambda, floor = stats::setNames(floor, colnames(v)),
        lower = bounds$lower, upper = bounds$upper, margin = margin)
 }
@@ -79,16 +77,9 @@ bounded_log_jacobian <- function(a, lo, hi, m) {
 # bounds themselves (interval ends clamped there, which the calibration maps
 # to the model's scale again) must map to finite values.
 bounded_margin <- function(col, lo, hi) {
-  grid <- c(1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1)
-  ok <- !is.na(col)
-  both <- ok[-1] & ok[-length(col)]
-  if (sum(both) < 10) return(0.01)
-  later <- col[-1][both]
-  prof <- vapply(grid, function(m) {
-    dz <- diff(bounded_logit(col, lo, hi, m))[both]
-    -0.5 * length(dz) * log(mean((dz - mean(dz))^2)) + sum(bounded_log_jacobian(later, lo, hi, m))
-  }, 0)
-  grid[which.max(prof)]
+  changes_profile_max(col, c(1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1), 0.01,
+                      function(m) bounded_logit(col, lo, hi, m),
+                      function(m, later) sum(bounded_log_jacobian(later, lo, hi, m)))
 }
 
 # Validated `bounds` of impute_series() for the variables `vars`: NULL, a
@@ -96,9 +87,9 @@ bounded_margin <- function(col, lo, hi) {
 # list(lower, upper) per variable (NA where none). Observed values must lie
 # within their bounds.
 series_bounds <- function(bounds, v, call = rlang::caller_env()) {
+  if (is.null(bounds)) return(NULL)
   vars <- colnames(v)
   none <- stats::setNames(rep(NA_real_, length(vars)), vars)
-  if (is.null(bounds)) return(NULL)
   pair <- function(b, what) {
     if (!is.numeric(b) || length(b) != 2 || anyNA(b) || any(!is.finite(b)) || b[1] >= b[2]) {
       abort_input("bounds", sprintf("%s must be two finite numbers c(lower, upper) with lower < upper.", what), call = call)
@@ -142,14 +133,25 @@ series_bounds <- function(bounds, v, call = rlang::caller_env()) {
 # the grid keeps the map between log (0) and the identity (1). On
 # BeijingAir's PM2.5 and O3 it gives 0.35-0.40 (bench/results/series_long.md).
 boxcox_lambda <- function(col) {
+  sum_log <- NULL  # sum(log(later)): the same at every lambda, so taken once
+  changes_profile_max(col, seq(0, 1, by = 0.05), 0, function(l) boxcox(col, l), function(l, later) {
+    if (is.null(sum_log)) sum_log <<- sum(log(later))
+    (l - 1) * sum_log
+  })
+}
+
+# The value of `grid` at which the one-frame changes of `map(p)` (the series
+# `col` on the scale with parameter p) have the largest Gaussian profile
+# log-likelihood plus the map's log-Jacobian `log_jac(p, later)` over the
+# values that end a change (`later`); `fallback` with fewer than 10 changes.
+changes_profile_max <- function(col, grid, fallback, map, log_jac) {
   ok <- !is.na(col)
   both <- ok[-1] & ok[-length(col)]
-  if (sum(both) < 10) return(0)
-  lc <- log(col[-1][both])
-  grid <- seq(0, 1, by = 0.05)
-  prof <- vapply(grid, function(l) {
-    dz <- diff(boxcox(col, l))[both]
-    -0.5 * length(dz) * log(mean((dz - mean(dz))^2)) + (l - 1) * sum(lc)
+  if (sum(both) < 10) return(fallback)
+  later <- col[-1][both]
+  prof <- vapply(grid, function(p) {
+    dz <- diff(map(p))[both]
+    -0.5 * length(dz) * log(mean((dz - mean(dz))^2)) + log_jac(p, later)
   }, 0)
   grid[which.max(prof)]
 }
@@ -177,19 +179,25 @@ boxcox_inverse <- function(z, lambda, floor = 0) {
 }
 
 to_model_scale <- function(v, tr) {
-  for (j in seq_len(ncol(v))) v[, j] <- on_model_scale(v[, j], rep(j, nrow(v)), tr)
+  for (j in seq_len(ncol(v))) v[, j] <- map_variable(v[, j], j, tr, boxcox, bounded_logit)
   v
 }
 
 # Values (vectors) of variables `cols` between the data's scale and the model's.
 from_model_scale_vec <- function(a, cols, tr) map_by_variable(a, cols, tr, boxcox_inverse, bounded_logit_inverse)
 on_model_scale <- function(a, cols, tr) map_by_variable(a, cols, tr, boxcox, bounded_logit)
-map_by_variable <- function(a, cols, tr, f, g) {
-  lower <- tr$lower %||% rep(NA_real_, length(tr$lambda))
-  for (j in unique(cols[!is.na(tr$lambda[cols]) | !is.na(lower[cols])])) {
+map_by_variable <- function(a, cols, tr, boxcox_map, bounded_map) {
+  for (j in unique(cols)) {
     k <- which(cols == j)
-    a[k] <- if (!is.na(lower[[j]])) g(a[k], lower[[j]], tr$upper[[j]], tr$margin[[j]]) else f(a[k], tr$lambda[[j]], tr$floor[[j]])
+    a[k] <- map_variable(a[k], j, tr, boxcox_map, bounded_map)
   }
+  a
+}
+# Variable j's values through its scale's map (a DiT model's transform has
+# lambda only).
+map_variable <- function(a, j, tr, boxcox_map, bounded_map) {
+  if (!is.null(tr$lower) && !is.na(tr$lower[[j]])) return(bounded_map(a, tr$lower[[j]], tr$upper[[j]], tr$margin[[j]]))
+  if (!is.na(tr$lambda[[j]])) return(boxcox_map(a, tr$lambda[[j]], tr$floor[[j]]))
   a
 }
 
