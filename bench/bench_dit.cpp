@@ -43,7 +43,7 @@
 //       gp_lengthscale=L by a Laplace GP of lengthscale L; prints the
 //       v-weighted validation loss before and after training, to see whether
 //       training adds to it); and
-//       samplers=method:steps,... scores each model with each sampler
+//       samplers=method:steps,... (method alone: its default_steps) scores each model with each sampler
 //       (default: the library's default sampler).
 //   bench_dit latent threads device data_dir out_file width/depth/heads [key=value...]
 //       the latent GP of bench/reproduce_paper_latent.R (section 6.2) trained
@@ -559,7 +559,7 @@ TrainOptions default_recipe(DiTConfig& c, int threads, const std::string& device
         SamplerOptions so;
         const auto colon = item.find(':');
         so.method = sampler_method_from_string(item.substr(0, colon));
-        if (colon != std::string::npos) so.steps = std::stoi(item.substr(colon + 1));
+        so.steps = colon != std::string::npos ? std::stoi(item.substr(colon + 1)) : default_steps(so.method);
         samplers.push_back(so);
       }
     } else throw std::invalid_argument("unknown recipe change: " + kv);

@@ -51,7 +51,19 @@ SamplerOptions::Grid resolved_grid(const SamplerOptions& options) {
   return find_tuned(options.method, options.steps) ? SamplerOptions::Grid::tuned : SamplerOptions::Grid::geometric;
 }
 
-int default_steps(SamplerOptions::Method method) { return method == SamplerOptions::Method::unipc2 ? 8 : 12; }
+int default_steps(SamplerOptions::Method method) {
+  using M = SamplerOptions::Method;
+  switch (method) {
+    case M::unipc2: return 8;
+    case M::unipc: return 12;
+    case M::dpm2m: return 50;
+    case M::dpm2m_sde:
+    case M::heun_sde:
+    case M::heun_ode: return 200;
+    case M::euler_maruyama: return 1000;
+  }
+  return 8;
+}
 
 std::vector<int> tuned_grid_steps(SamplerOptions::Method method) {
   std::vector<int> out;

@@ -108,9 +108,15 @@ int score_evaluations(const SamplerOptions& options);
 std::vector<int> tuned_grid_steps(SamplerOptions::Method method);
 // The grid `options` runs on: automatic resolved to tuned or geometric.
 SamplerOptions::Grid resolved_grid(const SamplerOptions& options);
-// Steps when a caller names a method but no step count: 8 for unipc2 (its
-// tuned grid), 12 for the others (unipc's measured setting; the rest keep
-// the former default).
+// Steps when a caller names a method but no step count: the fewest of those
+// measured with the exact GP score (bench/results/sampler_default_steps.md)
+// at which the method passes the oracle check of test_sampler.cpp on P1-P4
+// (covariance and mean errors within 1.2x those of exact draws, 95% region
+// coverage within 1.5 points): unipc2 8 (its tuned grid), unipc 12, dpm2m 50,
+// dpm2m_sde and heun_sde 200, euler_maruyama 1000; heun_ode 200 like
+// heun_sde (it passed at 100 with 0.1 point of coverage to spare). Heun
+// makes 2 calls a step. At the former 12 for all but unipc2, heun_sde drew covariances 4-120x
+// too large and heun_ode regions covered 0-37%.
 int default_steps(SamplerOptions::Method method);
 
 // The time grid T = t_0 > t_1 > ... > t_steps = t0 (steps + 1 points).
