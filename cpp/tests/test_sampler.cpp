@@ -272,7 +272,7 @@ TEST_CASE("oracle mode reproduces the exact conditional (every method at its def
   // SDE form and the two Heun schemes at 200, Euler-Maruyama at 1,000. Under
   // the former default of 12 steps for all but UniPC-2 the Heun SDE's
   // covariance error was 4-120x that of exact draws and the Heun ODE's regions
-  // covered 0-37% (bench/results/sampler_default_steps.md).
+  // covered 0-84% (bench/results/sampler_default_steps.md).
   using M = SamplerOptions::Method;
   const M methods[] = {M::unipc2, M::unipc, M::dpm2m, M::dpm2m_sde, M::heun_sde, M::heun_ode, M::euler_maruyama};
   for (bool random_lambda : {false, true}) {
@@ -328,7 +328,7 @@ TEST_CASE("oracle table of step counts per method", "[.][default_steps_table]") 
 
 // Not run by default ("[.]"): the table of the report, for the defaults, other
 // step counts, Euler-Maruyama and a uniform grid. Run with
-//   test_dit "[oracle_table]"
+//   test_gauss "[oracle_table]"
 TEST_CASE("oracle table of sampler settings", "[.][oracle_table]") {
   struct Row {
     const char* label;
