@@ -53,11 +53,8 @@ rows <- lapply(names(series), function(nm) {
   u <- ditimpute:::to_model_scale(v, m$transform)
   y <- sweep(sweep(u, 2, m$center), 2, m$scale, "/")
   forms <- ditimpute:::series_candidate_forms("auto", "auto", period, nrow(v), min(colSums(!is.na(v))), NULL)
-  specs <- lapply(seq_len(nrow(forms)), function(i) {
-    c(ditimpute:::series_start_spec(forms$model[i], forms$kernel[i], period),
-      if (!is.na(forms$envelope[i])) list(season_envelope = forms$envelope[i], harmonics = forms$harmonics[i]))
-  })
-  evaluations <- as.integer(min(3000, max(600, 3.6e6 / min(nrow(v), 6000))))
+  specs <- ditimpute:::series_start_specs(forms, period)
+  evaluations <- ditimpute:::series_fit_evaluations(nrow(v), 6000L)
   t0 <- proc.time()[["elapsed"]]
   L <- do.call(rbind, lapply(starts, function(st) {
     f <- ditimpute:::cpp_structural_fit(y, lapply(specs, function(s) utils::modifyList(s, st)),

@@ -95,6 +95,19 @@ void print_row(const char* label, int p, const OracleCheck& c) {
   std::fflush(stdout);
 }
 
+// The oracle check's cells for one sampler setting: P1-P4 with Lambda = I,
+// the extremes P1 and P4 with the random Lambda; f(random_lambda, p, check).
+template <class F>
+void for_each_oracle_cell(const SamplerOptions& options, F&& f) {
+  for (bool random_lambda : {false, true}) {
+    const GaussianProcess gp = paper_process(random_lambda);
+    for (int p = 1; p <= 4; ++p) {
+      if (random_lambda && (p == 2 || p == 3)) continue;
+      f(random_lambda, p, check_oracle(gp, p, options, 1000 + 10 * p + (random_lambda ? 5 : 0)));
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("sampler options: validation, names and time grid", "[sampler]") {
@@ -275,24 +288,18 @@ TEST_CASE("oracle mode reproduces the exact conditional (every method at its def
   // covered 0-84% (bench/results/sampler_default_steps.md).
   using M = SamplerOptions::Method;
   const M methods[] = {M::unipc2, M::unipc, M::dpm2m, M::dpm2m_sde, M::heun_sde, M::heun_ode, M::euler_maruyama};
-  for (bool random_lambda : {false, true}) {
-    const GaussianProcess gp = paper_process(random_lambda);
-    for (auto method : methods) {
-      SamplerOptions o;
-      o.method = method;
-      o.steps = default_steps(method);
-      for (int p = 1; p <= 4; ++p) {
-        // Lambda = I on every pattern; the random Lambda on the extremes P1 and P4.
-        if (random_lambda && (p == 2 || p == 3)) continue;
-        const OracleCheck c = check_oracle(gp, p, o, 1000 + 10 * p + (random_lambda ? 5 : 0));
-        const std::string label = to_string(method) + (random_lambda ? " random Lambda" : " Lambda = I");
-        print_row(label.c_str(), p, c);
-        INFO(label << " P" << p);
-        CHECK(c.cov_ratio <= 1.2);
-        CHECK(c.mean_ratio <= 1.2);
-        CHECK(std::abs(c.coverage - 0.95) <= 0.015);
-      }
-    }
+  for (auto method : methods) {
+    SamplerOptions o;
+    o.method = method;
+    o.steps = default_steps(method);
+    for_each_oracle_cell(o, [&](bool random_lambda, int p, const OracleCheck& c) {
+      const std::string label = to_string(method) + (random_lambda ? " random Lambda" : " Lambda = I");
+      print_row(label.c_str(), p, c);
+      INFO(label << " P" << p);
+      CHECK(c.cov_ratio <= 1.2);
+      CHECK(c.mean_ratio <= 1.2);
+      CHECK(std::abs(c.coverage - 0.95) <= 0.015);
+    });
   }
 }
 
@@ -310,20 +317,16 @@ TEST_CASE("oracle table of step counts per method", "[.][default_steps_table]") 
                       {M::euler_maruyama, {100, 200, 400, 1000, 2000}}, {M::dpm2m, {12, 25, 50}},
                       {M::dpm2m_sde, {12, 25, 50, 100, 200}},     {M::unipc, {12}},
                       {M::unipc2, {8}}};
-  for (bool random_lambda : {false, true}) {
-    const GaussianProcess gp = paper_process(random_lambda);
-    for (const Row& r : rows)
-      for (int steps : r.steps) {
-        SamplerOptions o;
-        o.method = r.method;
-        o.steps = steps;
-        for (int p = 1; p <= 4; ++p) {
-          if (random_lambda && (p == 2 || p == 3)) continue;
-          const std::string label = to_string(r.method) + " " + std::to_string(steps) + (random_lambda ? " randL" : " L=I");
-          print_row(label.c_str(), p, check_oracle(gp, p, o, 1000 + 10 * p + (random_lambda ? 5 : 0)));
-        }
-      }
-  }
+  for (const Row& r : rows)
+    for (int steps : r.steps) {
+      SamplerOptions o;
+      o.method = r.method;
+      o.steps = steps;
+      for_each_oracle_cell(o, [&](bool random_lambda, int p, const OracleCheck& c) {
+        const std::string label = to_string(r.method) + " " + std::to_string(steps) + (random_lambda ? " randL" : " L=I");
+        print_row(label.c_str(), p, c);
+      });
+    }
 }
 
 // Not run by default ("[.]"): the table of the report, for the defaults, other

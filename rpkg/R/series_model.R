@@ -289,6 +289,18 @@ series_start_spec <- function(model, kernel, period) {
        season_var = 1, periodic_lengthscale = 1, season_decay = 4 * max(period, 2), nugget = 0.1)
 }
 
+# The starting specs of the candidate forms (rows of series_candidate_forms()).
+series_start_specs <- function(forms, period) {
+  lapply(seq_len(nrow(forms)), function(i) {
+    c(series_start_spec(forms$model[i], forms$kernel[i], period),
+      if (!is.na(forms$envelope[i])) list(season_envelope = forms$envelope[i], harmonics = forms$harmonics[i]))
+  })
+}
+
+# Nelder-Mead's budget: evaluations are cheap on short series, so let them
+# converge (600 at 6,000 frames, up to 3,000 on short series).
+series_fit_evaluations <- function(n_time, fit_frames) as.integer(min(3000, max(600, 3.6e6 / min(n_time, fit_frames))))
+
 # Fits every candidate form in one core call and keeps the one with the
 # smallest BIC. The log-likelihood is reported on the data's scale: that of
 # the standardised (and transformed) values plus the log-Jacobian of the map
@@ -301,13 +313,8 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
   n_time <- nrow(v); d <- ncol(v)
   n_obs_min <- min(colSums(!is.na(v)))
   forms <- series_candidate_forms(model, kernel, period, n_time, n_obs_min, call)
-  specs <- lapply(seq_len(nrow(forms)), function(i) {
-    c(series_start_spec(forms$model[i], forms$kernel[i], period),
-      if (!is.na(forms$envelope[i])) list(season_envelope = forms$envelope[i], harmonics = forms$harmonics[i]))
-  })
-  # Nelder-Mead's budget: evaluations are cheap on short series, so let them
-  # converge (600 at 6,000 frames, up to 3,000 on short series).
-  evaluations <- as.integer(min(3000, max(600, 3.6e6 / min(n_time, fit_frames))))
+  specs <- series_start_specs(forms, period)
+  evaluations <- series_fit_evaluations(n_time, fit_frames)
   fits <- lapply(list(series_transforms(v, transform, bounds, call = call)), function(tr) {
     lambda <- tr$lambda
     u <- to_model_scale(v, tr)
