@@ -19,7 +19,6 @@ reps <- if (length(args) >= 1) as.integer(args[1]) else 3L
 names_run <- if (length(args) >= 2) strsplit(args[2], ",")[[1]] else c("ETTh1_OT", "ETTh2_OT")
 mults <- if (length(args) >= 3) as.numeric(strsplit(args[3], ",")[[1]]) else c(1, 3, 10)
 orig <- ditimpute:::series_start_spec
-on.exit(assignInNamespace("series_start_spec", orig, "ditimpute"))
 cat(sprintf("%s; load average %s\n", format(Sys.time(), "%Y-%m-%d %H:%M UTC", tz = "UTC"),
             paste(readLines("/proc/loadavg"), collapse = "")))
 for (name in names_run) {
