@@ -133,8 +133,9 @@
 #' @param method `"gp"` (the structural model), or `"dit"`: a diffusion
 #'   transformer trained on the series' own windows (see Details).
 #' @param level Level of the per-entry intervals, in (0, 1). The model's
-#'   errors are Gaussian; on series with spikes the intervals have the right
-#'   variance but the wrong shape, and only one level can be right: on ETT's
+#'   errors are Gaussian; on series with spikes the intervals can have about
+#'   the right variance and the wrong shape, and then one level at most is
+#'   right: on ETT's
 #'   oil temperature (standardised errors with a kurtosis of 4.7-618) the 90%
 #'   intervals covered 90.5-96.1% of hidden values by gap length, the 50%
 #'   ones 58-80% and the 99% ones 96.3-99.0% (`bench/results/series_long_tails.md`).
