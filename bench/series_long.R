@@ -74,12 +74,13 @@ run_len <- function(h) {
 }
 group_of <- function(len) cut(len, c(0, 1, 5, 20, 60, Inf), labels = c("1", "2-5", "6-20", "21-60", ">60"))
 # Repetition r's hidden gaps of series `name` (values y0): the series with
-# them missing, the hidden mask, the hidden truth and each hidden value's group.
+# them missing, the hidden mask, the hidden truth, each hidden value's group
+# and the number of the hidden gap it sits in (1, 2, ... along the series).
 hide_repetition <- function(y0, name, r, share = 0.15, max_len = 400) {
   h <- hide_gaps(as.numeric(y0), share, seed = 1000 * r + nchar(name), max_len = max_len)
   y <- y0
   y[h] <- NA
-  list(y = y, h = h, truth = as.numeric(y0)[h], grp = group_of(run_len(h)[h]))
+  list(y = y, h = h, truth = as.numeric(y0)[h], grp = group_of(run_len(h)[h]), gap = cumsum(c(TRUE, diff(which(h)) > 1)))
 }
 
 linear <- function(y) {
@@ -145,7 +146,7 @@ for (name in names(series)) {
     h <- rep_gaps$h
     truth <- rep_gaps$truth
     grp <- rep_gaps$grp
-    gap <- paste(r, cumsum(c(TRUE, diff(which(h)) > 1)))  # the hidden gap each scored value sits in
+    gap <- paste(r, rep_gaps$gap)  # the hidden gap each scored value sits in
     for (m in names(methods)) {
       t0 <- proc.time()[["elapsed"]]
       out <- tryCatch(methods[[m]](y, name), error = function(e) { message(m, " on ", name, ": ", conditionMessage(e)); NULL })

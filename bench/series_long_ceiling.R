@@ -51,44 +51,37 @@ regression <- function(y, X, differenced) {
   plus_linear(y, drop(cbind(1, X) %*% b))
 }
 
-res <- list()
-for (target in c("ETTh1", "ETTh2")) {
-  frame <- utils::read.csv(gzfile(file.path(data_dir, "ett", paste0(target, ".csv.gz"))))
+res <- ett_ot_repetitions(parts, data_dir, reps, function(rep_gaps, name, frame, r) {
   X <- as.matrix(frame[loads])
   Xs <- cbind(X, apply(X, 2, trailing, 24), apply(X, 2, trailing, 168))
-  name <- paste0(target, "_OT")
-  for (r in seq_len(reps)) {
-    y0 <- stats::ts(frame$OT, frequency = 24)
-    rep_gaps <- parts$hide_repetition(y0, name, r)
-    y <- as.numeric(rep_gaps$y)
-    h <- rep_gaps$h
-    gap <- cumsum(c(h[1], h[-1] & !h[-length(h)]))[h]  # gap id of each hidden value
-    t0 <- proc.time()[["elapsed"]]
-    gp <- parts$gp_run(rep_gaps$y)$point
-    gp_secs <- proc.time()[["elapsed"]] - t0
-    pred <- list(
-      `impute_series()` = gp,
-      `linear interpolation` = linear(y)$point,
-      `imputeTS::na_seadec` = if (parts$has_imputets) as.numeric(suppressWarnings(imputeTS::na_seadec(rep_gaps$y))),
-      `daily profile + linear` = plus_linear(y, profile(y, 24, 169)),
-      `weekly profile + linear` = plus_linear(y, profile(y, 168, 337)),
-      `loads, levels + linear` = regression(y, X, FALSE),
-      `loads and their 24 h / 168 h means, levels + linear` = regression(y, Xs, FALSE),
-      `loads, differences + linear` = regression(y, X, TRUE),
-      `loads and their 24 h / 168 h means, differences + linear` = regression(y, Xs, TRUE))
-    pred <- Filter(Negate(is.null), pred)
-    err <- lapply(pred, function(p) abs(p[h] - rep_gaps$truth))
-    # hindsight: per gap, the better of impute_series() and linear interpolation
-    pick_gp <- tapply(err[[1]], gap, sum) <= tapply(err[[2]], gap, sum)
-    err$`hindsight: the better of impute_series() and linear per gap (not a method)` <-
-      ifelse(pick_gp[as.character(gap)], err[[1]], err[[2]])
-    for (m in names(err))
-      res[[length(res) + 1]] <- data.frame(series = name, rep = r, method = m, group = rep_gaps$grp,
-                                           gap = paste(r, gap), abs = err[[m]], lin = err[[2]])
-    cat(sprintf("%s rep %d: impute_series() %.0f s\n", name, r, gp_secs))
-  }
-}
-res <- do.call(rbind, res)
+  y <- as.numeric(rep_gaps$y)
+  h <- rep_gaps$h
+  gap <- rep_gaps$gap
+  t0 <- proc.time()[["elapsed"]]
+  gp <- parts$gp_run(rep_gaps$y)$point
+  gp_secs <- proc.time()[["elapsed"]] - t0
+  pred <- list(
+    `impute_series()` = gp,
+    `linear interpolation` = linear(y)$point,
+    `imputeTS::na_seadec` = if (parts$has_imputets) as.numeric(suppressWarnings(imputeTS::na_seadec(rep_gaps$y))),
+    `daily profile + linear` = plus_linear(y, profile(y, 24, 169)),
+    `weekly profile + linear` = plus_linear(y, profile(y, 168, 337)),
+    `loads, levels + linear` = regression(y, X, FALSE),
+    `loads and their 24 h / 168 h means, levels + linear` = regression(y, Xs, FALSE),
+    `loads, differences + linear` = regression(y, X, TRUE),
+    `loads and their 24 h / 168 h means, differences + linear` = regression(y, Xs, TRUE))
+  pred <- Filter(Negate(is.null), pred)
+  err <- lapply(pred, function(p) abs(p[h] - rep_gaps$truth))
+  # hindsight: per gap, the better of impute_series() and linear interpolation
+  pick_gp <- tapply(err[[1]], gap, sum) <= tapply(err[[2]], gap, sum)
+  err$`hindsight: the better of impute_series() and linear per gap (not a method)` <-
+    ifelse(pick_gp[as.character(gap)], err[[1]], err[[2]])
+  cat(sprintf("%s rep %d: impute_series() %.0f s\n", name, r, gp_secs))
+  do.call(rbind, lapply(names(err), function(m) {
+    data.frame(series = name, rep = r, method = m, group = rep_gaps$grp, gap = paste(r, gap), abs = err[[m]],
+               lin = err[[2]])
+  }))
+})
 groups <- c("all", levels(res$group))
 ratio_row <- function(d) {
   vapply(groups, function(g) {

@@ -11,23 +11,15 @@
 source(file.path("bench", "series_long_pm25_setup.R"))  # args, reps, data_dir, fmt, write_result
 source(file.path("bench", "series_long_parts.R"))
 parts <- series_long_parts(60)
-res <- list()
-for (target in c("ETTh1", "ETTh2")) {
-  y0 <- stats::ts(utils::read.csv(gzfile(file.path(data_dir, "ett", paste0(target, ".csv.gz"))))$OT, frequency = 24)
-  for (r in seq_len(reps)) {
-    g <- parts$hide_repetition(y0, paste0(target, "_OT"), r)
-    for (level in c(0.5, 0.99)) for (calibrate in c(FALSE, TRUE)) {
-      t0 <- proc.time()[["elapsed"]]
-      imp <- impute_series(g$y, level = level, n_samples = 50, seed = 1, calibrate = calibrate)
-      cover <- as.numeric(imp$lower)[g$h] <= g$truth & g$truth <= as.numeric(imp$upper)[g$h]
-      res[[length(res) + 1]] <- data.frame(series = paste0(target, "_OT"), rep = r, level = level,
-                                           calibrate = calibrate, group = g$grp, cover = cover,
-                                           gap = paste(r, cumsum(c(g$h[1], g$h[-1] & !g$h[-length(g$h)]))[g$h]),
-                                           seconds = proc.time()[["elapsed"]] - t0)
-    }
-  }
-}
-res <- do.call(rbind, res)
+res <- ett_ot_repetitions(parts, data_dir, reps, function(g, name, frame, r) {
+  runs <- expand.grid(level = c(0.5, 0.99), calibrate = c(FALSE, TRUE))
+  do.call(rbind, lapply(seq_len(nrow(runs)), function(k) {
+    imp <- impute_series(g$y, level = runs$level[k], n_samples = 50, seed = 1, calibrate = runs$calibrate[k])
+    cover <- as.numeric(imp$lower)[g$h] <= g$truth & g$truth <= as.numeric(imp$upper)[g$h]
+    data.frame(series = name, rep = r, level = runs$level[k], calibrate = runs$calibrate[k], group = g$grp,
+               cover = cover, gap = paste(r, g$gap))
+  }))
+})
 groups <- c("all", levels(res$group))
 lines <- c(paste("| series | level | intervals |", paste(groups, collapse = " | "), "|"),
            paste0(paste(rep("|---", length(groups) + 3), collapse = ""), "|"))

@@ -17,3 +17,18 @@ series_long_parts <- function(kalman_limit) {
        envir = src)
   src
 }
+
+# fn(g, name, frame, r) for each repetition r of bench/series_long.R's gaps in
+# the oil temperature (OT) of ETTh1 and of ETTh2: g = hide_repetition() of OT,
+# name "ETTh1_OT" or "ETTh2_OT", frame the whole data set (OT and its loads).
+# The data frames fn returns, bound by rows.
+ett_ot_repetitions <- function(parts, data_dir, reps, fn) {
+  out <- list()
+  for (target in c("ETTh1", "ETTh2")) {
+    frame <- utils::read.csv(gzfile(file.path(data_dir, "ett", paste0(target, ".csv.gz"))))
+    name <- paste0(target, "_OT")
+    for (r in seq_len(reps))
+      out[[length(out) + 1]] <- fn(parts$hide_repetition(stats::ts(frame$OT, frequency = 24), name, r), name, frame, r)
+  }
+  do.call(rbind, out)
+}

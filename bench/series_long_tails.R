@@ -14,18 +14,11 @@
 source(file.path("bench", "series_long_pm25_setup.R"))  # args, reps, data_dir, fmt, write_result
 source(file.path("bench", "series_long_parts.R"))
 parts <- series_long_parts(60)
-res <- list()
-for (target in c("ETTh1", "ETTh2")) {
-  y0 <- stats::ts(utils::read.csv(gzfile(file.path(data_dir, "ett", paste0(target, ".csv.gz"))))$OT, frequency = 24)
-  for (r in seq_len(reps)) {
-    g <- parts$hide_repetition(y0, paste0(target, "_OT"), r)
-    fit <- parts$gp_run(g$y)
-    sd <- (fit$upper - fit$lower)[g$h] / (2 * stats::qnorm(0.95))
-    res[[length(res) + 1]] <- data.frame(series = paste0(target, "_OT"), rep = r, group = g$grp,
-                                         z = (g$truth - fit$point[g$h]) / sd)
-  }
-}
-res <- do.call(rbind, res)
+res <- ett_ot_repetitions(parts, data_dir, reps, function(g, name, frame, r) {
+  fit <- parts$gp_run(g$y)
+  sd <- (fit$upper - fit$lower)[g$h] / (2 * stats::qnorm(0.95))
+  data.frame(series = name, rep = r, group = g$grp, z = (g$truth - fit$point[g$h]) / sd)
+})
 row <- function(z) {
   c(length(z), mean(abs(z) < stats::qnorm(0.95)), stats::sd(z), mean(z^4) / mean(z^2)^2,
     stats::quantile(abs(z), 0.9), mean(abs(z) < stats::qnorm(0.75)), mean(abs(z) < stats::qnorm(0.995)))
