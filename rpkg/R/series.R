@@ -135,10 +135,10 @@
 #' @param level Level of the per-entry intervals, in (0, 1). The model's
 #'   errors are Gaussian; on series with spikes the intervals can have about
 #'   the right variance and the wrong shape, and then one level at most is
-#'   right: on ETT's
-#'   oil temperature (standardised errors with a kurtosis of 4.7-618) the 90%
-#'   intervals covered 90.5-96.1% of hidden values by gap length, the 50%
-#'   ones 58-80% and the 99% ones 96.3-99.0% (`bench/results/series_long_tails.md`).
+#'   right: on ETT's oil temperature (standardised errors with a kurtosis of
+#'   4.7-618) the 90% intervals covered 90.5-96.1% of hidden values by gap
+#'   length, the 50% ones 58-80% and the 99% ones 96.3-99.0%
+#'   (`bench/results/series_long_tails.md`).
 #'   `calibrate = TRUE` rescales at the level asked and repairs it where a
 #'   gap-length group has many gaps: 99% intervals then covered 98.5-99.4%,
 #'   50% ones 49.0-60.0% on gaps up to 20 frames but still 57.8-71.2% on
