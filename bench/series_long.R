@@ -101,12 +101,12 @@ with_timeout <- function(expr_fn, limit) {
 }
 kalman_ok <- list()
 # impute_series() at the bench's settings: its point and 90% intervals as
-# vectors, and the model it chose.
+# vectors, the model it chose and its scale (transform).
 gp_run <- function(y, ...) {
   imp <- impute_series(y, level = 0.9, n_samples = 50, seed = 1, ...)
   m <- imp$model
   list(point = as.numeric(imp$point), lower = as.numeric(imp$lower), upper = as.numeric(imp$upper),
-       model = paste(m$model_name, m$kernel_name,
+       transform = m$transform, model = paste(m$model_name, m$kernel_name,
                      if (any(!is.na(m$lambda))) paste(unique(ditimpute:::transform_label(m$lambda[!is.na(m$lambda)])), collapse = ",") else ""))
 }
 methods <- list(

@@ -6,12 +6,15 @@
 # repair each level on its own. Here: bench/series_long.R's gaps and seeds in
 # ETTh1 and ETTh2 OT, impute_series() at the bench's settings (n_samples 50,
 # seed 1) with level 0.5 and 0.99, raw and calibrated; coverage by gap length.
-# Usage: Rscript bench/series_long_levels.R [reps] [data_dir]
-# Writes bench/results/series_long_levels.md.
+# Usage: Rscript bench/series_long_levels.R [reps] [data_dir] [series,...]
+# (series: bench/series_long.R's names; default ETTh1_OT,ETTh2_OT).
+# Writes bench/results/series_long_levels.md (series_long_levels_<series>.md
+# for other series).
 source(file.path("bench", "series_long_pm25_setup.R"))  # args, reps, data_dir, fmt, write_result
 source(file.path("bench", "series_long_parts.R"))
 parts <- series_long_parts(60)
-res <- ett_ot_repetitions(parts, data_dir, reps, function(g, name, frame, r) {
+picked <- series_picked(args, "series_long_levels")
+res <- series_repetitions(parts, data_dir, reps, picked$names, function(g, name, r) {
   runs <- expand.grid(level = c(0.5, 0.99), calibrate = c(FALSE, TRUE))
   do.call(rbind, lapply(seq_len(nrow(runs)), function(k) {
     imp <- impute_series(g$y, level = runs$level[k], n_samples = 50, seed = 1, calibrate = runs$calibrate[k])
@@ -32,7 +35,7 @@ for (s in unique(res$series)) for (level in c(0.5, 0.99)) for (calibrate in c(FA
   lines <- c(lines, sprintf("| %s | %g | %s | %s |", s, level, if (calibrate) "calibrate = TRUE" else "raw",
                             paste(v, collapse = " | ")))
 }
-write_result("series_long_levels",
-             "# ETT: coverage of 50% and 99% intervals, raw and self-calibrated, by gap length (issue 27)",
-             sprintf(paste("%d repetitions of bench/series_long.R's gaps in ETTh1 and ETTh2 OT; coverage (SE, each hidden",
-                           "gap one unit); run beside a CI run (the load does not change these figures)"), reps), lines)
+write_result(picked$result,
+             "# Coverage of 50% and 99% intervals, raw and self-calibrated, by gap length (issue 27)",
+             sprintf("%d repetitions of bench/series_long.R's gaps in %s; coverage (SE, each hidden gap one unit)",
+                     reps, paste(picked$names, collapse = ", ")), lines, script = "series_long_levels")

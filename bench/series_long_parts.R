@@ -18,17 +18,53 @@ series_long_parts <- function(kalman_limit) {
   src
 }
 
-# fn(g, name, frame, r) for each repetition r of bench/series_long.R's gaps in
-# the oil temperature (OT) of ETTh1 and of ETTh2: g = hide_repetition() of OT,
-# name "ETTh1_OT" or "ETTh2_OT", frame the whole data set (OT and its loads).
-# The data frames fn returns, bound by rows.
-ett_ot_repetitions <- function(parts, data_dir, reps, fn) {
+# fn(g, name, r) for each repetition r of bench/series_long.R's gaps in each
+# of its series named in `names` (its `series` list: "ETTh1_OT", ...,
+# "sunspot.month"), read from `data_dir`: g = hide_repetition() of the
+# series. The data frames fn returns, bound by rows.
+series_repetitions <- function(parts, data_dir, reps, names, fn) {
+  unknown <- setdiff(names, names(parts$series))
+  if (length(unknown)) stop("unknown series: ", paste(unknown, collapse = ", "), "; known: ",
+                            paste(names(parts$series), collapse = ", "))
+  parts$data_dir <- data_dir
   out <- list()
-  for (target in c("ETTh1", "ETTh2")) {
-    frame <- utils::read.csv(gzfile(file.path(data_dir, "ett", paste0(target, ".csv.gz"))))
-    name <- paste0(target, "_OT")
-    for (r in seq_len(reps))
-      out[[length(out) + 1]] <- fn(parts$hide_repetition(stats::ts(frame$OT, frequency = 24), name, r), name, frame, r)
+  for (name in names) {
+    y0 <- parts$series[[name]]()
+    for (r in seq_len(reps)) out[[length(out) + 1]] <- fn(parts$hide_repetition(y0, name, r), name, r)
   }
   do.call(rbind, out)
+}
+
+# The same for the oil temperature (OT) of ETTh1 and of ETTh2, with
+# fn(g, name, frame, r): frame the whole data set (OT and its loads).
+ett_ot_repetitions <- function(parts, data_dir, reps, fn) {
+  frames <- list()
+  series_repetitions(parts, data_dir, reps, c("ETTh1_OT", "ETTh2_OT"), function(g, name, r) {
+    target <- sub("_OT$", "", name)
+    if (is.null(frames[[target]]))
+      frames[[target]] <<- utils::read.csv(gzfile(file.path(data_dir, "ett", paste0(target, ".csv.gz"))))
+    fn(g, name, frames[[target]], r)
+  })
+}
+
+# The series a bench runs on, from its command line's third argument
+# ("BeijingAir_PM2.5,treering", ...; default ETTh1 and ETTh2 OT), and the name
+# of its result file: `name`, with the series appended when they are not the
+# default.
+series_picked <- function(args, name) {
+  default <- c("ETTh1_OT", "ETTh2_OT")
+  picked <- if (length(args) >= 3 && nzchar(args[3])) strsplit(args[3], ",")[[1]] else default
+  list(names = picked, result = if (identical(picked, default)) name else paste(c(name, picked), collapse = "_"))
+}
+
+# Standardised errors of a 90% interval [lower, upper] around the hidden
+# truths, on the model's scale (`transform`, as impute_series() fitted it:
+# Box-Cox or log intervals are symmetric only there): (truth - centre) / sd,
+# with sd the half-width over qnorm(0.95).
+standardised_errors <- function(truth, lower, upper, transform) {
+  tr <- if (is.null(transform)) list(lambda = NA_real_) else transform
+  cj <- rep(1L, length(truth))
+  lo <- ditimpute:::on_model_scale(lower, cj, tr); hi <- ditimpute:::on_model_scale(upper, cj, tr)
+  y <- ditimpute:::on_model_scale(truth, cj, tr)
+  (y - (lo + hi) / 2) / ((hi - lo) / (2 * stats::qnorm(0.95)))
 }
