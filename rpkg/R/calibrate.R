@@ -64,11 +64,14 @@
 #' `impute_series(calibrate = TRUE)`) widens each imputed entry's interval
 #' by the factor of its gap's group where that factor is positive; where it
 #' is negative (the model's intervals covered more than `level`), it narrows
-#' them only when the group's scores come from at least 200 hidden gaps, and
-#' leaves them as the model gave them otherwise (the entries of one gap are
-#' correlated, so a group of a few long gaps is a sample of a few; the factors
-#' as fitted are kept in `factors$fitted`, the gaps behind each in
-#' `factors$gaps`). Intervals only: the
+#' them by it when the group's scores come from at least 200 hidden gaps, and
+#' otherwise by no more than all the scores pooled show (not at all when the
+#' pooled factor widens or rests on fewer than 200 gaps): the entries of one
+#' gap are correlated, so a group of a few long gaps is a sample of a few,
+#' while the errors' shape (heavy tails make Gaussian intervals too wide at
+#' low levels) is shared by every gap length. The factors as fitted are kept
+#' in `factors$fitted`, the gaps behind each in `factors$gaps`, the factors
+#' applied in `factors$interval`. Intervals only: the
 #' series' single L2 region is left as it is. The hidden values helped fit
 #' the model, so the rounds are slightly optimistic about it.
 #'

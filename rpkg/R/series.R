@@ -142,10 +142,11 @@
 #'   treering and sunspot.month (kurtosis 3.3-43.6, the scale right) the 50%
 #'   ones 48.5-70.1% and the 99% ones 96.3-99.1%
 #'   (`bench/results/series_long_tails_BeijingAir_PM2.5_BeijingAir_O3_treering_sunspot.month.md`).
-#'   `calibrate = TRUE` rescales at the level asked and repairs it where a
-#'   gap-length group has many gaps: 99% intervals then covered 98.5-99.4%,
-#'   50% ones 49.0-60.0% on gaps up to 20 frames but still 57.8-71.2% on
-#'   longer ones (`bench/results/series_long_levels.md`).
+#'   `calibrate = TRUE` rescales at the level asked: on ETT 99% intervals
+#'   then covered 98.5-99.4% and 50% ones 47.7-60.0% in every gap-length group
+#'   (`bench/results/series_long_levels.md`), on the four other series
+#'   98.2-99.7% and 47.4-55.6%
+#'   (`bench/results/series_long_levels_BeijingAir_PM2.5_BeijingAir_O3_treering_sunspot.month.md`).
 #' @param n_samples Sample paths (at least 20; with `method = "dit"` enough
 #'   for finite-sample intervals at `level`, see Details).
 #' @param period Season length in frames; by default `frequency(x)` for a
@@ -173,17 +174,22 @@
 #'   own gaps, and each entry's interval is widened so that a share `level`
 #'   of those hidden values fall inside, per gap-length group; a group whose
 #'   hidden values were covered more often than `level` has its intervals
-#'   narrowed only when it rests on at least 200 hidden gaps, and keeps the
-#'   model's otherwise (a group of a few long gaps is a sample of a few
-#'   correlated values: narrowing on them took sunspot.month's long gaps
-#'   from 87.7% to 63.8% coverage in `bench/results/series_long_narrowing_2026-11-25.md`;
-#'   on the many short gaps of ETTh2 it took single values from 96.1% to
-#'   93.5% in `bench/results/series_long_ETTh1_OT-ETTh2_OT-gp-gp_calibrated.md`). The
+#'   narrowed by its own factor when it rests on at least 200 hidden gaps, and
+#'   otherwise by no more than the factor of all hidden gaps pooled (a group
+#'   of a few long gaps is a sample of a few correlated values: narrowing on
+#'   them alone took sunspot.month's long gaps from 87.7% to 63.8% coverage in
+#'   `bench/results/series_long_narrowing_2026-11-25.md`; the errors' shape,
+#'   which makes Gaussian intervals too wide at low levels, is shared by every
+#'   gap length). On the many short gaps of ETTh2 it took single values from
+#'   96.1% to 93.5%, and with the pooled factor ETTh1's gaps over 60 frames
+#'   from 95.5% to 94.5%, in
+#'   `bench/results/series_long_ETTh1_OT-ETTh2_OT-gp-gp_calibrated.md`. The
 #'   calibration is kept as `calibration` in the result. It repairs intervals
 #'   that are too narrow on average over a gap-length group (heavier tails,
-#'   changing volatility) and narrow those too wide where many gaps show it;
-#'   it cannot repair intervals too wide on a few long gaps, move
-#'   a point that is biased, or make intervals right entry by entry. Nor
+#'   changing volatility) and narrows those too wide where many gaps, or all
+#'   of them together, show it; it cannot repair intervals too wide on a few
+#'   long gaps alone, move a point that is biased, or make intervals right
+#'   entry by entry. Nor
 #'   does it help much on a series of a few dozen frames, which has few
 #'   stretches as long as its long gaps to hide: on four such series whose
 #'   long gaps the default covered 76-83% it added 0.4-5.5 points

@@ -28,7 +28,7 @@ run_ids <- function(miss) {
   out
 }
 
-# A group's intervals are narrowed (a negative conformal factor applied) only
+# A group's intervals are narrowed by its own (negative) conformal factor only
 # when its scores come from at least this many hidden gaps: the values of one
 # gap are strongly correlated, so a group of a few long gaps is a sample of a
 # few, and narrowing on sunspot.month's few long gaps took their coverage from
@@ -36,7 +36,22 @@ run_ids <- function(miss) {
 # 200 gaps of one or a few values, the coverage a factor gives is known to
 # about sqrt(0.9 * 0.1 / 200) = 2 percentage points.
 series_narrow_min_gaps <- 200L
-series_factor <- function(q, gaps) if (q >= 0 || gaps >= series_narrow_min_gaps) q else 0
+# The factors applied, from the conformal factors `fitted` of the groups and,
+# last, of all scores pooled, with the hidden gaps each rests on (`gaps`): a
+# factor that widens, or one that narrows on at least series_narrow_min_gaps
+# gaps, as fitted. A group of fewer gaps whose own factor narrows is narrowed
+# by the smaller of its own narrowing and the pooled factor's (not at all when
+# the pooled factor widens or rests on fewer gaps itself): part of what makes
+# Gaussian intervals too wide is the errors' shape, which every gap length
+# shares (at 50% they over-cover on nearly every group of the long series,
+# bench/results/series_long_tails*.md), and the pooled factor rests on every
+# hidden gap (bench/results/series_long_narrowing_pooled_*.md).
+series_factors <- function(fitted, gaps) {
+  ok <- fitted >= 0 | gaps >= series_narrow_min_gaps
+  k <- length(fitted)
+  pooled <- if (ok[k]) min(fitted[k], 0) else 0
+  ifelse(ok, fitted, pmin(0, pmax(fitted, pooled)))
+}
 
 # One calibration mask: per variable, stretches of observed frames with
 # lengths drawn from `lens` until about `share` of its observed values are
@@ -116,26 +131,27 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
   if (grouping$type == "pattern") abort_input("groups", "a series is calibrated by \"gap\" or \"none\".", call = call)
   g <- assign_groups(grouping, features)
   labels <- grouping$labels
-  # The conformal factor of each group, applied where it widens, and where it
-  # narrows only when the group's scores come from at least
-  # series_narrow_min_gaps hidden gaps (a factor below zero says the model's
-  # intervals looked too wide, which a few correlated gaps cannot show).
+  # The conformal factor of each group and of all scores pooled (last), and
+  # the factors applied (series_factors()), on the scores of the rounds in `use`.
   n_gaps <- function(sel) length(unique(gap_of[sel]))
-  gaps <- c(vapply(seq_along(labels), function(b) n_gaps(g == b), 0L), n_gaps(rep(TRUE, length(g))))
-  fitted <- c(vapply(seq_along(labels), function(b) conformal_quantile(scores$entry[g == b], level), 0),
-              conformal_quantile(scores$entry, level))
-  q <- mapply(series_factor, fitted, gaps)
-  # Cross-fitted coverage: factors from the odd rounds scored on the even ones and back.
+  factors_on <- function(use) {
+    fitted <- c(vapply(seq_along(labels), function(b) conformal_quantile(scores$entry[use & g == b], level), 0),
+                conformal_quantile(scores$entry[use], level))
+    gaps <- c(vapply(seq_along(labels), function(b) n_gaps(use & g == b), 0L), n_gaps(use))
+    list(fitted = fitted, gaps = gaps, interval = series_factors(fitted, gaps))
+  }
+  all_rounds <- factors_on(rep(TRUE, length(g)))
+  # Cross-fitted coverage: factors from the odd rounds scored on the even ones
+  # and back (the row "all": the pooled factor applied to every score).
   fold <- 1L + round_of %% 2L
+  fold_q <- if (n_rounds >= 2) lapply(1:2, function(f) factors_on(fold != f)$interval)
   diag <- do.call(rbind, lapply(c(seq_along(labels), 0L), function(b) {
     in_g <- if (b == 0) rep(TRUE, length(g)) else g == b
     cross <- rep(NA, length(g))
     if (n_rounds >= 2) {
       for (f in 1:2) {
-        fit_in <- in_g & fold != f
-        qf <- series_factor(conformal_quantile(scores$entry[fit_in], level), n_gaps(fit_in))
         sel <- in_g & fold == f
-        cross[sel] <- scores$entry[sel] <= qf
+        cross[sel] <- scores$entry[sel] <= fold_q[[f]][if (b == 0) length(labels) + 1L else b]
       }
     }
     raw <- binom_row(scores$entry[in_g] <= 0)
@@ -145,8 +161,8 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
                interval_cal_upper = cal[["upper"]], stringsAsFactors = FALSE)
   }))
   structure(list(object = model, level = level, n_samples = n_samples, grouping = grouping,
-                 factors = data.frame(group = c(labels, "pooled"), interval = q, fitted = fitted, gaps = gaps,
-                                      stringsAsFactors = FALSE),
+                 factors = data.frame(group = c(labels, "pooled"), interval = all_rounds$interval,
+                                      fitted = all_rounds$fitted, gaps = all_rounds$gaps, stringsAsFactors = FALSE),
                  diagnostics = diag, n_rounds = n_rounds, share = share, gap_lengths = lens,
                  hidden_share = mean(vapply(rounds, `[[`, 0, "hidden")),
                  scores = data.frame(round = round_of, gap = features$gap, group = labels[g], score = scores$entry,
@@ -155,9 +171,8 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
             class = c("ditimpute_series_calibration", "ditimpute_calibration"))
 }
 
-# Moves each imputed entry's interval by its gap-length group's factor (zero
-# where the group's conformal factor was negative and rested on fewer than
-# series_narrow_min_gaps gaps).
+# Moves each imputed entry's interval by its gap-length group's applied factor
+# (series_factors()).
 # Interval ends of transformed variables go to the model's scale and back.
 apply_series_calibration <- function(imputation, calibration, call = rlang::caller_env()) {
   if (!inherits(imputation, "ditimpute_series_imputation")) {
@@ -194,7 +209,8 @@ print.ditimpute_series_calibration <- function(x, ...) {
                     gaps = x$factors$gaps %||% NA_integer_, widen = sprintf("%.3g", x$factors$interval),
                     conformal = sprintf("%.3g", x$factors$fitted %||% x$factors$interval))
   print(tab, row.names = FALSE, right = FALSE)
-  cat(sprintf("Calibrated coverage cross-fitted between odd and even rounds; 95%% Clopper-Pearson intervals in brackets\n(entries of one gap are correlated: a guide only). widen: interval change in half-widths, the group's\nconformal factor where it is positive; where it is negative, only in a group of at least %d hidden gaps\n(else 0: a few correlated gaps cannot show that intervals are too wide).\n", series_narrow_min_gaps))
+  cat(sprintf("Calibrated coverage cross-fitted between odd and even rounds; 95%% Clopper-Pearson intervals in brackets\n(entries of one gap are correlated: a guide only). widen: interval change in half-widths, the group's\nconformal factor where it is positive or the group has at least %d hidden gaps; where it is negative on\nfewer, at most the pooled factor's narrowing (none when that widens or rests on fewer than %d gaps):\na few correlated gaps cannot show that intervals are too wide, all the groups' gaps can.\n",
+              series_narrow_min_gaps, series_narrow_min_gaps))
   invisible(x)
 }
 

@@ -122,7 +122,16 @@ test_that("bad input is a classed error naming the argument", {
   expect_error(completed_series(list()), class = "ditimpute_error_input", regexp = "object")
 })
 
-test_that("self-calibration narrows a series' intervals only on a group of many gaps", {
+test_that("a group of few gaps narrows by no more than all the gaps pooled show", {
+  f <- ditimpute:::series_factors
+  # Groups, then the pooled factor (last), with the hidden gaps behind each.
+  expect_equal(f(c(-0.3, -0.1, -0.5, 0.2, -0.2), c(500, 20, 20, 20, 600)), c(-0.3, -0.1, -0.2, 0.2, -0.2))
+  expect_equal(f(c(-0.3, 0.1), c(20, 600)), c(0, 0.1))      # the pooled factor widens: no narrowing
+  expect_equal(f(c(-0.3, -0.2), c(20, 150)), c(0, 0))       # it rests on too few gaps itself
+  expect_equal(f(c(-0.3, Inf, -0.4), c(199, 3, 200)), c(-0.3, Inf, -0.4))
+})
+
+test_that("self-calibration narrows a series' intervals on a group of many gaps, others by the pooled factor at most", {
   # Heavy-tailed noise (t, 3 df) around a smooth curve: the model's Gaussian
   # 90% intervals, with the noise's variance, cover more than 90% of single
   # missing values (93.5% of the 200 below). The calibration rounds hide
@@ -141,7 +150,14 @@ test_that("self-calibration narrows a series' intervals only on a group of many 
   expect_gte(f$gaps[short], 200)
   expect_lt(f$fitted[short], 0)
   expect_identical(f$interval[short], f$fitted[short])
-  for (b in which(f$gaps < 200)) expect_identical(f$interval[b], max(f$fitted[b], 0))
+  # A group of fewer than 200 gaps narrows by at most the pooled factor's
+  # narrowing (which here rests on hundreds of gaps), and only when its own
+  # factor narrows too.
+  pooled <- nrow(f)
+  expect_gte(f$gaps[pooled], 200)
+  for (b in which(f$gaps < 200)) {
+    expect_identical(f$interval[b], if (f$fitted[b] >= 0) f$fitted[b] else min(0, max(f$fitted[b], f$fitted[pooled])))
+  }
   cimp <- apply_calibration(imp, cal)
   miss <- imp$missing
   gl <- ditimpute:::run_lengths(miss)[miss]
@@ -422,7 +438,7 @@ test_that("a series' self-calibration keeps the model's intervals where they ove
   out <- apply_calibration(imp, cal)
   miss <- imp$missing
   expect_true(all(out$upper[miss] - out$lower[miss] >= imp$upper[miss] - imp$lower[miss] - 1e-12))
-  expect_output(print(cal), "only in a group of at least 200")
+  expect_output(print(cal), "at most the pooled factor's narrowing")
 })
 
 test_that("a variable the others do not explain gets its own model, or a warning with separate = \"none\"", {
