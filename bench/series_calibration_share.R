@@ -1,9 +1,10 @@
 # How much of a long series does impute_series(calibrate = TRUE) actually
 # hide? Each calibration round hides stretches of observed values, with
 # lengths drawn from the series' own gaps, until `share` of each variable's
-# observed values are hidden (default min(0.1, max(missing share, 0.02))) --
-# or until 100 stretches were tried (series_calibration_mask() in
-# rpkg/R/series_calibrate.R). On bench/series_long.R's first repetition of
+# observed values are hidden (default min(0.1, max(missing share, 0.02)));
+# series_calibration_mask() in rpkg/R/series_calibrate.R. Until 2026-11-29 a
+# round also stopped at its 100th stretch (that version's figures:
+# bench/results/series_calibration_share_cap100_2026-11-29.md). On bench/series_long.R's first repetition of
 # each long series (its gaps hidden, the series' own kept): the share asked,
 # the share one round's mask hides, the stretches it holds and the series'
 # mean gap length. No imputation is run.

@@ -254,6 +254,22 @@ test_that("calibration masks hide only observed values, in stretches of the give
   expect_true(all(ok))
 })
 
+test_that("a calibration mask hides its whole share of a long series", {
+  # 20,000 frames, gaps of 1-2 frames: 10% needs about 1,300 stretches (a
+  # former cap of 100 stretches hid 0.8%).
+  miss <- matrix(FALSE, 20000, 1)
+  miss[seq(7, 20000, by = 50), 1] <- TRUE
+  set.seed(6)
+  mask <- ditimpute:::series_calibration_mask(miss, lens = c(1L, 2L), share = 0.1)
+  target <- round(0.1 * sum(!miss))
+  expect_false(any(mask & miss))
+  expect_gte(sum(mask), target)
+  expect_lt(sum(mask), target + 2)
+  # Stretches start anywhere there is room, not only early in the series.
+  expect_gt(mean(which(mask)), 8000)
+  expect_lt(mean(which(mask)), 12000)
+})
+
 test_that("method = \"dit\" trains on the series' own windows and completes it (tiny model: plumbing only)", {
   skip_if_no_torch()
   y <- datasets::ldeaths
