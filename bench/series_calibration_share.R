@@ -7,27 +7,62 @@
 # bench/results/series_calibration_share_cap100_2026-11-29.md). On bench/series_long.R's first repetition of
 # each long series (its gaps hidden, the series' own kept): the share asked,
 # the share one round's mask hides, the stretches it holds and the series'
-# mean gap length. No imputation is run.
+# mean gap length, and the time the mask takes against its run-list path
+# throughout (the baseline). No imputation is run.
 # Usage: Rscript bench/series_calibration_share.R [reps] [data_dir]
 # Writes bench/results/series_calibration_share.md.
 source(file.path("bench", "series_long_pm25_setup.R"))  # args, reps, data_dir, fmt, write_result
 source(file.path("bench", "series_long_parts.R"))
 parts <- series_long_parts(60)
 ns <- asNamespace("ditimpute")
+timed <- function(expr) {
+  t0 <- proc.time()[["elapsed"]]
+  value <- expr
+  list(value = value, seconds = proc.time()[["elapsed"]] - t0)
+}
+# The mask as calibrate_series() draws it, and on the run-list path throughout
+# (max_runs = Inf: the baseline, exact path), same seed.
+both_paths <- function(miss, lens, share, seed, exact = TRUE) {
+  d <- timed(ns$with_local_seed(seed, ns$series_calibration_mask(miss, lens, share)))
+  e <- if (exact) timed(ns$with_local_seed(seed, ns$series_calibration_mask(miss, lens, share, max_runs = Inf)))
+  list(mask = d$value, seconds = d$seconds, seconds_exact = if (exact) e$seconds else NA,
+       same = if (exact) identical(d$value, e$value) else NA)
+}
 res <- series_repetitions(parts, data_dir, reps, names(parts$series), function(g, name, r) {
   miss <- matrix(is.na(as.numeric(g$y)), ncol = 1)
   runs <- rle(miss[, 1])
   lens <- runs$lengths[runs$values]
   share <- min(0.1, max(mean(miss), 0.02))  # calibrate_series()'s default
-  mask <- ns$with_local_seed(r, ns$series_calibration_mask(miss, lens, share))
-  data.frame(series = name, rep = r, frames = nrow(miss), asked = share, hidden = sum(mask) / sum(!miss),
-             stretches = sum(rle(mask[, 1])$values), mean_gap = mean(lens))
+  m <- both_paths(miss, lens, share, r)
+  data.frame(series = name, rep = r, frames = nrow(miss), gaps = length(lens), asked = share,
+             hidden = sum(m$mask) / sum(!miss), stretches = sum(rle(m$mask[, 1])$values), mean_gap = mean(lens),
+             seconds = m$seconds, seconds_exact = m$seconds_exact, same = m$same)
 })
-lines <- c("| series | rep | frames | share asked | share hidden | stretches | mean gap length |",
-           "|---|---|---|---|---|---|---|",
-           sprintf("| %s | %d | %d | %.3f | %.3f | %d | %.1f |", res$series, res$rep, res$frames, res$asked, res$hidden,
-                   res$stretches, res$mean_gap))
+# Many gaps: 10% of the frames missing at random (bench/series_scaling.R's
+# share), one mask; the exact path only up to 150,000 frames (its time grows
+# with the square of the number of gaps).
+synthetic <- do.call(rbind, lapply(c(15000, 150000, 600000), function(n_time) {
+  miss <- ns$with_local_seed(1, matrix(stats::runif(n_time) < 0.1, ncol = 1))
+  runs <- rle(miss[, 1])
+  lens <- runs$lengths[runs$values]
+  share <- min(0.1, max(mean(miss), 0.02))
+  m <- both_paths(miss, lens, share, 1, exact = n_time <= 150000)
+  data.frame(series = sprintf("random 10%%, %d frames", n_time), rep = 1L, frames = n_time, gaps = length(lens),
+             asked = share, hidden = sum(m$mask) / sum(!miss), stretches = sum(rle(m$mask[, 1])$values),
+             mean_gap = mean(lens), seconds = m$seconds, seconds_exact = m$seconds_exact, same = m$same)
+}))
+res <- rbind(res, synthetic)
+lines <- c("| series | rep | frames | gaps | share asked | share hidden | stretches | mean gap length | seconds | seconds, exact path | ratio | same mask |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|",
+           sprintf("| %s | %d | %d | %d | %.3f | %.3f | %d | %.1f | %.3f | %s | %s | %s |", res$series, res$rep, res$frames,
+                   res$gaps, res$asked, res$hidden, res$stretches, res$mean_gap, res$seconds,
+                   ifelse(is.na(res$seconds_exact), "not run", sprintf("%.3f", res$seconds_exact)),
+                   ifelse(is.na(res$seconds_exact), "", sprintf("%.2f", res$seconds / res$seconds_exact)),
+                   ifelse(is.na(res$same), "", ifelse(res$same, "yes", "no"))))
 write_result("series_calibration_share",
              "# How much a self-calibration round hides on the long series (issue 27)",
-             sprintf("%d repetition(s) of bench/series_long.R's gaps in each of its six series, one calibration mask each", reps),
+             sprintf(paste("%d repetition(s) of bench/series_long.R's gaps in each of its six series, one calibration mask each;",
+                           "then series with 10%% of the frames missing at random. `seconds`: the mask as calibrate() draws it;",
+                           "`exact path`: the same seed on the run-list path throughout (max_runs = Inf), the baseline;",
+                           "`same mask`: the two are identical"), reps),
              lines)

@@ -57,43 +57,67 @@ series_factors <- function(fitted, gaps) {
 # lengths drawn from `lens` until about `share` of its observed values are
 # hidden (at least one stretch, at most half of them). A length that finds
 # no room is halved. Each stretch starts uniformly among the frames where it
-# fits; the free frames are kept as runs (first frame, length, in time order),
-# so a stretch costs time in the number of runs, not the series' length, and
-# a long series gets its whole share (the former cap of 100 stretches hid
-# 1.6-3.9% of 17,420-35,064-frame series,
-# bench/results/series_calibration_share_cap100_2026-11-29.md; now
+# fits. While the free frames (observed, not yet hidden) form at most
+# `max_runs` runs, they are kept as runs (first frame, length, in time
+# order) and the start is drawn among all fitting starts: time in the number
+# of runs per stretch. Past that (series of many thousand gaps, e.g. 600,000
+# frames with 10% missing at random), a start is drawn uniformly on the whole
+# series until one fits (uniform among the fitting starts as well; a scan of
+# the series if 64 draws miss), so a stretch costs about its length. The
+# former cap of 100 stretches per round hid 1.6-3.9% of 17,420-35,064-frame
+# series (bench/results/series_calibration_share_cap100_2026-11-29.md; now
 # series_calibration_share.md).
-series_calibration_mask <- function(miss, lens, share) {
+series_calibration_mask <- function(miss, lens, share, max_runs = 5000L) {
   n_time <- nrow(miss)
   mask <- matrix(FALSE, n_time, ncol(miss))
   for (j in seq_len(ncol(miss))) {
     n_obs <- sum(!miss[, j])
     target <- min(max(1, round(share * n_obs)), floor(n_obs / 2))
-    runs <- rle(!miss[, j])
+    free <- !miss[, j]
+    runs <- rle(free)
     first <- (cumsum(runs$lengths) - runs$lengths + 1L)[runs$values]
     size <- runs$lengths[runs$values]
     hidden <- 0L
     while (hidden < target) {
       len <- min(lens[sample.int(length(lens), 1L)], floor(n_obs / 2))
-      repeat {
-        room <- pmax(size - len + 1L, 0L)  # the starts where a stretch of `len` fits, per run
-        if (sum(room) > 0 || len <= 1) break
-        len <- len %/% 2L
+      s <- NA_integer_
+      if (length(first) <= max_runs) {
+        repeat {
+          room <- pmax(size - len + 1L, 0L)  # the starts where a stretch of `len` fits, per run
+          if (sum(room) > 0 || len <= 1) break
+          len <- len %/% 2L
+        }
+        n_starts <- sum(room)
+        if (n_starts == 0 || len < 1) break
+        k <- sample.int(n_starts, 1L)
+        upto <- cumsum(room)
+        i <- findInterval(k - 1, upto) + 1L
+        s <- first[i] + k - (upto[i] - room[i]) - 1L
+        # Run i loses the stretch: what is left before and after it stays free.
+        before <- s - first[i]
+        after <- first[i] + size[i] - (s + len)
+        pos <- c(first[seq_len(i - 1L)], if (before > 0) first[i], if (after > 0) s + len, first[-seq_len(i)])
+        size <- c(size[seq_len(i - 1L)], if (before > 0) before, if (after > 0) after, size[-seq_len(i)])
+        first <- pos
+      } else {
+        for (attempt in seq_len(64L)) {
+          if (len > n_time) break
+          cand <- sample.int(n_time - len + 1L, 1L)
+          if (all(free[cand:(cand + len - 1L)])) {
+            s <- cand
+            break
+          }
+        }
+        while (is.na(s)) {
+          cs <- c(0L, cumsum(free))
+          starts <- if (len <= n_time) which(cs[(len + 1):(n_time + 1)] - cs[1:(n_time - len + 1)] == len) else integer()
+          if (length(starts)) s <- starts[sample.int(length(starts), 1L)] else if (len <= 1) break else len <- len %/% 2L
+        }
+        if (is.na(s)) break
       }
-      n_starts <- sum(room)
-      if (n_starts == 0 || len < 1) break
-      k <- sample.int(n_starts, 1L)
-      upto <- cumsum(room)
-      i <- findInterval(k - 1, upto) + 1L
-      s <- first[i] + k - (upto[i] - room[i]) - 1L
       mask[s:(s + len - 1L), j] <- TRUE
+      free[s:(s + len - 1L)] <- FALSE
       hidden <- hidden + len
-      # Run i loses the stretch: what is left before and after it stays free.
-      before <- s - first[i]
-      after <- first[i] + size[i] - (s + len)
-      pos <- c(first[seq_len(i - 1L)], if (before > 0) first[i], if (after > 0) s + len, first[-seq_len(i)])
-      size <- c(size[seq_len(i - 1L)], if (before > 0) before, if (after > 0) after, size[-seq_len(i)])
-      first <- pos
     }
   }
   mask

@@ -259,15 +259,40 @@ test_that("a calibration mask hides its whole share of a long series", {
   # former cap of 100 stretches hid 0.8%).
   miss <- matrix(FALSE, 20000, 1)
   miss[seq(7, 20000, by = 50), 1] <- TRUE
-  set.seed(6)
-  mask <- ditimpute:::series_calibration_mask(miss, lens = c(1L, 2L), share = 0.1)
   target <- round(0.1 * sum(!miss))
-  expect_false(any(mask & miss))
-  expect_gte(sum(mask), target)
-  expect_lt(sum(mask), target + 2)
-  # Stretches start anywhere there is room, not only early in the series.
-  expect_gt(mean(which(mask)), 8000)
-  expect_lt(mean(which(mask)), 12000)
+  # Both ways of drawing a start: among the free runs (up to max_runs runs),
+  # and by drawing frames until a stretch fits (past them).
+  for (max_runs in c(5000L, 0L)) {
+    set.seed(6)
+    mask <- ditimpute:::series_calibration_mask(miss, lens = c(1L, 2L), share = 0.1, max_runs = max_runs)
+    expect_false(any(mask & miss))
+    expect_gte(sum(mask), target)
+    expect_lt(sum(mask), target + 2)
+    # Stretches start anywhere there is room, not only early in the series.
+    expect_gt(mean(which(mask)), 8000)
+    expect_lt(mean(which(mask)), 12000)
+  }
+})
+
+test_that("both ways of placing a calibration stretch draw its start uniformly where it fits", {
+  # Free room: frames 1-99 (99 frames), 141-249 (109), 256-300 (45). A
+  # stretch of 20 frames fits at 80 + 90 + 26 = 196 starts; one stretch per
+  # mask (share 0.05 of 253 observed values = 13 frames). Each start's
+  # chance is 1/196: the share of masks starting in the first room is
+  # 80/196 = 0.408, in the last 26/196 = 0.133 (SE over 2,000 masks 0.011
+  # and 0.0076; the bounds are 4 SE).
+  miss <- matrix(FALSE, 300, 1)
+  miss[100:140, 1] <- TRUE
+  miss[250:255, 1] <- TRUE
+  for (max_runs in c(5000L, 0L)) {
+    starts <- vapply(1:2000, function(r) {
+      set.seed(r)
+      which(ditimpute:::series_calibration_mask(miss, lens = 20L, share = 0.05, max_runs = max_runs)[, 1])[1]
+    }, 0L)
+    expect_true(all(starts <= 80 | (starts >= 141 & starts <= 230) | (starts >= 256 & starts <= 281)))
+    expect_lt(abs(mean(starts <= 80) - 80 / 196), 4 * 0.011)
+    expect_lt(abs(mean(starts >= 256) - 26 / 196), 4 * 0.0076)
+  }
 })
 
 test_that("method = \"dit\" trains on the series' own windows and completes it (tiny model: plumbing only)", {
