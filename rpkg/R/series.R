@@ -181,8 +181,8 @@
 #'   `bench/results/series_long_narrowing_2026-11-25.md`; the errors' shape,
 #'   which makes Gaussian intervals too wide at low levels, is shared by every
 #'   gap length). On the many short gaps of ETTh2 it took single values from
-#'   96.1% to 93.5%, and with the pooled factor ETTh1's gaps over 60 frames
-#'   from 95.5% to 94.5%, in
+#'   96.1% to 93.6%, and with the pooled factor ETTh1's gaps over 60 frames
+#'   from 95.5% to 94.7%, in
 #'   `bench/results/series_long_ETTh1_OT-ETTh2_OT-gp-gp_calibrated.md`. The
 #'   calibration is kept as `calibration` in the result. It repairs intervals
 #'   that are too narrow on average over a gap-length group (heavier tails,

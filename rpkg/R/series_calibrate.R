@@ -66,8 +66,9 @@ series_factors <- function(fitted, gaps) {
 # the series if 64 draws miss), so a stretch costs about its length. The
 # former cap of 100 stretches per round hid 1.6-3.9% of 17,420-35,064-frame
 # series (bench/results/series_calibration_share_cap100_2026-11-29.md; now
-# series_calibration_share.md).
-series_calibration_mask <- function(miss, lens, share, max_runs = 5000L) {
+# series_calibration_share.md, which compares with `max_stretches = 100`,
+# that cap, in the same run).
+series_calibration_mask <- function(miss, lens, share, max_runs = 5000L, max_stretches = Inf) {
   n_time <- nrow(miss)
   mask <- matrix(FALSE, n_time, ncol(miss))
   for (j in seq_len(ncol(miss))) {
@@ -78,7 +79,9 @@ series_calibration_mask <- function(miss, lens, share, max_runs = 5000L) {
     first <- (cumsum(runs$lengths) - runs$lengths + 1L)[runs$values]
     size <- runs$lengths[runs$values]
     hidden <- 0L
-    while (hidden < target) {
+    stretches <- 0L
+    while (hidden < target && stretches < max_stretches) {
+      stretches <- stretches + 1L
       len <- min(lens[sample.int(length(lens), 1L)], floor(n_obs / 2))
       s <- NA_integer_
       if (length(first) <= max_runs) {
