@@ -143,7 +143,7 @@
 #'   ones 48.5-70.1% and the 99% ones 96.3-99.1%
 #'   (`bench/results/series_long_tails_BeijingAir_PM2.5_BeijingAir_O3_treering_sunspot.month.md`).
 #'   `calibrate = TRUE` rescales at the level asked: on ETT 99% intervals
-#'   then covered 98.5-99.4% and 50% ones 47.7-60.0% in every gap-length group
+#'   then covered 98.4-99.4% and 50% ones 47.9-60.2% in every gap-length group
 #'   (`bench/results/series_long_levels.md`), on the four other series
 #'   98.2-99.7% and 47.4-55.6%
 #'   (`bench/results/series_long_levels_BeijingAir_PM2.5_BeijingAir_O3_treering_sunspot.month.md`).
