@@ -145,7 +145,7 @@
 #'   `calibrate = TRUE` rescales at the level asked: on ETT 99% intervals
 #'   then covered 98.4-99.4% and 50% ones 47.9-60.2% in every gap-length group
 #'   (`bench/results/series_long_levels.md`), on the four other series
-#'   98.2-99.7% and 47.4-55.6%
+#'   98.2-99.7% and 47.4-56.2%
 #'   (`bench/results/series_long_levels_BeijingAir_PM2.5_BeijingAir_O3_treering_sunspot.month.md`).
 #' @param n_samples Sample paths (at least 20; with `method = "dit"` enough
 #'   for finite-sample intervals at `level`, see Details).
