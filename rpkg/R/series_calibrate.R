@@ -64,10 +64,9 @@ series_factors <- function(fitted, gaps) {
 # frames with 10% missing at random), a start is drawn uniformly on the whole
 # series until one fits (uniform among the fitting starts as well; a scan of
 # the series if 64 draws miss), so a stretch costs about its length. The
-# former cap of 100 stretches per round hid 1.6-3.9% of 17,420-35,064-frame
-# series (bench/results/series_calibration_share_cap100_2026-11-29.md; now
-# series_calibration_share.md, which compares with `max_stretches = 100`,
-# that cap, in the same run).
+# former cap of 100 stretches per round (`max_stretches = 100`) hid 1.0-5.7%
+# instead of 10% of 17,420-35,064-frame series, compared in the same run in
+# bench/results/series_calibration_share.md.
 series_calibration_mask <- function(miss, lens, share, max_runs = 5000L, max_stretches = Inf) {
   n_time <- nrow(miss)
   mask <- matrix(FALSE, n_time, ncol(miss))
