@@ -2,12 +2,16 @@
 # length per process (so the peak resident memory, VmHWM, is that length's):
 # a random-walk level + daily cycle + noise, hourly, 10% of the frames
 # missing in gaps of 1-200 frames (log-uniform lengths), defaults otherwise.
-# Usage: Rscript bench/series_scaling.R <frames> [threads]
+# Usage: Rscript bench/series_scaling.R <frames> [threads] [calibrate]
+# (calibrate: 1 for impute_series(calibrate = TRUE), ten rounds of
+# self-calibration after the fit; the line then also gives the share of the
+# observed values a round hid).
 # Prints one result line; bench/results/series_scaling.md collects them.
 suppressMessages(library(ditimpute))
 args <- commandArgs(trailingOnly = TRUE)
 n_time <- if (length(args)) as.numeric(args[1]) else 5000
 threads <- if (length(args) > 1) as.integer(args[2]) else 2L
+calibrate <- length(args) > 2 && args[3] == "1"
 set.seed(1)
 tt <- seq_len(n_time)
 y0 <- 20 + cumsum(rnorm(n_time, sd = 0.05)) + 2 * sin(2 * pi * tt / 24) + rnorm(n_time, sd = 0.3)
@@ -24,11 +28,13 @@ rss <- function() {
 }
 before <- rss()
 t0 <- proc.time()[["elapsed"]]; c0 <- sum(proc.time()[c("user.self", "sys.self")])
-imp <- impute_series(y, level = 0.9, n_samples = 50, seed = 1, threads = threads)
+imp <- impute_series(y, level = 0.9, n_samples = 50, seed = 1, threads = threads, calibrate = calibrate)
 el <- proc.time()[["elapsed"]] - t0; cpu <- sum(proc.time()[c("user.self", "sys.self")]) - c0
 after <- rss()
 err <- imp$point[hide] - y0[hide]
-cat(sprintf("- T = %d frames, %.1f%% missing, threads %d: %.1f s elapsed, %.1f s CPU (fit %.1f s), peak RSS %.0f MB (%.0f MB before the call); model %s %s; MAE %.3f, 90%% coverage %.1f%%; load average %s\n",
-            n_time, 100 * mean(hide), threads, el, cpu, imp$model$fit_seconds, after, before, imp$model$model_name,
+cat(sprintf("- T = %d frames, %.1f%% missing, threads %d%s: %.1f s elapsed, %.1f s CPU (fit %.1f s), peak RSS %.0f MB (%.0f MB before the call); model %s %s; MAE %.3f, 90%% coverage %.1f%%; load average %s\n",
+            n_time, 100 * mean(hide), threads,
+            if (calibrate) sprintf(", calibrate = TRUE (a round hid %.1f%%)", 100 * imp$calibration$hidden_share) else "",
+            el, cpu, imp$model$fit_seconds, after, before, imp$model$model_name,
             imp$model$kernel_name, mean(abs(err)), 100 * mean(imp$lower[hide] <= y0[hide] & y0[hide] <= imp$upper[hide]),
             paste(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], collapse = " ")))
