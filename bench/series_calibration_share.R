@@ -4,8 +4,8 @@
 # observed values are hidden (default min(0.1, max(missing share, 0.02)));
 # series_calibration_mask() in rpkg/R/series_calibrate.R. Until 2026-11-29 a
 # round also stopped at its 100th stretch (that version's figures:
-# bench/results/series_calibration_share_cap100_2026-11-29.md). On bench/series_long.R's first repetition of
-# each long series (its gaps hidden, the series' own kept): the share asked,
+# bench/results/series_calibration_share_cap100_2026-11-29.md). On each repetition of bench/series_long.R's
+# gaps in each long series (its gaps hidden, the series' own kept): the share asked,
 # the share one round's mask hides, the stretches it holds and the series'
 # mean gap length, and the time the mask takes against its run-list path
 # throughout (the baseline). No imputation is run.

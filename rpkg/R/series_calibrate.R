@@ -59,11 +59,11 @@ series_factors <- function(fitted, gaps) {
 # no room is halved. Each stretch starts uniformly among the frames where it
 # fits. While the free frames (observed, not yet hidden) form at most
 # `max_runs` runs, they are kept as runs (first frame, length, in time
-# order) and the start is drawn among all fitting starts: time in the number
-# of runs per stretch. Past that (series of many thousand gaps, e.g. 600,000
+# order) and the start is drawn among all fitting starts (draw_in_runs()):
+# time in the number of runs per stretch. Past that (series of many thousand gaps, e.g. 600,000
 # frames with 10% missing at random), a start is drawn uniformly on the whole
-# series until one fits (uniform among the fitting starts as well; a scan of
-# the series if 64 draws miss), so a stretch costs about its length. The
+# series until one fits (uniform among the fitting starts as well;
+# draw_in_runs() on the free runs if 64 draws miss), so a stretch costs about its length. The
 # former cap of 100 stretches per round (`max_stretches = 100`) hid 1.0-5.7%
 # instead of 10% of 17,420-35,064-frame series, compared in the same run in
 # bench/results/series_calibration_share.md.
@@ -74,33 +74,27 @@ series_calibration_mask <- function(miss, lens, share, max_runs = 5000L, max_str
     n_obs <- sum(!miss[, j])
     target <- min(max(1, round(share * n_obs)), floor(n_obs / 2))
     free <- !miss[, j]
-    runs <- rle(free)
-    first <- (cumsum(runs$lengths) - runs$lengths + 1L)[runs$values]
-    size <- runs$lengths[runs$values]
+    runs <- free_runs(free)
     hidden <- 0L
     stretches <- 0L
     while (hidden < target && stretches < max_stretches) {
       stretches <- stretches + 1L
       len <- min(lens[sample.int(length(lens), 1L)], floor(n_obs / 2))
       s <- NA_integer_
-      if (length(first) <= max_runs) {
-        repeat {
-          room <- pmax(size - len + 1L, 0L)  # the starts where a stretch of `len` fits, per run
-          if (sum(room) > 0 || len <= 1) break
-          len <- len %/% 2L
-        }
-        n_starts <- sum(room)
-        if (n_starts == 0 || len < 1) break
-        k <- sample.int(n_starts, 1L)
-        upto <- cumsum(room)
-        i <- findInterval(k - 1, upto) + 1L
-        s <- first[i] + k - (upto[i] - room[i]) - 1L
+      if (length(runs$first) <= max_runs) {
+        d <- draw_in_runs(runs, len)
+        if (is.null(d)) break
+        s <- d$start
+        len <- d$len
         # Run i loses the stretch: what is left before and after it stays free.
-        before <- s - first[i]
-        after <- first[i] + size[i] - (s + len)
-        pos <- c(first[seq_len(i - 1L)], if (before > 0) first[i], if (after > 0) s + len, first[-seq_len(i)])
-        size <- c(size[seq_len(i - 1L)], if (before > 0) before, if (after > 0) after, size[-seq_len(i)])
-        first <- pos
+        i <- d$run
+        first <- runs$first[i]
+        before <- s - first
+        after <- first + runs$size[i] - (s + len)
+        runs <- list(first = c(runs$first[seq_len(i - 1L)], if (before > 0) first, if (after > 0) s + len,
+                               runs$first[-seq_len(i)]),
+                     size = c(runs$size[seq_len(i - 1L)], if (before > 0) before, if (after > 0) after,
+                              runs$size[-seq_len(i)]))
       } else {
         for (attempt in seq_len(64L)) {
           if (len > n_time) break
@@ -110,12 +104,12 @@ series_calibration_mask <- function(miss, lens, share, max_runs = 5000L, max_str
             break
           }
         }
-        while (is.na(s)) {
-          cs <- c(0L, cumsum(free))
-          starts <- if (len <= n_time) which(cs[(len + 1):(n_time + 1)] - cs[1:(n_time - len + 1)] == len) else integer()
-          if (length(starts)) s <- starts[sample.int(length(starts), 1L)] else if (len <= 1) break else len <- len %/% 2L
+        if (is.na(s)) {
+          d <- draw_in_runs(free_runs(free), len)
+          if (is.null(d)) break
+          s <- d$start
+          len <- d$len
         }
-        if (is.na(s)) break
       }
       mask[s:(s + len - 1L), j] <- TRUE
       free[s:(s + len - 1L)] <- FALSE
@@ -123,6 +117,30 @@ series_calibration_mask <- function(miss, lens, share, max_runs = 5000L, max_str
     }
   }
   mask
+}
+
+# The runs of TRUE in a logical vector: first index and length, in order.
+free_runs <- function(free) {
+  r <- rle(free)
+  list(first = (cumsum(r$lengths) - r$lengths + 1L)[r$values], size = r$lengths[r$values])
+}
+
+# A start drawn uniformly among all starts, in `runs`, where a stretch of
+# `len` fits (the k-th start in time order for k uniform), `len` halved while
+# none fits: the start, the length used and the run it lies in; NULL when not
+# even one frame is free.
+draw_in_runs <- function(runs, len) {
+  repeat {
+    room <- pmax(runs$size - len + 1L, 0L)
+    if (sum(room) > 0 || len <= 1) break
+    len <- len %/% 2L
+  }
+  n_starts <- sum(room)
+  if (n_starts == 0 || len < 1) return(NULL)
+  k <- sample.int(n_starts, 1L)
+  upto <- cumsum(room)
+  i <- findInterval(k - 1, upto) + 1L
+  list(start = runs$first[i] + k - (upto[i] - room[i]) - 1L, len = len, run = i)
 }
 
 calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds, share, seed, threads,
