@@ -496,4 +496,18 @@ SmoothedConditional structural_conditional(const RowMatrix& y, const StructuralC
   return out;
 }
 
+std::vector<SmoothedConditional> structural_moments(const std::vector<RowMatrix>& ys,
+                                                    const StructuralCandidate& candidate, int threads) {
+  const int n = static_cast<int>(ys.size());
+  std::vector<SmoothedConditional> out(ys.size());
+  if (n == 1) {
+    out[0] = structural_conditional(ys[0], candidate, 0, 0, threads);
+    return out;
+  }
+  parallel_for(n, threads, [&](int i) {
+    out[static_cast<std::size_t>(i)] = structural_conditional(ys[static_cast<std::size_t>(i)], candidate, 0, 0, 1);
+  });
+  return out;
+}
+
 }  // namespace ditimpute

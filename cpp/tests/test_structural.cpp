@@ -357,3 +357,50 @@ TEST_CASE("one variable takes the allocation-free filter: likelihood and conditi
   CHECK((sc.mean - mu).norm() / mu.norm() < 1e-8);
   CHECK(((sc.sd - sd).array() / sd.array()).abs().maxCoeff() < 1e-8);
 }
+
+TEST_CASE("structural_moments gives each version's conditional moments, whatever the thread count",
+          "[structural]") {
+  // Versions of one series with other entries hidden (a self-calibration's
+  // rounds): each version's means and sds are those of its own
+  // structural_conditional() call, to the bit, on one thread or several.
+  StructuralSpec s = seasonal_spec();
+  s.trend = StructuralSpec::Trend::level;
+  s.level_rate = 0.05;
+  StructuralCandidate c;
+  c.spec = s;
+  const int T = 300, d = 2;
+  c.Lambda = Matrix::Identity(d, d);
+  c.Lambda(0, 1) = c.Lambda(1, 0) = 0.4;
+  c.trend = Matrix::Zero(2, d);
+  Rng rng(23);
+  RowMatrix y(T, d);
+  fill_standard_normal(rng, y.data(), static_cast<std::size_t>(y.size()));
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<RowMatrix> versions;
+  for (int r = 0; r < 5; ++r) {
+    RowMatrix v = y;
+    for (int t = 0; t < T; ++t)
+      for (int j = 0; j < d; ++j)
+        if (u(rng) < 0.15 || (t >= 40 * r && t < 40 * r + 25)) v(t, j) = std::nan("");
+    versions.push_back(v);
+  }
+  std::vector<SmoothedConditional> ref;
+  for (const RowMatrix& v : versions) ref.push_back(structural_conditional(v, c, 0, 7, 1));
+  for (const int threads : {1, 2, 3}) {
+    INFO("threads " << threads);
+    const std::vector<SmoothedConditional> got = structural_moments(versions, c, threads);
+    REQUIRE(got.size() == versions.size());
+    for (std::size_t r = 0; r < versions.size(); ++r) {
+      CHECK(got[r].missing == ref[r].missing);
+      CHECK(got[r].mean == ref[r].mean);
+      CHECK(got[r].sd == ref[r].sd);
+      CHECK(got[r].samples.size() == 0);
+      CHECK(got[r].sd.minCoeff() > 0.0);
+    }
+  }
+  // One version gets every thread: the same moments.
+  const std::vector<SmoothedConditional> one = structural_moments({versions[2]}, c, 2);
+  const SmoothedConditional ref2 = structural_conditional(versions[2], c, 0, 1, 2);
+  CHECK(one[0].mean == ref2.mean);
+  CHECK(one[0].sd == ref2.sd);
+}

@@ -58,7 +58,9 @@
 #' of `rounds` rounds hides further observed stretches of the series itself,
 #' with lengths drawn from the series' own gaps (or from `missing`, a vector
 #' of gap lengths), `share` of each variable's observed values, and imputes
-#' them with the fitted model at the imputation's level and `n_samples`. Each
+#' them with the fitted model at the imputation's level (its exact
+#' intervals: no sample paths are drawn, and the rounds run side by side,
+#' `threads` at a time, one copy of the series each). Each
 #' hidden entry is scored as above and grouped by the length of the gap it
 #' lies in (`groups = "gap"` or `"none"`); [apply_calibration()] (or
 #' `impute_series(calibrate = TRUE)`) widens each imputed entry's interval

@@ -165,12 +165,14 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
   if (is.null(share)) share <- min(0.1, max(mean(miss), 0.02))
   share <- check_number(share, lower = 0, upper = 0.5, open = FALSE, arg = "share", call = call)
   n_samples <- object$n_samples
-  z <- stats::qnorm(1 - (1 - level) / 2)
-  rounds <- lapply(seq_len(n_rounds), function(r) {
-    mask <- with_local_seed(sub_seed(seed, 2 * r), series_calibration_mask(miss, lens, share))
-    xr <- v
-    xr[mask] <- NA
-    iv <- series_model_intervals(model, xr, level, n_samples, sub_seed(seed, 2 * r + 1), threads, call = call)
+  # The rounds' intervals need no draws: the rounds go to the core as many at
+  # a time as there are threads (in parallel, each on one; a copy of the
+  # series each), the same intervals whatever the thread count.
+  masks <- lapply(seq_len(n_rounds), function(r) {
+    with_local_seed(sub_seed(seed, 2 * r), series_calibration_mask(miss, lens, share))
+  })
+  # One round's scores: how far out of its interval each hidden value lies.
+  calibration_round_scores <- function(r, mask, xr, iv) {
     idx <- which(mask)
     # Scores on the model's scale (Box-Cox or log where transformed: intervals are symmetric there).
     cj <- col(v)[idx]
@@ -180,7 +182,13 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
     list(score = pmax(lo - y, y - hi) / pmax(half, .Machine$double.eps),
          gap = run_lengths(is.na(xr))[idx], run = run_ids(is.na(xr))[idx], round = rep(r, length(idx)),
          hidden = length(idx) / sum(!miss))
-  })
+  }
+  batches <- split(seq_len(n_rounds), ceiling(seq_len(n_rounds) / max(1L, threads)))
+  rounds <- unname(unlist(lapply(batches, function(rs) {
+    versions <- lapply(masks[rs], function(mask) replace(v, mask, NA))
+    bands <- series_model_bands(model, versions, level, threads, call = call)
+    Map(calibration_round_scores, rs, masks[rs], versions, bands)
+  }), recursive = FALSE))
   scores <- list(entry = unlist(lapply(rounds, `[[`, "score")), region = NA_real_)
   features <- list(gap = unlist(lapply(rounds, `[[`, "gap")), pattern = character(0))
   features$n <- length(features$gap)

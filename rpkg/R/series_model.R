@@ -551,25 +551,60 @@ series_model_intervals <- function(model, v, level, n_samples, seed, threads, ca
   if (inherits(model, "ditimpute_series_model_set")) {
     return(series_set_intervals(model, v, level, n_samples, seed, threads, series_model_intervals, call))
   }
-  miss <- is.na(v)
-  ij <- missing_index(miss)
   res <- core_call(cpp_structural_impute(scale_cols(v, model), model$candidate,
                                          list(n_samples = n_samples, seed = seed, threads = threads)), call = call)
+  iv <- series_bands(model, v, res$mean, res$sd, level)
+  samples <- matrix(0, n_samples, nrow(iv$ij))
+  if (nrow(iv$ij)) {
+    samples <- t(apply(res$samples, 1, iv$back))
+    if (nrow(iv$ij) == 1) samples <- t(samples)
+  }
+  c(iv[c("point", "lower", "upper")], list(samples = samples, ij = iv$ij, sd = res$sd))
+}
+
+# The point and the per-entry intervals of v's missing entries (frame-major)
+# from their conditional means and sds on the model's standardised scale, in
+# the data's units (exact Gaussian quantiles, mapped back); `back` maps values
+# of those entries from the standardised scale.
+series_bands <- function(model, v, mean, sd, level) {
+  ij <- missing_index(is.na(v))
   sc <- model$scale[ij[, 2]]; ce <- model$center[ij[, 2]]
   back <- function(z) from_model_scale_vec(ce + sc * z, ij[, 2], model$transform)  # over the m missing entries
   z <- stats::qnorm(1 - (1 - level) / 2)
   point <- v
   lower <- upper <- matrix(NA_real_, nrow(v), ncol(v), dimnames = dimnames(v))
-  samples <- matrix(0, n_samples, nrow(ij))
   if (nrow(ij)) {
-    point[ij] <- back(res$mean)
-    lower[ij] <- back(res$mean - z * res$sd)
-    upper[ij] <- back(res$mean + z * res$sd)
-    samples <- t(apply(res$samples, 1, back))
-    if (nrow(ij) == 1) samples <- t(samples)
+    point[ij] <- back(mean)
+    lower[ij] <- back(mean - z * sd)
+    upper[ij] <- back(mean + z * sd)
   }
   dimnames(point) <- dimnames(v)
-  list(point = point, lower = lower, upper = upper, samples = samples, ij = ij, sd = res$sd)
+  list(point = point, lower = lower, upper = upper, ij = ij, back = back)
+}
+
+# The per-entry intervals (list(lower, upper), as series_model_intervals()
+# gives them) of each series in `vs`, versions of one series with other
+# entries missing (the rounds of a self-calibration): one core call for all,
+# the versions in parallel, no draws.
+series_model_bands <- function(model, vs, level, threads, call = rlang::caller_env()) {
+  if (inherits(model, "ditimpute_series_model_set")) {
+    out <- lapply(vs, function(v) {
+      na <- matrix(NA_real_, nrow(v), ncol(v), dimnames = dimnames(v))
+      list(lower = na, upper = na)
+    })
+    for (g in seq_along(model$parts)) {
+      cols <- model$groups[[g]]
+      part <- series_model_bands(model$parts[[g]], lapply(vs, function(v) v[, cols, drop = FALSE]), level, threads, call)
+      for (r in seq_along(vs)) {
+        out[[r]]$lower[, cols] <- part[[r]]$lower
+        out[[r]]$upper[, cols] <- part[[r]]$upper
+      }
+    }
+    return(out)
+  }
+  res <- core_call(cpp_structural_moments(lapply(vs, scale_cols, model = model), model$candidate,
+                                          list(threads = threads)), call = call)
+  Map(function(v, r) series_bands(model, v, r$mean, r$sd, level)[c("lower", "upper")], vs, res)
 }
 
 #' @export

@@ -52,6 +52,15 @@ ditimpute::RowMatrix series_from_r(const Eigen::MatrixXd& y) {
   return out;
 }
 
+// A fitted candidate as cpp_structural_fit returns it: list(spec, Lambda, trend, ...).
+ditimpute::StructuralCandidate candidate_from_r(const Rcpp::List& candidate) {
+  ditimpute::StructuralCandidate c;
+  c.spec = spec_from_r(candidate["spec"]);
+  c.Lambda = Rcpp::as<Eigen::MatrixXd>(candidate["Lambda"]);
+  c.trend = Rcpp::as<Eigen::MatrixXd>(candidate["trend"]);
+  return c;
+}
+
 }  // namespace
 
 // y: T x d standardised series (NA = missing); candidates: list of spec
@@ -90,13 +99,28 @@ Rcpp::List cpp_structural_impute(Eigen::MatrixXd y, Rcpp::List candidate, Rcpp::
   const int n_samples = glue::get_or<int>(options, "n_samples", 0);
   const double seed = glue::get_or<double>(options, "seed", 1.0);
   const int threads = glue::get_or<int>(options, "threads", 0);
-  ditimpute::StructuralCandidate c;
-  c.spec = spec_from_r(candidate["spec"]);
-  c.Lambda = Rcpp::as<Eigen::MatrixXd>(candidate["Lambda"]);
-  c.trend = Rcpp::as<Eigen::MatrixXd>(candidate["trend"]);
-  const ditimpute::SmoothedConditional sc =
-      ditimpute::structural_conditional(series_from_r(y), c, n_samples, glue::seed_from_double(seed), threads);
+  const ditimpute::SmoothedConditional sc = ditimpute::structural_conditional(
+      series_from_r(y), candidate_from_r(candidate), n_samples, glue::seed_from_double(seed), threads);
   return Rcpp::List::create(Rcpp::Named("mean") = Rcpp::wrap(sc.mean), Rcpp::Named("sd") = Rcpp::wrap(sc.sd),
                             Rcpp::Named("samples") = Rcpp::wrap(sc.samples));
+  DITIMPUTE_GLUE_END
+}
+
+// The conditional means and sds of the missing entries of each series in ys
+// (a list of T x d standardised series) under one fitted candidate, the
+// series in parallel; options: list(threads). A list of list(mean, sd).
+// [[Rcpp::export]]
+Rcpp::List cpp_structural_moments(Rcpp::List ys, Rcpp::List candidate, Rcpp::List options) {
+  DITIMPUTE_GLUE_BEGIN
+  const int threads = glue::get_or<int>(options, "threads", 0);
+  std::vector<ditimpute::RowMatrix> series;
+  for (R_xlen_t i = 0; i < ys.size(); ++i) series.push_back(series_from_r(Rcpp::as<Eigen::MatrixXd>(ys[i])));
+  const std::vector<ditimpute::SmoothedConditional> res =
+      ditimpute::structural_moments(series, candidate_from_r(candidate), threads);
+  Rcpp::List out(static_cast<R_xlen_t>(res.size()));
+  for (std::size_t i = 0; i < res.size(); ++i)
+    out[static_cast<R_xlen_t>(i)] =
+        Rcpp::List::create(Rcpp::Named("mean") = Rcpp::wrap(res[i].mean), Rcpp::Named("sd") = Rcpp::wrap(res[i].sd));
+  return out;
   DITIMPUTE_GLUE_END
 }

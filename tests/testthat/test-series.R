@@ -239,6 +239,40 @@ test_that("calibrate() self-calibrates a series imputation on stretches hidden w
   expect_s3_class(calibrate(full, missing = c(1, 5), seed = 1), "ditimpute_series_calibration")
 })
 
+test_that("a self-calibration's rounds get the model's own intervals, in one core call, on any number of threads", {
+  # Two variables, one positive and skewed (transform = "auto") and imputed by a model of its own (a
+  # model set): the rounds' intervals, computed without draws for several
+  # hidden versions at once, are series_model_intervals()' for each version.
+  set.seed(8)
+  n <- 400
+  lev <- cumsum(rnorm(n, sd = 0.1))
+  x <- cbind(a = exp(1 + 0.3 * lev + rnorm(n, sd = 0.1)), b = lev + sin(2 * pi * seq_len(n) / 12) + rnorm(n, sd = 0.2))
+  x[sample(length(x), 60)] <- NA
+  x[150:170, "a"] <- NA
+  imp <- impute_series(stats::ts(x, frequency = 12), level = 0.9, n_samples = 20, seed = 1, transform = "auto",
+                       separate = "a", threads = 1)
+  expect_s3_class(imp$model, "ditimpute_series_model_set")
+  versions <- lapply(1:3, function(r) {
+    v <- imp$x
+    v[(40 * r):(40 * r + 15), ] <- NA
+    v
+  })
+  for (threads in 1:2) {
+    bands <- ditimpute:::series_model_bands(imp$model, versions, 0.9, threads)
+    for (r in seq_along(versions)) {
+      one <- ditimpute:::series_model_intervals(imp$model, versions[[r]], 0.9, 20L, 5, 1L)
+      expect_identical(bands[[r]]$lower, one$lower)
+      expect_identical(bands[[r]]$upper, one$upper)
+      expect_true(all(bands[[r]]$lower[is.na(versions[[r]])[, "a"], "a"] > 0))  # a's scale keeps it positive
+    }
+  }
+  c1 <- calibrate(imp, seed = 3, threads = 1)
+  c2 <- calibrate(imp, seed = 3, threads = 2)
+  expect_identical(c1$scores, c2$scores)
+  expect_identical(c1$factors, c2$factors)
+  expect_gt(nrow(c1$scores), 50)
+})
+
 test_that("calibration masks hide only observed values, in stretches of the given lengths", {
   miss <- matrix(FALSE, 200, 2)
   miss[50:69, 1] <- TRUE

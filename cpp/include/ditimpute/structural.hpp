@@ -109,4 +109,13 @@ RowMatrix structural_mean(const StructuralCandidate& candidate, int T);
 SmoothedConditional structural_conditional(const RowMatrix& y, const StructuralCandidate& candidate, int Z,
                                            std::uint64_t seed, int threads, int max_joint_state = 120);
 
+// The exact conditional means and sds (no draws) of the missing entries of
+// several versions of one series under one fitted candidate: the rounds of a
+// self-calibration, each with other entries hidden. The versions run in
+// parallel on up to `threads` threads, each on one; a single version gets them
+// all. Each result is what structural_conditional(ys[i], candidate, 0, ...)
+// returns, whatever the thread count.
+std::vector<SmoothedConditional> structural_moments(const std::vector<RowMatrix>& ys,
+                                                    const StructuralCandidate& candidate, int threads);
+
 }  // namespace ditimpute
