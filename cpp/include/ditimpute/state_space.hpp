@@ -146,13 +146,14 @@ class StateSpaceGP {
 
  private:
   void validate(double nugget, Matrix Lambda, RowMatrix mean, Vector times);
-  // The forward Kalman filter over the frames: stores the filtered moments
-  // when `store` is given, adds the log-likelihood of the innovations.
-  double filter(const Mask& mask, const double* x, std::vector<double>* store, long* used,
-                RowMatrix* innovations) const;
+  // The forward Kalman filter over the frames: writes the filtered moments
+  // of every frame into `store` when it is given (H (n (n + 1) / 2 + n)
+  // doubles for a state of n coordinates, each frame's mean then the lower
+  // triangle of its covariance), adds the log-likelihood of the innovations.
+  double filter(const Mask& mask, const double* x, double* store, long* used, RowMatrix* innovations) const;
   // The same for one variable and a state of at most 20 coordinates, without
   // allocating per frame (the structural fits run it hundreds of times).
-  double filter_univariate(const Mask& mask, const double* x, std::vector<double>* store, long* used,
+  double filter_univariate(const Mask& mask, const double* x, double* store, long* used,
                            RowMatrix* innovations) const;
 
   LatentProcess process_;
