@@ -165,12 +165,6 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
   if (is.null(share)) share <- min(0.1, max(mean(miss), 0.02))
   share <- check_number(share, lower = 0, upper = 0.5, open = FALSE, arg = "share", call = call)
   n_samples <- object$n_samples
-  # The rounds' intervals need no draws: the rounds go to the core as many at
-  # a time as there are threads (in parallel, each on one; a copy of the
-  # series each), the same intervals whatever the thread count.
-  masks <- lapply(seq_len(n_rounds), function(r) {
-    with_local_seed(sub_seed(seed, 2 * r), series_calibration_mask(miss, lens, share))
-  })
   # One round's scores: how far out of its interval each hidden value lies.
   calibration_round_scores <- function(r, mask, xr, iv) {
     idx <- which(mask)
@@ -183,11 +177,16 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
          gap = run_lengths(is.na(xr))[idx], run = run_ids(is.na(xr))[idx], round = rep(r, length(idx)),
          hidden = length(idx) / sum(!miss))
   }
+  # The rounds' intervals need no draws: the rounds go to the core as many at
+  # a time as there are threads (in parallel, each on one; a mask and a copy
+  # of the series each, made per batch), the same intervals whatever the
+  # thread count; round r's mask comes from its own seed.
   batches <- split(seq_len(n_rounds), ceiling(seq_len(n_rounds) / max(1L, threads)))
   rounds <- unname(unlist(lapply(batches, function(rs) {
-    versions <- lapply(masks[rs], function(mask) replace(v, mask, NA))
+    masks <- lapply(rs, function(r) with_local_seed(sub_seed(seed, 2 * r), series_calibration_mask(miss, lens, share)))
+    versions <- lapply(masks, function(mask) replace(v, mask, NA))
     bands <- series_model_bands(model, versions, level, threads, call = call)
-    Map(calibration_round_scores, rs, masks[rs], versions, bands)
+    Map(calibration_round_scores, rs, masks, versions, bands)
   }), recursive = FALSE))
   scores <- list(entry = unlist(lapply(rounds, `[[`, "score")), region = NA_real_)
   features <- list(gap = unlist(lapply(rounds, `[[`, "gap")), pattern = character(0))
