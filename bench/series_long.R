@@ -18,6 +18,8 @@
 # count each hidden gap as one unit.
 #
 # Usage: Rscript bench/series_long.R [reps] [series,...] [methods,...]
+# (series: the names above, or other columns of the shared data such as
+# ETTh1_HUFL or BeijingAir_Changping_NO2; see other_series())
 # Writes bench/results/series_long.md and inst/extdata/series_long_bench.csv
 # (or only bench/results/series_long_<series>-<methods>.md when a subset is named).
 suppressMessages(library(ditimpute))
@@ -38,12 +40,25 @@ ett <- function(name) {
 beijing <- function(col, station = "Dongsi") {
   f <- list.files(file.path(data_dir, "beijing_air"), pattern = station, full.names = TRUE)
   d <- utils::read.csv(gzfile(f))
+  if (!col %in% names(d)) stop("no column ", col, " at ", station)
   stats::ts(d[[col]], frequency = 24)
 }
 series <- list(ETTh1_OT = function() ett("ETTh1"), ETTh2_OT = function() ett("ETTh2"),
                BeijingAir_PM2.5 = function() beijing("PM2.5"), BeijingAir_O3 = function() beijing("O3"),
                treering = function() datasets::treering, sunspot.month = function() datasets::sunspot.month)
-if (!is.null(pick)) series <- series[pick]
+# Other columns of the shared data, for checks on series nobody tuned for:
+# "ETTh1_<column>" / "ETTh2_<column>" and "BeijingAir_<Station>_<column>".
+other_series <- function(name) {
+  p <- strsplit(name, "_", fixed = TRUE)[[1]]
+  if (length(p) == 2 && p[1] %in% c("ETTh1", "ETTh2")) return(function() {
+    d <- utils::read.csv(gzfile(file.path(data_dir, "ett", paste0(p[1], ".csv.gz"))))
+    if (!p[2] %in% names(d)) stop("no column ", p[2], " in ", p[1])
+    stats::ts(d[[p[2]]], frequency = 24)
+  })
+  if (length(p) == 3 && p[1] == "BeijingAir") return(function() beijing(p[3], station = p[2]))
+  stop("unknown series: ", name)
+}
+if (!is.null(pick)) series <- lapply(stats::setNames(pick, pick), function(s) if (s %in% names(series)) series[[s]] else other_series(s))
 
 # Gap lengths from P(L) ~ L^-1.5 on 1..max_len, placed where all is observed.
 hide_gaps <- function(y, share, seed, max_len = 400) {
