@@ -19,13 +19,24 @@
 # (SE counting each gap as one unit), and how many imputations or interval
 # ends fall outside [0, 100].
 #
+# Non-negative series with zeros (`nonnegative` as the first argument):
+# bounds = c(0, Inf) against the data's own scale, on the yearly counts of
+# discoveries (100 years, 9 zeros) and sunspot.year (289 years, 3 zeros) and
+# the hourly wind speed (WSPM, m/s, 35,064 hours) at BeijingAir stations
+# (Shunyi and Dingling by default), none of them used to build the bound;
+# `outside` then counts negative imputations or interval ends.
+#
 # Usage: Rscript bench/series_bounded.R [reps_presidents] [reps_humidity] [station,...]
-# Writes bench/results/series_bounded.md.
+#        Rscript bench/series_bounded.R nonnegative [reps_counts] [reps_wind] [station,...]
+# Writes bench/results/series_bounded.md (series_bounded_nonnegative.md).
 suppressMessages(library(ditimpute))
 args <- commandArgs(trailingOnly = TRUE)
+nonneg <- length(args) >= 1 && args[1] == "nonnegative"
+if (nonneg) args <- args[-1]
+bnd <- if (nonneg) c(0, Inf) else c(0, 100)
 reps_p <- if (length(args) >= 1) as.integer(args[1]) else 20L
 reps_h <- if (length(args) >= 2) as.integer(args[2]) else 3L
-stations <- strsplit(if (length(args) >= 3) args[3] else "Wanliu,Huairou", ",")[[1]]
+stations <- strsplit(if (length(args) >= 3) args[3] else if (nonneg) "Shunyi,Dingling" else "Wanliu,Huairou", ",")[[1]]
 t_start <- proc.time()[["elapsed"]]
 
 # series_long.R's gaps, methods, groups and standard errors.
@@ -40,10 +51,22 @@ humidity <- function(station) {
   capped <- sum(rh > 100, na.rm = TRUE)
   list(y = stats::ts(pmin(rh, 100), frequency = 24), capped = capped, at_bound = sum(rh >= 100, na.rm = TRUE))
 }
-hums <- lapply(stats::setNames(stations, paste0("humidity_", stations)), humidity)
-series <- c(list(presidents = list(y = datasets::presidents, reps = reps_p, max_len = length(datasets::presidents) %/% 8L)),
-            lapply(hums, function(hm) list(y = hm$y, reps = reps_h, max_len = 400L)))
-methods <- c(list(gp_bounded = function(y, name) src$gp_run(y, bounds = c(0, 100))), src$methods[setdiff(names(src$methods), "gp_calibrated")])
+wind <- function(station) {
+  f <- list.files(file.path(src$data_dir, "beijing_air"), pattern = station, full.names = TRUE)
+  stats::ts(utils::read.csv(gzfile(f))$WSPM, frequency = 24)
+}
+short <- function(y, reps) list(y = y, reps = reps, max_len = length(y) %/% 8L)
+if (nonneg) {
+  hums <- NULL
+  series <- c(list(discoveries = short(datasets::discoveries, reps_p), sunspot.year = short(datasets::sunspot.year, reps_p)),
+              lapply(stats::setNames(stations, paste0("wind_", stations)),
+                     function(s) list(y = wind(s), reps = reps_h, max_len = 400L)))
+} else {
+  hums <- lapply(stats::setNames(stations, paste0("humidity_", stations)), humidity)
+  series <- c(list(presidents = short(datasets::presidents, reps_p)),
+              lapply(hums, function(hm) list(y = hm$y, reps = reps_h, max_len = 400L)))
+}
+methods <- c(list(gp_bounded = function(y, name) src$gp_run(y, bounds = bnd)), src$methods[setdiff(names(src$methods), "gp_calibrated")])
 
 rows <- list()
 for (name in names(series)) {
@@ -61,7 +84,7 @@ for (name in names(series)) {
       est <- out$point[h]
       has_iv <- !is.null(out$lower)
       cover <- if (has_iv) out$lower[h] <= g$truth & g$truth <= out$upper[h] else rep(NA, sum(h))
-      outside <- est < 0 | est > 100 | (if (has_iv) out$lower[h] < 0 | out$upper[h] > 100 else FALSE)
+      outside <- est < bnd[1] | est > bnd[2] | (if (has_iv) out$lower[h] < bnd[1] | out$upper[h] > bnd[2] else FALSE)
       rows[[length(rows) + 1]] <- data.frame(series = name, rep = r, gap = gap, method = m, group = g$grp,
                                              abs = abs(est - g$truth), cover = cover, outside = outside,
                                              width = if (has_iv) out$upper[h] - out$lower[h] else NA, seconds = secs)
@@ -95,18 +118,27 @@ tab <- do.call(rbind, lapply(names(series), function(name) {
 secs <- aggregate(seconds ~ series + method, data = res[!duplicated(res[c("series", "rep", "method")]), ], FUN = mean)
 fmt <- function(x, digits = 3) ifelse(is.na(x), "-", formatC(x, format = "f", digits = digits))
 load <- tryCatch(readLines("/proc/loadavg"), error = function(e) "unknown")
-md <- c("# impute_series(bounds = ) on bounded real series (bench/series_bounded.R)", "",
-        sprintf("`Rscript bench/series_bounded.R %d %d %s` on %s (%s, ditimpute %s). presidents: %d repetitions; relative humidity at %s (first 8,760 hours, from TEMP and DEWP; %s): %d repetitions. 15%% of the observed values hidden per repetition, 90%% intervals. Whole run %.0f s; load average at the end: %s (2 cores).",
-                reps_p, reps_h, paste(stations, collapse = ","), format(Sys.Date()), R.version.string,
-                as.character(utils::packageVersion("ditimpute")), reps_p, paste(stations, collapse = " and "),
-                paste(sprintf("%s: %d values capped at 100, %d at or above it before capping, %d missing", stations,
-                              vapply(hums, `[[`, 0L, "capped"), vapply(hums, `[[`, 0L, "at_bound"),
-                              vapply(hums, function(hm) sum(is.na(hm$y)), 0L)), collapse = "; "),
-                reps_h, proc.time()[["elapsed"]] - t_start, load),
+about <- if (nonneg) {
+  sprintf("`Rscript bench/series_bounded.R nonnegative %d %d %s` on %s (%s, ditimpute %s). discoveries and sunspot.year: %d repetitions (gaps up to an eighth of the series); wind speed (WSPM) at %s (%s): %d repetitions. 15%% of the observed values hidden per repetition, 90%% intervals; `gp_bounded` is bounds = c(0, Inf). Whole run %.0f s; load average at the end: %s (2 cores).",
+          reps_p, reps_h, paste(stations, collapse = ","), format(Sys.Date()), R.version.string,
+          as.character(utils::packageVersion("ditimpute")), reps_p, paste(stations, collapse = " and "),
+          paste(sprintf("%s: %d zeros, %d missing", stations, vapply(series[-(1:2)], function(s) sum(s$y == 0, na.rm = TRUE), 0L),
+                        vapply(series[-(1:2)], function(s) sum(is.na(s$y)), 0L)), collapse = "; "),
+          reps_h, proc.time()[["elapsed"]] - t_start, load)
+} else {
+  sprintf("`Rscript bench/series_bounded.R %d %d %s` on %s (%s, ditimpute %s). presidents: %d repetitions; relative humidity at %s (first 8,760 hours, from TEMP and DEWP; %s): %d repetitions. 15%% of the observed values hidden per repetition, 90%% intervals. Whole run %.0f s; load average at the end: %s (2 cores).",
+          reps_p, reps_h, paste(stations, collapse = ","), format(Sys.Date()), R.version.string,
+          as.character(utils::packageVersion("ditimpute")), reps_p, paste(stations, collapse = " and "),
+          paste(sprintf("%s: %d values capped at 100, %d at or above it before capping, %d missing", stations,
+                        vapply(hums, `[[`, 0L, "capped"), vapply(hums, `[[`, 0L, "at_bound"),
+                        vapply(hums, function(hm) sum(is.na(hm$y)), 0L)), collapse = "; "),
+          reps_h, proc.time()[["elapsed"]] - t_start, load)
+}
+md <- c("# impute_series(bounds = ) on bounded real series (bench/series_bounded.R)", "", about,
         "",
         "`mae_over_linear`: MAE over linear interpolation's on the same hidden values, `se`: its delta-method SE counting each",
         "hidden gap as one unit; `coverage90`: hidden values inside the 90% intervals; `outside`: imputations or interval ends",
-        "outside [0, 100] (all repetitions).", "",
+        sprintf("outside [%s, %s] (all repetitions).", format(bnd[1]), format(bnd[2])), "",
         "| series | gaps | method | entries | gaps | MAE | mae_over_linear | se | coverage90 | coverage_se | mean_width | outside |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
         sprintf("| %s | %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %d |", tab$series, tab$group, tab$method, tab$entries,
@@ -116,5 +148,5 @@ md <- c("# impute_series(bounds = ) on bounded real series (bench/series_bounded
         "| series | method | seconds |", "|---|---|---|",
         sprintf("| %s | %s | %.2f |", secs$series, secs$method, secs$seconds), "")
 dir.create("bench/results", showWarnings = FALSE, recursive = TRUE)
-writeLines(md, "bench/results/series_bounded.md")
+writeLines(md, if (nonneg) "bench/results/series_bounded_nonnegative.md" else "bench/results/series_bounded.md")
 cat(md, sep = "\n")

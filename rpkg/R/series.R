@@ -73,6 +73,12 @@
 #' and observed values outside them are an input error. Nothing is guessed:
 #' without `bounds` a percentage is modelled on its own scale, and its
 #' intervals can cross 0 or 100.
+#' **Non-negative data with zeros** (wind speeds, rainfall, counts), which
+#' the Box-Cox scale cannot take: `bounds = c(0, Inf)` models the variable on
+#' `log(y + c)`, the offset `c` chosen like the margin above (on a grid
+#' from 1e-4 to 10 times the observed values' median), so zeros are not
+#' outliers and no imputation, draw or interval end is negative; `c(-Inf,
+#' upper)` does the same below an upper bound.
 #'
 #' **Several variables** are correlated through `Lambda` and share the form:
 #' give `impute_series()` variables of one kind (pollutants of one station:
@@ -159,7 +165,8 @@
 #'   "gp"` only, the DiT models the data on their own scale).
 #' @param bounds `NULL` (the default), or the range the values cannot leave:
 #'   `c(lower, upper)` for every variable, or a named list of such pairs for
-#'   some variables (see Details, "Bounded data"). `method = "gp"` only.
+#'   some variables (see Details, "Bounded data"); one end may be infinite
+#'   (`c(0, Inf)`: non-negative data). `method = "gp"` only.
 #' @param truth Optional true values in the form of `x`, kept for
 #'   [imputation_metrics()] and [coverage()].
 #' @param fit_frames Fit on the stretch of at most this many frames with the
@@ -267,6 +274,10 @@
 #' # approval ratings (%): imputations and intervals stay within 0-100
 #' pres <- impute_series(datasets::presidents, n_samples = 50, seed = 1, bounds = c(0, 100))
 #' pres$model
+#' # yearly counts with zeros: non-negative imputations and intervals
+#' disc <- datasets::discoveries
+#' disc[c(20:28, 70:75)] <- NA
+#' impute_series(disc, n_samples = 50, seed = 1, bounds = c(0, Inf))
 #' @export
 impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 100, period = NULL,
                           model = c("auto", "level", "trend", "stationary"), kernel = c("auto", "seasonal", "smooth"),
@@ -334,6 +345,8 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   if (calibrate && any(out$missing)) {
     out <- apply_calibration(out, calibrate_series(out, NULL, level, "auto", 3L, 10L, NULL, sub_seed(seed, 7), threads))
   }
+  neg <- series_negative_warning(v, out, bounds)  # not for two-valued variables (their own warning above)
+  if (!is.null(neg)) cli::cli_warn("{neg}")
   out
 }
 
@@ -448,6 +461,30 @@ series_two_valued_warning <- function(v) {
                                vapply(two[hit], function(u) format(u[2]), "")), collapse = ", "),
                  if (one) " takes" else " take"),
           if (one) "it is" else "they are", if (one) "its" else "their", if (one) "it" else "them")
+}
+
+# A warning (or NULL) naming the variables without bounds that are never
+# negative where observed (wind speeds, counts, sunspot numbers) but got a
+# lower interval end (so perhaps an imputation too) below 0 on the data's
+# own scale. Not for a variable with two observed values (an indicator:
+# series_two_valued_warning() names it).
+series_negative_warning <- function(v, imp, bounds) {
+  hit <- which(vapply(seq_len(ncol(v)), function(j) {
+    seen <- v[!is.na(v[, j]), j]
+    miss <- imp$missing[, j]
+    any(miss) && length(unique(seen)) > 2 && min(seen) >= 0 && (is.null(bounds) || is.na(bounds$lower[[j]])) &&
+      min(imp$lower[miss, j]) < 0
+  }, TRUE))
+  if (!length(hit)) return(NULL)
+  nm <- colnames(v)[hit]
+  count <- vapply(hit, function(j) sum(imp$lower[imp$missing[, j], j] < 0), 0L)
+  one <- length(hit) == 1
+  sprintf(paste0("%s never negative where observed, but %s imputed values %s a lower interval end below 0 ",
+                 "(a model on the data's own scale). bounds = %s keeps imputations, draws and intervals at or above 0 ",
+                 "(see ?impute_series, \"Non-negative data with zeros\")."),
+          paste0(if (one) "Variable " else "Variables ", paste(sprintf("\"%s\"", nm), collapse = ", "), if (one) " is" else " are"),
+          paste(format(count, big.mark = ","), collapse = ", "), if (one && count == 1) "has" else "have",
+          if (ncol(v) == 1) "c(0, Inf)" else sprintf("list(%s)", paste(sprintf("%s = c(0, Inf)", nm), collapse = ", ")))
 }
 
 # What the model needs of the values: finite numbers or NA, at least 3

@@ -33,6 +33,12 @@
 # that need not be outliers, which a fixed squeeze (Smithson and Verkuilen
 # 2006) made them. The map back clamps to the bounds, so no imputation or
 # interval end leaves them. It replaces the Box-Cox scale for that variable.
+# A one-sided bound (c(0, Inf): wind speeds, rainfall, counts with zeros)
+# has no range to take a share of: the variable is modelled on
+# log(y - lower + offset) (or -log(upper - y + offset)), the offset m times
+# the median distance of the observed values from the bound, m chosen the
+# same way on a grid from 1e-4 to 10; `margin` then holds the offset itself,
+# in the data's units.
 series_transforms <- function(v, transform, bounds = NULL, call = rlang::caller_env()) {
   pos <- apply(v, 2, function(col) all(col[!is.na(col)] > 0))
   lambda <- stats::setNames(rep(NA_real_, ncol(v)), colnames(v))
@@ -59,26 +65,49 @@ series_transforms <- function(v, transform, bounds = NULL, call = rlang::caller_
        lower = bounds$lower, upper = bounds$upper, margin = margin)
 }
 
-# The bounded scale: the logit of the position within [lo - m r, hi + m r]
-# (r = hi - lo), and back (clamped to [lo, hi]); its log-derivative d z / d y.
+# The bounded scale and back (clamped to the bounds), and its log-derivative
+# d z / d y. Two bounds: the logit of the position within
+# [lo - m r, hi + m r] (r = hi - lo). One bound (the other infinite):
+# log(y - lo + m) above a lower bound, -log(hi - y + m) below an upper one
+# (m an offset in the data's units).
 bounded_position <- function(a, lo, hi, m) (a - lo + m * (hi - lo)) / ((hi - lo) * (1 + 2 * m))
-bounded_logit <- function(a, lo, hi, m) stats::qlogis(bounded_position(a, lo, hi, m))
-bounded_logit_inverse <- function(z, lo, hi, m) {
+bounded_scale <- function(a, lo, hi, m) {
+  if (is.infinite(hi)) return(log(a - lo + m))
+  if (is.infinite(lo)) return(-log(hi - a + m))
+  stats::qlogis(bounded_position(a, lo, hi, m))
+}
+bounded_scale_inverse <- function(z, lo, hi, m) {
+  if (is.infinite(hi)) return(pmax(lo - m + exp(z), lo))
+  if (is.infinite(lo)) return(pmin(hi + m - exp(-z), hi))
   pmin(pmax(lo - m * (hi - lo) + (hi - lo) * (1 + 2 * m) * stats::plogis(z), lo), hi)
 }
 bounded_log_jacobian <- function(a, lo, hi, m) {
+  if (is.infinite(hi)) return(-log(a - lo + m))
+  if (is.infinite(lo)) return(-log(hi - a + m))
   q <- bounded_position(a, lo, hi, m)
   -log((hi - lo) * (1 + 2 * m)) - log(q) - log1p(-q)
 }
 
-# The margin m (share of hi - lo on each side) under which the one-frame
-# changes on the bounded scale look most Gaussian (boxcox_lambda()'s profile
-# likelihood, Jacobian included), on a grid from 1e-4 to 0.1. Never 0: the
-# bounds themselves (interval ends clamped there, which the calibration maps
-# to the model's scale again) must map to finite values.
+# The margin under which the one-frame changes on the bounded scale look
+# most Gaussian (boxcox_lambda()'s profile likelihood, Jacobian included):
+# two bounds, a share m of hi - lo on each side, on a grid from 1e-4 to 0.1;
+# one bound, an offset m times the observed values' median distance from it
+# (their mean distance when the median is 0; 1 when all lie on the bound), m
+# on a grid from 1e-4 to 10 (at 10 the scale is close to the data's own). Never 0: the bounds themselves (interval ends
+# clamped there, which the calibration maps to the model's scale again) must
+# map to finite values.
 bounded_margin <- function(col, lo, hi) {
-  changes_profile_max(col, c(1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1), 0.01,
-                      function(m) bounded_logit(col, lo, hi, m),
+  grid <- c(1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1)
+  unit <- hi - lo
+  if (is.infinite(unit)) {
+    dist <- abs(col[!is.na(col)] - if (is.infinite(hi)) lo else hi)
+    unit <- if (length(dist) && stats::median(dist) > 0) stats::median(dist) else if (any(dist > 0)) mean(dist) else 1
+    grid <- c(grid, 0.3, 1, 3, 10)
+    m <- changes_profile_max(col, grid, 0.01, function(m) bounded_scale(col, lo, hi, m * unit),
+                             function(m, later) sum(bounded_log_jacobian(later, lo, hi, m * unit)))
+    return(m * unit)
+  }
+  changes_profile_max(col, grid, 0.01, function(m) bounded_scale(col, lo, hi, m),
                       function(m, later) sum(bounded_log_jacobian(later, lo, hi, m)))
 }
 
@@ -91,8 +120,9 @@ series_bounds <- function(bounds, v, call = rlang::caller_env()) {
   vars <- colnames(v)
   none <- stats::setNames(rep(NA_real_, length(vars)), vars)
   pair <- function(b, what) {
-    if (!is.numeric(b) || length(b) != 2 || anyNA(b) || any(!is.finite(b)) || b[1] >= b[2]) {
-      abort_input("bounds", sprintf("%s must be two finite numbers c(lower, upper) with lower < upper.", what), call = call)
+    if (!is.numeric(b) || length(b) != 2 || anyNA(b) || b[1] >= b[2] || b[1] == Inf || b[2] == -Inf ||
+        all(is.infinite(b))) {
+      abort_input("bounds", sprintf("%s must be two numbers c(lower, upper) with lower < upper, at most one of them infinite (c(0, Inf): values at or above 0).", what), call = call)
     }
     as.numeric(b)
   }
@@ -179,13 +209,13 @@ boxcox_inverse <- function(z, lambda, floor = 0) {
 }
 
 to_model_scale <- function(v, tr) {
-  for (j in seq_len(ncol(v))) v[, j] <- map_variable(v[, j], j, tr, boxcox, bounded_logit)
+  for (j in seq_len(ncol(v))) v[, j] <- map_variable(v[, j], j, tr, boxcox, bounded_scale)
   v
 }
 
 # Values (vectors) of variables `cols` between the data's scale and the model's.
-from_model_scale_vec <- function(a, cols, tr) map_by_variable(a, cols, tr, boxcox_inverse, bounded_logit_inverse)
-on_model_scale <- function(a, cols, tr) map_by_variable(a, cols, tr, boxcox, bounded_logit)
+from_model_scale_vec <- function(a, cols, tr) map_by_variable(a, cols, tr, boxcox_inverse, bounded_scale_inverse)
+on_model_scale <- function(a, cols, tr) map_by_variable(a, cols, tr, boxcox, bounded_scale)
 map_by_variable <- function(a, cols, tr, boxcox_map, bounded_map) {
   for (j in unique(cols)) {
     k <- which(cols == j)
@@ -202,7 +232,7 @@ map_variable <- function(a, j, tr, boxcox_map, bounded_map) {
 }
 
 # "; log scale for a; Box-Cox (lambda 0.35) for b; logit scale on [0, 100]
-# for c" (or "").
+# for c; log scale above 0 (offset 0.05) for d" (or "").
 series_scale_text <- function(tr) {
   lab <- transform_label(tr$lambda, tr$lower, tr$upper, tr$margin, long = TRUE)
   if (all(lab == "none")) return("")
@@ -216,9 +246,14 @@ series_scale_text <- function(tr) {
 transform_label <- function(lambda, lower = NULL, upper = NULL, margin = NULL, long = FALSE) {
   lab <- ifelse(is.na(lambda), "none", ifelse(lambda == 0, if (long) "log scale" else "log",
                                                 sprintf(if (long) "Box-Cox scale (lambda %.2f)" else "Box-Cox %.2f", lambda)))
-  b <- if (is.null(lower)) rep(FALSE, length(lambda)) else !is.na(lower)
-  lab[b] <- if (long) sprintf("logit scale on [%s, %s] (margin %s)", format(lower[b]), format(upper[b]), format(margin[b]))
-            else sprintf("logit [%s, %s]", format(lower[b]), format(upper[b]))
+  for (j in which(if (is.null(lower)) rep(FALSE, length(lambda)) else !is.na(lower))) {
+    lo <- format(lower[[j]]); hi <- format(upper[[j]]); m <- if (long) format(signif(margin[[j]], 3))
+    lab[j] <- if (is.infinite(upper[[j]])) {
+      if (long) sprintf("log scale above %s (offset %s)", lo, m) else sprintf("log [%s, Inf)", lo)
+    } else if (is.infinite(lower[[j]])) {
+      if (long) sprintf("log scale below %s (offset %s)", hi, m) else sprintf("log (-Inf, %s]", hi)
+    } else if (long) sprintf("logit scale on [%s, %s] (margin %s)", lo, hi, m) else sprintf("logit [%s, %s]", lo, hi)
+  }
   lab
 }
 

@@ -1,5 +1,6 @@
-# impute_series(bounds = ): bounded variables on a logit scale whose
-# imputations, draws and interval ends never leave the bounds.
+# impute_series(bounds = ): bounded variables on a logit scale (two bounds)
+# or a shifted log scale (one bound) whose imputations, draws and interval
+# ends never leave the bounds.
 
 within <- function(a, lo, hi) all(a >= lo & a <= hi)
 
@@ -78,7 +79,11 @@ test_that("bad bounds are input errors naming bounds", {
   y <- datasets::presidents
   expect_input_error(impute_series(y, bounds = c(100, 0)), "bounds")
   expect_input_error(impute_series(y, bounds = 100), "bounds")
-  expect_input_error(impute_series(y, bounds = c(0, Inf)), "bounds")
+  expect_input_error(impute_series(y, bounds = c(-Inf, Inf)), "bounds")
+  expect_input_error(impute_series(y, bounds = c(Inf, 0)), "bounds")
+  expect_input_error(impute_series(y, bounds = c(0, -Inf)), "bounds")
+  cnd <- expect_input_error(impute_series(y, bounds = c(30, Inf)), "bounds")
+  expect_match(conditionMessage(cnd), "observed values from 23 to 87, outside its bounds [30, Inf]", fixed = TRUE)
   expect_input_error(impute_series(y, bounds = c(0, NA)), "bounds")
   expect_input_error(impute_series(y, bounds = "0-100"), "bounds")
   cnd <- expect_input_error(impute_series(y, bounds = c(0, 50)), "bounds")
@@ -89,4 +94,54 @@ test_that("bad bounds are input errors naming bounds", {
   expect_input_error(impute_series(y, bounds = list(x = c(0, 100), x = c(0, 1))), "bounds")
   expect_input_error(impute_series(y, method = "dit", bounds = c(0, 100)), "bounds")
   expect_input_error(impute_series(y, method = "dit", transform = "log"), "transform")
+})
+
+test_that("non-negative data with zeros: bounds = c(0, Inf) keeps imputations, draws and interval ends at or above 0", {
+  # Yearly counts with 9 zeros; on the data's own scale the model's lower
+  # interval ends go below 0 (the check that the bound has work to do).
+  disc <- datasets::discoveries
+  expect_gt(sum(disc == 0), 5)
+  disc[c(20:28, 70:75)] <- NA
+  miss <- is.na(disc)
+  # (and a warning names the variable and the bound that would help)
+  expect_warning(imp0 <- impute_series(disc, n_samples = 50, seed = 1),
+                 "Variable \"x\" is never negative where observed.*bounds = c\\(0, Inf\\)")
+  expect_lt(min(imp0$lower[miss]), 0)
+  expect_no_warning(imp <- impute_series(disc, n_samples = 50, seed = 1, bounds = c(0, Inf)))
+  expect_true(all(c(imp$point[miss], imp$lower[miss], imp$upper[miss]) >= 0))
+  expect_true(all(imp$lower[miss] < imp$point[miss] & imp$point[miss] < imp$upper[miss]))
+  for (m in c(1, 25, 50)) expect_gte(min(completed_series(imp, "sample", m = m)), 0)
+  expect_output(print(imp$model), "log scale above 0 \\(offset [0-9.e-]+\\) for x")
+  expect_match(summary(imp)$candidates$transform[1], "log [0, Inf)", fixed = TRUE)
+  # the offset is a grid value times the observed values' median distance from 0
+  off <- imp$model$transform$margin[[1]]
+  grid <- c(1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1, 3, 10) * stats::median(disc, na.rm = TRUE)
+  expect_true(any(abs(off - grid) < 1e-12 * grid))
+  cal <- impute_series(disc, n_samples = 50, seed = 1, bounds = c(0, Inf), calibrate = TRUE)
+  expect_gte(min(cal$lower[miss]), 0)
+  # an upper bound mirrors a lower one: -x below 0 is x above 0, negated,
+  # with the same log-likelihood (the Jacobian of each side counted)
+  neg <- impute_series(-disc, n_samples = 50, seed = 1, bounds = c(-Inf, 0))
+  expect_equal(-neg$point[miss], imp$point[miss], tolerance = 1e-8)
+  expect_equal(-neg$upper[miss], imp$lower[miss], tolerance = 1e-8)
+  expect_equal(as.numeric(logLik(neg$model)), as.numeric(logLik(imp$model)), tolerance = 1e-8)
+  expect_output(print(neg$model), "log scale below 0")
+  # several variables: the warning names those without a bound, the advice a list
+  x <- cbind(a = disc, b = rev(datasets::discoveries))
+  x[40:45, "b"] <- NA
+  expect_warning(impute_series(x, n_samples = 20, seed = 1, separate = "all"),
+                 "Variables \"a\", \"b\" are never negative.*bounds = list\\(a = c\\(0, Inf\\), b = c\\(0, Inf\\)\\)")
+  expect_warning(impute_series(x, n_samples = 20, seed = 1, separate = "all", bounds = list(a = c(0, Inf))),
+                 "Variable \"b\" is never negative.*bounds = list\\(b = c\\(0, Inf\\)\\)")
+})
+
+test_that("a far one-sided bound gives the unbounded fit: the shifted log's Jacobian is counted", {
+  # log(y + 1e9) is linear to about 1e-7 over presidents' range, so fit,
+  # imputations and logLik (with the Jacobian) equal those on the data's scale.
+  y <- datasets::presidents
+  imp0 <- impute_series(y, n_samples = 20, seed = 1, transform = "none")
+  impw <- impute_series(y, n_samples = 20, seed = 1, bounds = c(-1e9, Inf))
+  expect_equal(as.numeric(logLik(impw$model)), as.numeric(logLik(imp0$model)), tolerance = 1e-6)
+  expect_equal(impw$point, imp0$point, tolerance = 1e-6)
+  expect_equal(impw$upper, imp0$upper, tolerance = 1e-6)
 })

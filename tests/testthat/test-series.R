@@ -459,7 +459,9 @@ test_that("positive skewed data: the log scale keeps every imputation and bound 
   expect_true(all(auto$upper[miss] - auto$point[miss] > auto$point[miss] - auto$lower[miss]))
   expect_true(all(vapply(completions(auto, 1:3), function(v) all(v > 0), TRUE)))
   # On the data's own scale the same series gets negative lower bounds in the long gap.
-  none <- impute_series(y, level = 0.95, n_samples = 30, seed = 1, transform = "none")
+  # (with a warning that points to bounds = c(0, Inf))
+  expect_warning(none <- impute_series(y, level = 0.95, n_samples = 30, seed = 1, transform = "none"),
+                 "never negative where observed.*bounds = c\\(0, Inf\\)")
   expect_true(all(is.na(none$model$lambda)))
   expect_true(any(none$lower[miss] < 0))
   # A series with values <= 0 is never logged under "auto".
@@ -495,7 +497,8 @@ test_that("positive data spanning an order of magnitude get a Box-Cox scale unde
   expect_false(anyNA(auto$model$lambda))
   miss <- auto$missing
   expect_true(all(auto$point[miss] > 0 & auto$lower[miss] > 0))
-  none <- impute_series(y, level = 0.9, n_samples = 30, seed = 1, transform = "none")
+  expect_warning(none <- impute_series(y, level = 0.9, n_samples = 30, seed = 1, transform = "none"),
+                 "3 imputed values have a lower interval end below 0")
   expect_true(any(none$lower[miss] < 0))
   # Positive values within a factor of 10 of each other keep their own scale.
   expect_true(all(is.na(impute_series(datasets::Nile, n_samples = 20, seed = 1)$model$lambda)))
@@ -606,7 +609,9 @@ test_that("a two-valued variable with missing entries is named in a warning: the
   expect_warning(impute_series(x2, n_samples = 20, seed = 1), NA)
   x3 <- x
   x3[!is.na(x3[, "active"]) & seq_len(n) %% 7 == 0, "active"] <- 0.5
-  expect_warning(impute_series(x3, n_samples = 20, seed = 1), NA)
+  expect_null(series_two_valued_warning(x3))
+  # (three values, never negative: the warning for intervals below 0 instead)
+  expect_warning(impute_series(x3, n_samples = 20, seed = 1), "^Variable \"active\" is never negative")
   expect_match(series_two_valued_warning(cbind(a = c(1, 2, NA, 1), b = c(0, NA, 5, 0))),
                "Variables \"a\" \\(1 and 2\\), \"b\" \\(0 and 5\\) take only two values")
 })
