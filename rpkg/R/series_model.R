@@ -93,9 +93,9 @@ bounded_log_jacobian <- function(a, lo, hi, m) {
 # two bounds, a share m of hi - lo on each side, on a grid from 1e-4 to 0.1;
 # one bound, an offset m times the observed values' median distance from it
 # (their mean distance when the median is 0; 1 when all lie on the bound), m
-# on a grid from 1e-4 to 10 (at 10 the scale is close to the data's own). Never 0: the bounds themselves (interval ends
-# clamped there, which the calibration maps to the model's scale again) must
-# map to finite values.
+# on a grid from 1e-4 to 10 (at 10 the scale is close to the data's own).
+# Never 0: the bounds themselves (interval ends clamped there, which the
+# calibration maps to the model's scale again) must map to finite values.
 bounded_margin <- function(col, lo, hi) {
   grid <- c(1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1)
   unit <- hi - lo
