@@ -484,7 +484,9 @@ series_negative_warning <- function(v, imp, bounds) {
                  "(see ?impute_series, \"Non-negative data with zeros\")."),
           paste0(if (one) "Variable " else "Variables ", paste(sprintf("\"%s\"", nm), collapse = ", "), if (one) " is" else " are"),
           paste(format(count, big.mark = ","), collapse = ", "), if (one && count == 1) "has" else "have",
-          if (ncol(v) == 1) "c(0, Inf)" else sprintf("list(%s)", paste(sprintf("%s = c(0, Inf)", nm), collapse = ", ")))
+          if (ncol(v) == 1) "c(0, Inf)" else
+            sprintf("list(%s)", paste(sprintf("%s = c(0, Inf)", ifelse(make.names(nm) == nm, nm, sprintf("`%s`", nm))),
+                                      collapse = ", ")))
 }
 
 # What the model needs of the values: finite numbers or NA, at least 3

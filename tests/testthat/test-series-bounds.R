@@ -133,6 +133,10 @@ test_that("non-negative data with zeros: bounds = c(0, Inf) keeps imputations, d
                  "Variables \"a\", \"b\" are never negative.*bounds = list\\(a = c\\(0, Inf\\), b = c\\(0, Inf\\)\\)")
   expect_warning(impute_series(x, n_samples = 20, seed = 1, separate = "all", bounds = list(a = c(0, Inf))),
                  "Variable \"b\" is never negative.*bounds = list\\(b = c\\(0, Inf\\)\\)")
+  # a name that is not syntactic is quoted in the advice, so that it can be pasted
+  colnames(x) <- c("a", "wind speed")
+  expect_warning(impute_series(x, n_samples = 20, seed = 1, separate = "all", bounds = list(a = c(0, Inf))),
+                 "bounds = list(`wind speed` = c(0, Inf))", fixed = TRUE)
 })
 
 test_that("a far one-sided bound gives the unbounded fit: the shifted log's Jacobian is counted", {
