@@ -51,16 +51,12 @@ humidity <- function(station) {
   capped <- sum(rh > 100, na.rm = TRUE)
   list(y = stats::ts(pmin(rh, 100), frequency = 24), capped = capped, at_bound = sum(rh >= 100, na.rm = TRUE))
 }
-wind <- function(station) {
-  f <- list.files(file.path(src$data_dir, "beijing_air"), pattern = station, full.names = TRUE)
-  stats::ts(utils::read.csv(gzfile(f))$WSPM, frequency = 24)
-}
 short <- function(y, reps) list(y = y, reps = reps, max_len = length(y) %/% 8L)
 if (nonneg) {
   hums <- NULL
   series <- c(list(discoveries = short(datasets::discoveries, reps_p), sunspot.year = short(datasets::sunspot.year, reps_p)),
               lapply(stats::setNames(stations, paste0("wind_", stations)),
-                     function(s) list(y = wind(s), reps = reps_h, max_len = 400L)))
+                     function(s) list(y = src$beijing("WSPM", station = s), reps = reps_h, max_len = 400L)))
 } else {
   hums <- lapply(stats::setNames(stations, paste0("humidity_", stations)), humidity)
   series <- c(list(presidents = short(datasets::presidents, reps_p)),
@@ -118,22 +114,26 @@ tab <- do.call(rbind, lapply(names(series), function(name) {
 secs <- aggregate(seconds ~ series + method, data = res[!duplicated(res[c("series", "rep", "method")]), ], FUN = mean)
 fmt <- function(x, digits = 3) ifelse(is.na(x), "-", formatC(x, format = "f", digits = digits))
 load <- tryCatch(readLines("/proc/loadavg"), error = function(e) "unknown")
-about <- if (nonneg) {
-  sprintf("`Rscript bench/series_bounded.R nonnegative %d %d %s` on %s (%s, ditimpute %s). discoveries and sunspot.year: %d repetitions (gaps up to an eighth of the series); wind speed (WSPM) at %s (%s): %d repetitions. 15%% of the observed values hidden per repetition, 90%% intervals; `gp_bounded` is bounds = c(0, Inf). Whole run %.0f s; load average at the end: %s (2 cores).",
-          reps_p, reps_h, paste(stations, collapse = ","), format(Sys.Date()), R.version.string,
-          as.character(utils::packageVersion("ditimpute")), reps_p, paste(stations, collapse = " and "),
-          paste(sprintf("%s: %d zeros, %d missing", stations, vapply(series[-(1:2)], function(s) sum(s$y == 0, na.rm = TRUE), 0L),
-                        vapply(series[-(1:2)], function(s) sum(is.na(s$y)), 0L)), collapse = "; "),
-          reps_h, proc.time()[["elapsed"]] - t_start, load)
-} else {
-  sprintf("`Rscript bench/series_bounded.R %d %d %s` on %s (%s, ditimpute %s). presidents: %d repetitions; relative humidity at %s (first 8,760 hours, from TEMP and DEWP; %s): %d repetitions. 15%% of the observed values hidden per repetition, 90%% intervals. Whole run %.0f s; load average at the end: %s (2 cores).",
-          reps_p, reps_h, paste(stations, collapse = ","), format(Sys.Date()), R.version.string,
-          as.character(utils::packageVersion("ditimpute")), reps_p, paste(stations, collapse = " and "),
-          paste(sprintf("%s: %d values capped at 100, %d at or above it before capping, %d missing", stations,
-                        vapply(hums, `[[`, 0L, "capped"), vapply(hums, `[[`, 0L, "at_bound"),
-                        vapply(hums, function(hm) sum(is.na(hm$y)), 0L)), collapse = "; "),
-          reps_h, proc.time()[["elapsed"]] - t_start, load)
-}
+about <- sprintf(paste0("`Rscript bench/series_bounded.R %s%d %d %s` on %s (%s, ditimpute %s). %s: %d repetitions",
+                        if (nonneg) " (gaps up to an eighth of the series); wind speed (WSPM)" else "; relative humidity",
+                        " at %s (%s): %d repetitions. 15%% of the observed values hidden per repetition, 90%% intervals",
+                        if (nonneg) "; `gp_bounded` is bounds = c(0, Inf)" else "",
+                        ". Whole run %.0f s; load average at the end: %s (2 cores)."),
+                 if (nonneg) "nonnegative " else "", reps_p, reps_h, paste(stations, collapse = ","), format(Sys.Date()),
+                 R.version.string, as.character(utils::packageVersion("ditimpute")),
+                 if (nonneg) "discoveries and sunspot.year" else "presidents", reps_p,
+                 paste(stations, collapse = " and "),
+                 if (nonneg) {
+                   paste(sprintf("%s: %d zeros, %d missing", stations,
+                                 vapply(series[-(1:2)], function(s) sum(s$y == 0, na.rm = TRUE), 0L),
+                                 vapply(series[-(1:2)], function(s) sum(is.na(s$y)), 0L)), collapse = "; ")
+                 } else {
+                   paste0("first 8,760 hours, from TEMP and DEWP; ",
+                          paste(sprintf("%s: %d values capped at 100, %d at or above it before capping, %d missing",
+                                        stations, vapply(hums, `[[`, 0L, "capped"), vapply(hums, `[[`, 0L, "at_bound"),
+                                        vapply(hums, function(hm) sum(is.na(hm$y)), 0L)), collapse = "; "))
+                 },
+                 reps_h, proc.time()[["elapsed"]] - t_start, load)
 md <- c("# impute_series(bounds = ) on bounded real series (bench/series_bounded.R)", "", about,
         "",
         "`mae_over_linear`: MAE over linear interpolation's on the same hidden values, `se`: its delta-method SE counting each",

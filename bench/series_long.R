@@ -33,9 +33,10 @@ has_imputets <- requireNamespace("imputeTS", quietly = TRUE)
 if (!has_imputets) message("imputeTS is not installed: its methods are skipped")
 
 data_dir <- Sys.getenv("DITIMPUTE_DATA", file.path("..", "shared", "data"))
-ett <- function(name) {
+ett <- function(name, col = "OT") {
   d <- utils::read.csv(gzfile(file.path(data_dir, "ett", paste0(name, ".csv.gz"))))
-  stats::ts(d$OT, frequency = 24)
+  if (!col %in% names(d)) stop("no column ", col, " in ", name)
+  stats::ts(d[[col]], frequency = 24)
 }
 beijing <- function(col, station = "Dongsi") {
   f <- list.files(file.path(data_dir, "beijing_air"), pattern = station, full.names = TRUE)
@@ -50,11 +51,7 @@ series <- list(ETTh1_OT = function() ett("ETTh1"), ETTh2_OT = function() ett("ET
 # "ETTh1_<column>" / "ETTh2_<column>" and "BeijingAir_<Station>_<column>".
 other_series <- function(name) {
   p <- strsplit(name, "_", fixed = TRUE)[[1]]
-  if (length(p) == 2 && p[1] %in% c("ETTh1", "ETTh2")) return(function() {
-    d <- utils::read.csv(gzfile(file.path(data_dir, "ett", paste0(p[1], ".csv.gz"))))
-    if (!p[2] %in% names(d)) stop("no column ", p[2], " in ", p[1])
-    stats::ts(d[[p[2]]], frequency = 24)
-  })
+  if (length(p) == 2 && p[1] %in% c("ETTh1", "ETTh2")) return(function() ett(p[1], p[2]))
   if (length(p) == 3 && p[1] == "BeijingAir") return(function() beijing(p[3], station = p[2]))
   stop("unknown series: ", name)
 }

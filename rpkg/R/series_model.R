@@ -98,17 +98,14 @@ bounded_log_jacobian <- function(a, lo, hi, m) {
 # calibration maps to the model's scale again) must map to finite values.
 bounded_margin <- function(col, lo, hi) {
   grid <- c(1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1)
-  unit <- hi - lo
-  if (is.infinite(unit)) {
+  unit <- 1  # two bounds: m is a share of hi - lo, the scale's own unit
+  if (is.infinite(hi - lo)) {
     dist <- abs(col[!is.na(col)] - if (is.infinite(hi)) lo else hi)
     unit <- if (length(dist) && stats::median(dist) > 0) stats::median(dist) else if (any(dist > 0)) mean(dist) else 1
     grid <- c(grid, 0.3, 1, 3, 10)
-    m <- changes_profile_max(col, grid, 0.01, function(m) bounded_scale(col, lo, hi, m * unit),
-                             function(m, later) sum(bounded_log_jacobian(later, lo, hi, m * unit)))
-    return(m * unit)
   }
-  changes_profile_max(col, grid, 0.01, function(m) bounded_scale(col, lo, hi, m),
-                      function(m, later) sum(bounded_log_jacobian(later, lo, hi, m)))
+  unit * changes_profile_max(col, grid, 0.01, function(m) bounded_scale(col, lo, hi, m * unit),
+                             function(m, later) sum(bounded_log_jacobian(later, lo, hi, m * unit)))
 }
 
 # Validated `bounds` of impute_series() for the variables `vars`: NULL, a
