@@ -20,16 +20,14 @@ series_long_parts <- function(kalman_limit) {
 
 # fn(g, name, r) for each repetition r of bench/series_long.R's gaps in each
 # of its series named in `names` (its `series` list: "ETTh1_OT", ...,
-# "sunspot.month"), read from `data_dir`: g = hide_repetition() of the
+# "sunspot.month", or another column such as "ETTh1_HUFL"), read from `data_dir`: g = hide_repetition() of the
 # series. The data frames fn returns, bound by rows.
 series_repetitions <- function(parts, data_dir, reps, names, fn) {
-  unknown <- setdiff(names, names(parts$series))
-  if (length(unknown)) stop("unknown series: ", paste(unknown, collapse = ", "), "; known: ",
-                            paste(names(parts$series), collapse = ", "))
   parts$data_dir <- data_dir
   out <- list()
   for (name in names) {
-    y0 <- parts$series[[name]]()
+    # Other columns of the shared data by series_long.R's names (other_series()).
+    y0 <- (if (name %in% names(parts$series)) parts$series[[name]] else parts$other_series(name))()
     for (r in seq_len(reps)) out[[length(out) + 1]] <- fn(parts$hide_repetition(y0, name, r), name, r)
   }
   do.call(rbind, out)

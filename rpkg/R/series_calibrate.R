@@ -231,8 +231,8 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
                                       fitted = all_rounds$fitted, gaps = all_rounds$gaps, stringsAsFactors = FALSE),
                  diagnostics = diag, n_rounds = n_rounds, share = share, gap_lengths = lens,
                  hidden_share = mean(vapply(rounds, `[[`, 0, "hidden")),
-                 scores = data.frame(round = round_of, gap = features$gap, group = labels[g], score = scores$entry,
-                                     stringsAsFactors = FALSE),
+                 scores = data.frame(round = round_of, gap = features$gap, run = unlist(lapply(rounds, `[[`, "run")),
+                                     group = labels[g], score = scores$entry, stringsAsFactors = FALSE),
                  n_cases = length(scores$entry), method = object$method, model_key = model_key(model)),
             class = c("ditimpute_series_calibration", "ditimpute_calibration"))
 }

@@ -204,7 +204,13 @@ test_that("calibrate() self-calibrates a series imputation on stretches hidden w
     expect_lt(mean(s < q), 0.9 + 1 / length(s) + 1e-12)
     expect_lt(cal$factors$gaps[b], 200)
     expect_identical(cal$factors$interval[b], max(q, 0))
+    # The hidden gaps behind a group are its scores' distinct (round, run) pairs.
+    in_b <- cal$scores$group == cal$grouping$labels[b]
+    expect_identical(length(unique(paste(cal$scores$round, cal$scores$run)[in_b])), cal$factors$gaps[b])
   }
+  # A hidden gap (round, run) has one gap length and at most that many scored values.
+  key <- paste(cal$scores$round, cal$scores$run)
+  expect_true(all(tapply(cal$scores$gap, key, function(v) length(unique(v)) == 1 && length(v) <= v[1])))
   expect_output(print(cal), "rounds")
   expect_s3_class(plot(cal), "ggplot")
   # Applying it moves each interval by its group's factor and nothing else.
