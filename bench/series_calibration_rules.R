@@ -22,9 +22,8 @@
 #   gate1, gate2  the package's factor for a group only where its raw
 #            calibration coverage differs from the level by more than 1 (2)
 #            standard errors (each hidden calibration gap one unit), else none;
-#   shrunk   0.75 times the package's factors (the calibration's raw coverage
-#            varies more between repetitions than the bench's: does it
-#            over-correct?);
+#   shrunk   0.75 times the package's factors (in case the calibration
+#            over-corrects);
 #   bins5    the package's rule on 5 quantile bins of gap length instead of 3;
 #   classes  the package's rule on the bench's own classes (1, 2-5, 6-20,
 #            21-60, over 60: the groups it is scored on, so an optimistic
