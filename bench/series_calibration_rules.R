@@ -28,8 +28,9 @@
 #   classes  the package's rule on the bench's own classes (1, 2-5, 6-20,
 #            21-60, over 60: the groups it is scored on, so an optimistic
 #            reference, not a rule a user's series could know).
-# Also per repetition: the calibration's raw coverage against the bench's
-# (does the self-calibration see the same miscalibration?).
+# Also per repetition, and by class of gap length over the repetitions: the
+# calibration's raw coverage against the bench's (does the self-calibration
+# see the same miscalibration?).
 #
 # Usage: Rscript bench/series_calibration_rules.R [reps] [data_dir] [series,...]
 # Writes bench/results/series_calibration_rules[_<series>].md.
@@ -81,6 +82,7 @@ test_factors <- function(s, gap, unit, L, test_gap) {
 }
 rules <- c("raw", "package", "pooled", "gate1", "gate2", "shrunk", "bins5", "classes")
 per_rep <- list()
+by_class <- list()
 res <- series_repetitions(parts, data_dir, reps, picked$names, function(g, name, r) {
   imp <- impute_series(g$y, level = 0.9, n_samples = 50, seed = 1)
   cal <- ditimpute:::calibrate_series(imp, NULL, 0.9, "auto", 3L, 10L, NULL, ditimpute:::sub_seed(1, 7),
@@ -102,6 +104,9 @@ res <- series_repetitions(parts, data_dir, reps, picked$names, function(g, name,
   cover_applied <- as.numeric(applied$lower)[g$h] <= g$truth & g$truth <= as.numeric(applied$upper)[g$h]
   q9_test <- test_factors(sc$score, sc$gap, unit, 0.9, test_gap)$package
   mismatch <- sum((s_test <= q9_test) != cover_applied)
+  by_class[[length(by_class) + 1]] <<- rbind(
+    data.frame(series = name, source = "calibration", class = parts$group_of(sc$gap), inside = sc$score <= 0),
+    data.frame(series = name, source = "bench", class = parts$group_of(test_gap), inside = s_test <= 0))
   per_rep[[length(per_rep) + 1]] <<- data.frame(series = name, rep = r, calibration_raw = mean(sc$score <= 0),
                                                 bench_raw = mean(s_test <= 0), package_factors = paste(sprintf("%.3f", q9), collapse = " / "),
                                                 groups = paste(cal$grouping$labels, collapse = "; "), mismatch = mismatch)
@@ -165,7 +170,21 @@ rep_lines <- c("## Per repetition at 90%: the calibration's raw coverage against
 cors <- vapply(split(per_rep, per_rep$series), function(d) if (nrow(d) > 2) stats::cor(d$calibration_raw, d$bench_raw) else NA, 0)
 rep_lines <- c(rep_lines, "", sprintf("Correlation over repetitions of the calibration's raw coverage with the bench's: %s.",
                                       paste(sprintf("%s %.2f", names(cors), cors), collapse = ", ")))
+# Raw coverage by class of gap length (the whole run of missing values a
+# value sits in, as the calibration groups it), the calibration's hidden
+# values against the bench's, pooled over repetitions.
+by_class <- do.call(rbind, by_class)
+class_cov <- tapply(by_class$inside, list(by_class$series, by_class$source, by_class$class), mean)
+class_lines <- c("## Raw 90% coverage by class of gap length: the calibration's hidden values / the bench's", "",
+                 paste("| series |", paste(levels(by_class$class), collapse = " | "), "|"),
+                 paste0(paste(rep("|---", nlevels(by_class$class) + 1), collapse = ""), "|"),
+                 vapply(unique(by_class$series), function(s) sprintf("| %s | %s |", s, paste(sprintf("%.3f / %.3f",
+                   class_cov[s, "calibration", ], class_cov[s, "bench", ]), collapse = " | ")), ""))
+gaps_abs <- abs(class_cov[, "calibration", ] - class_cov[, "bench", ])
+class_lines <- c(class_lines, "", sprintf(paste("Differences: median %.4f, %d of %d over 0.015, largest %.4f."),
+                                          stats::median(gaps_abs, na.rm = TRUE), sum(gaps_abs > 0.015, na.rm = TRUE),
+                                          sum(!is.na(gaps_abs)), max(gaps_abs, na.rm = TRUE)))
 write_result(picked$result, "# Self-calibration rules: which factor moves coverage towards the level (issue 27)",
              sprintf("%d repetitions of bench/series_long.R's gaps in %s; %.0f s", reps,
                      paste(picked$names, collapse = ", "), proc.time()[["elapsed"]] - t_start),
-             c(tab, "", lines, "", rep_lines), script = "series_calibration_rules")
+             c(tab, "", lines, "", rep_lines, "", class_lines), script = "series_calibration_rules")
