@@ -107,9 +107,10 @@ res <- series_repetitions(parts, data_dir, reps, picked$names, function(g, name,
   by_class[[length(by_class) + 1]] <<- rbind(
     data.frame(series = name, source = "calibration", class = parts$group_of(sc$gap), inside = sc$score <= 0),
     data.frame(series = name, source = "bench", class = parts$group_of(test_gap), inside = s_test <= 0))
-  per_rep[[length(per_rep) + 1]] <<- data.frame(series = name, rep = r, calibration_raw = mean(sc$score <= 0),
-                                                bench_raw = mean(s_test <= 0), package_factors = paste(sprintf("%.3f", q9), collapse = " / "),
-                                                groups = paste(cal$grouping$labels, collapse = "; "), mismatch = mismatch)
+  per_rep[[length(per_rep) + 1]] <<- data.frame(
+    series = name, rep = r, calibration_raw = mean(sc$score <= 0), bench_raw = mean(s_test <= 0),
+    package_factors = paste(sprintf("%.3f", q9), collapse = " / "),
+    groups = paste(cal$grouping$labels, collapse = "; "), mismatch = mismatch)
   cat(sprintf("%s rep %d: calibration raw %.3f, bench raw %.3f, package %.3f (apply_calibration %.3f, %d differ)\n",
               name, r, mean(sc$score <= 0), mean(s_test <= 0), mean(s_test <= q9_test), mean(cover_applied), mismatch))
   do.call(rbind, lapply(eval_levels, function(L) {
@@ -138,8 +139,8 @@ for (s in unique(res$series)) for (L in eval_levels) {
       c(cov_cell(x), nrow(x))
     })
     if (rule == "raw") raw <- cells
-    lines <- c(lines, sprintf("| %s | %g | %s | %s |", s, L, rule,
-                              paste(vapply(cells, function(v) sprintf("%.3f (%.3f)", v[1], v[2]), ""), collapse = " | ")))
+    shown <- vapply(cells, function(v) sprintf("%.3f (%.3f)", v[1], v[2]), "")
+    lines <- c(lines, sprintf("| %s | %g | %s | %s |", s, L, rule, paste(shown, collapse = " | ")))
     for (k in seq_along(groups)) {
       summ[[length(summ) + 1]] <- data.frame(series = s, level = L, rule = rule, group = groups[k],
                                              entries = cells[[k]][3], cover = cells[[k]][1], se = cells[[k]][2],
@@ -154,20 +155,25 @@ summ <- do.call(rbind, summ)
 # level than raw (and by more than one SE).
 band <- function(L) if (L == 0.99) 0.01 else 0.03
 tab <- c("## Summary over the gap-length groups with at least 200 values", "",
-         "| level | rule | groups | mean abs(coverage - level) | outside the band | further than raw | further by > 1 SE |",
+         paste("| level | rule | groups | mean abs(coverage - level) | outside the band | further than raw |",
+               "further by > 1 SE |"),
          "|---|---|---|---|---|---|---|")
 for (L in eval_levels) for (rule in rules) {
   d <- summ[summ$level == L & summ$rule == rule & summ$group != "all" & summ$entries >= 200, ]
   further <- abs(d$cover - L) - abs(d$raw - L)
   tab <- c(tab, sprintf("| %g | %s | %d | %.4f | %d | %d | %d |", L, rule, nrow(d), mean(abs(d$cover - L)),
-                        sum(abs(d$cover - L) > band(L) + 1e-12), sum(further > 1e-12), sum(further > d$se, na.rm = TRUE)))
+                        sum(abs(d$cover - L) > band(L) + 1e-12), sum(further > 1e-12),
+                        sum(further > d$se, na.rm = TRUE)))
 }
 rep_lines <- c("## Per repetition at 90%: the calibration's raw coverage against the bench's", "",
-               "| series | rep | calibration raw | bench raw | package factors (groups, pooled) | groups | offline vs apply_calibration() |",
+               paste("| series | rep | calibration raw | bench raw | package factors (groups, pooled) | groups |",
+                     "offline vs apply_calibration() |"),
                "|---|---|---|---|---|---|---|",
-               sprintf("| %s | %d | %.3f | %.3f | %s | %s | %d differ |", per_rep$series, per_rep$rep, per_rep$calibration_raw,
-                       per_rep$bench_raw, per_rep$package_factors, per_rep$groups, per_rep$mismatch))
-cors <- vapply(split(per_rep, per_rep$series), function(d) if (nrow(d) > 2) stats::cor(d$calibration_raw, d$bench_raw) else NA, 0)
+               sprintf("| %s | %d | %.3f | %.3f | %s | %s | %d differ |", per_rep$series, per_rep$rep,
+                       per_rep$calibration_raw, per_rep$bench_raw, per_rep$package_factors, per_rep$groups,
+                       per_rep$mismatch))
+cors <- vapply(split(per_rep, per_rep$series),
+               function(d) if (nrow(d) > 2) stats::cor(d$calibration_raw, d$bench_raw) else NA, 0)
 rep_lines <- c(rep_lines, "", sprintf("Correlation over repetitions of the calibration's raw coverage with the bench's: %s.",
                                       paste(sprintf("%s %.2f", names(cors), cors), collapse = ", ")))
 # Raw coverage by class of gap length (the whole run of missing values a

@@ -20,8 +20,9 @@ series_long_parts <- function(kalman_limit) {
 
 # fn(g, name, r) for each repetition r of bench/series_long.R's gaps in each
 # of its series named in `names` (its `series` list: "ETTh1_OT", ...,
-# "sunspot.month", or another column such as "ETTh1_HUFL"), read from `data_dir`: g = hide_repetition() of the
-# series. The data frames fn returns, bound by rows.
+# "sunspot.month", or another column such as "ETTh1_HUFL"), read from
+# `data_dir`: g = hide_repetition() of the series. The data frames fn
+# returns, bound by rows.
 series_repetitions <- function(parts, data_dir, reps, names, fn) {
   parts$data_dir <- data_dir
   out <- list()
