@@ -192,7 +192,8 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
   features <- list(gap = unlist(lapply(rounds, `[[`, "gap")), pattern = character(0))
   features$n <- length(features$gap)
   round_of <- unlist(lapply(rounds, `[[`, "round"))
-  gap_of <- paste(round_of, unlist(lapply(rounds, `[[`, "run")))  # the hidden gap of each score
+  run_of <- unlist(lapply(rounds, `[[`, "run"))
+  gap_of <- paste(round_of, run_of)  # the hidden gap of each score
   grouping <- choose_groups(features, groups, n_groups, level, scores, call = call)
   if (grouping$type == "pattern") abort_input("groups", "a series is calibrated by \"gap\" or \"none\".", call = call)
   g <- assign_groups(grouping, features)
@@ -231,7 +232,7 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
                                       fitted = all_rounds$fitted, gaps = all_rounds$gaps, stringsAsFactors = FALSE),
                  diagnostics = diag, n_rounds = n_rounds, share = share, gap_lengths = lens,
                  hidden_share = mean(vapply(rounds, `[[`, 0, "hidden")),
-                 scores = data.frame(round = round_of, gap = features$gap, run = unlist(lapply(rounds, `[[`, "run")),
+                 scores = data.frame(round = round_of, gap = features$gap, run = run_of,
                                      group = labels[g], score = scores$entry, stringsAsFactors = FALSE),
                  n_cases = length(scores$entry), method = object$method, model_key = model_key(model)),
             class = c("ditimpute_series_calibration", "ditimpute_calibration"))
