@@ -44,7 +44,8 @@
 //       v-weighted validation loss before and after training, to see whether
 //       training adds to it); and
 //       samplers=method:steps,... (method alone: its default_steps) scores each model with each sampler
-//       (default: the library's default sampler).
+//       (default: the library's default sampler); patterns=1,... scores only those of P1-P4;
+//       save=PATH keeps the trained model, load=PATH scores a saved one (no training).
 //   bench_dit latent threads device data_dir out_file width/depth/heads [key=value...]
 //       the latent GP of bench/reproduce_paper_latent.R (section 6.2) trained
 //       here (a lent GPU's budgets) on the data that bench exports, and the
@@ -452,15 +453,19 @@ void gp_demo(int threads, int steps, const std::string& prediction, const std::s
 
 // One row of the learning table: W2 / null, Mahalanobis and raw 95% region
 // coverage on each pattern (every frame of it missing in every test sequence).
+// `numbers`: the paper's number of each pattern (1-4), for the labels and the
+// seeds (all four, in order, when empty).
 std::string score_patterns(const DiTModel& model, const GaussianProcess& gp, const Batch& truth,
-                           const std::vector<std::vector<int>>& patterns, const SamplerOptions& so, int threads) {
+                           const std::vector<std::vector<int>>& patterns, const SamplerOptions& so, int threads,
+                           const std::vector<int>& numbers = {}) {
   std::ostringstream row;
   row << " " << to_string(so.method) << ":" << so.steps;
   const DiTSampler sampler(model, so);
-  for (std::size_t p = 0; p < patterns.size(); ++p) {
+  for (std::size_t q = 0; q < patterns.size(); ++q) {
+    const std::size_t p = numbers.empty() ? q : static_cast<std::size_t>(numbers[q] - 1);
     Batch x = truth;
     for (int i = 0; i < x.n; ++i)
-      for (int h : patterns[p])
+      for (int h : patterns[q])
         for (int j = 0; j < x.d; ++j) x.seq(i)[h * x.d + j] = NAN;
     ImputeOptions io;
     io.n_samples = 100;
@@ -580,11 +585,26 @@ void learning(int threads, const std::string& device, const std::vector<int>& bu
   Rng r_train(104000), r_val(204000), r_test(5);
   const Batch train = gp.simulate(4000, r_train), val = gp.simulate(400, r_val), truth = gp.simulate(n_test, r_test);
   const MaskStrategy s4 = s4_strategy();
-  const std::vector<std::vector<int>> patterns = half_paper_patterns();
+  const std::vector<std::vector<int>> all_patterns = half_paper_patterns();
+  // patterns=1,3: score only these of P1-P4 (same test sequences and seeds).
+  std::vector<int> numbers;
+  for (const std::string& kv : changes)
+    if (kv.rfind("patterns=", 0) == 0) {
+      std::stringstream list(kv.substr(9));
+      for (std::string item; std::getline(list, item, ',');) {
+        const int p = std::stoi(item);
+        if (p < 1 || p > 4) throw std::runtime_error("patterns: 1 to 4, not " + item);
+        numbers.push_back(p);
+      }
+    }
+  if (numbers.empty()) numbers = {1, 2, 3, 4};
+  std::vector<std::vector<int>> patterns;
+  for (int p : numbers) patterns.push_back(all_patterns[static_cast<std::size_t>(p - 1)]);
 
   DiTConfig c = make_config(H, d, width, depth, heads);
   std::vector<SamplerOptions> samplers;
-  TrainOptions o = default_recipe(c, threads, device, changes, samplers, {"gp_lengthscale"});
+  TrainOptions o = default_recipe(c, threads, device, changes, samplers,
+                                  {"gp_lengthscale", "patterns", "save", "load"});
   // gp_lengthscale=L: the GP-informed model gets the Laplace GP of lengthscale
   // L instead of the data's 64 (a misspecified GP: a correction to learn).
   GaussianProcess informed = gp;
@@ -603,18 +623,37 @@ void learning(int threads, const std::string& device, const std::vector<int>& bu
   std::printf("%s\n", changes.empty() ? " none" : "");
   std::printf("%7s %7s %7s %7s %8s %8s | %s\n", "budget", "steps", "best", "train_s", "val_best", "stop",
               "P1-P4: W2 / null, Mahalanobis, coverage");
+  // save=PATH keeps the trained model (the budget is appended when there are
+  // several); load=PATH scores a saved one instead of training (the budget
+  // then only labels the rows).
+  std::string save_path, load_path;
+  for (const std::string& kv : changes) {
+    if (kv.rfind("save=", 0) == 0) save_path = kv.substr(5);
+    if (kv.rfind("load=", 0) == 0) load_path = kv.substr(5);
+  }
   for (int steps : budgets) {
     o.steps = steps;
-    auto model = DiTModel::create(c, o.seed, device);
-    if (!c.gp.empty()) model.set_gp(informed);  // the true law unless gp_lengthscale= says otherwise
+    auto model = load_path.empty() ? DiTModel::create(c, o.seed, device) : DiTModel::load(load_path, device);
+    if (!c.gp.empty() && load_path.empty()) model.set_gp(informed);  // the true law unless gp_lengthscale= says otherwise
     const double untrained = model.denoising_loss(val, s4, o.t_sampling, 99, threads, "v");
-    const TrainResult res = model.fit(train, &val, s4, o);
-    std::printf("%7s untrained validation loss %.4f (v-weighted; masks, times and noise of seed 99), after training "
-                "%.4f\n", "", untrained, model.denoising_loss(val, s4, o.t_sampling, 99, threads, "v"));
+    TrainResult res;
+    if (load_path.empty()) {
+      res = model.fit(train, &val, s4, o);
+      if (!save_path.empty())
+        model.save(budgets.size() > 1 ? save_path + "." + std::to_string(steps) : save_path);
+    } else {
+      res.stop_reason = "loaded";
+    }
+    if (load_path.empty())
+      std::printf("%7s untrained validation loss %.4f (v-weighted; masks, times and noise of seed 99), after training "
+                  "%.4f\n", "", untrained, model.denoising_loss(val, s4, o.t_sampling, 99, threads, "v"));
+    else
+      std::printf("%7s loaded %s: validation loss %.4f (v-weighted; masks, times and noise of seed 99)\n", "",
+                  load_path.c_str(), untrained);
     for (const SamplerOptions& so : samplers) {
       std::printf("%7d %7d %7d %7.0f %8.4f %8s |%s\n", steps, res.steps_done, res.best_step, res.seconds,
                   res.best_val_loss, res.stop_reason.c_str(),
-                  score_patterns(model, gp, truth, patterns, so, threads).c_str());
+                  score_patterns(model, gp, truth, patterns, so, threads, numbers).c_str());
       std::fflush(stdout);
     }
   }
