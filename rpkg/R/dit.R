@@ -579,6 +579,12 @@ sampler_options <- function(method = NULL, steps = NULL, grid = NULL, t0 = NULL,
 #' 93.1-96.3% on the others (`bench/results/dit_learning_sde.md`); with fewer
 #' steps it is no substitute (at 25, P3's regions covered 85.8%; at 16, P1's
 #' W2 was 3.7x that of exact draws; `bench/results/sampler_default_steps.md`).
+#' DPM-Solver++(2M) SDE (`method = "dpm2m_sde"`) at 16-32 steps, one call
+#' each, sits between: on three networks trained 600 s its tail-gap W2 was
+#' 1.24-1.37x that of exact draws with coverage 87.4-91.8% (the default on the
+#' same networks: 1.36-1.51x, 82.9-88.9%); on the two scored on all four
+#' patterns the other three covered 95.9-98.7%
+#' (`bench/results/dit_p1_samplers_2026-11-30.md`).
 #'
 #' @param object A fitted model.
 #' @param x One sequence, an `H x d` matrix with `NA` where values are missing.
