@@ -453,16 +453,16 @@ void gp_demo(int threads, int steps, const std::string& prediction, const std::s
 
 // One row of the learning table: W2 / null, Mahalanobis and raw 95% region
 // coverage on each pattern (every frame of it missing in every test sequence).
-// `numbers`: the paper's number of each pattern (1-4), for the labels and the
-// seeds (all four, in order, when empty).
+// `numbers`: the paper's number (1-4) of each of `patterns`, for the labels
+// and the seeds.
 std::string score_patterns(const DiTModel& model, const GaussianProcess& gp, const Batch& truth,
                            const std::vector<std::vector<int>>& patterns, const SamplerOptions& so, int threads,
-                           const std::vector<int>& numbers = {}) {
+                           const std::vector<int>& numbers) {
   std::ostringstream row;
   row << " " << to_string(so.method) << ":" << so.steps;
   const DiTSampler sampler(model, so);
   for (std::size_t q = 0; q < patterns.size(); ++q) {
-    const std::size_t p = numbers.empty() ? q : static_cast<std::size_t>(numbers[q] - 1);
+    const std::size_t p = static_cast<std::size_t>(numbers[q] - 1);
     Batch x = truth;
     for (int i = 0; i < x.n; ++i)
       for (int h : patterns[q])
