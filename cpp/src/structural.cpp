@@ -30,15 +30,24 @@ int harmonics_of(const StructuralSpec& s) {
 // Log scales of the parameters the fit moves, with the bounds that keep the
 // filter well conditioned; the smooth term's variance is the unit (the scale
 // of each variable is profiled out).
+// A parameter moves by the factor exp(step) per unit of the optimiser's
+// coordinate: the period's likelihood has a mode at each multiple of a
+// cycle, so it moves in small steps from its start (a periodogram peak).
 struct Param {
   double StructuralSpec::*field;
   double lo, hi;
   bool relative_to_period = false;
+  double step = 1.0;
 };
 
+bool free_period(const StructuralSpec& s) { return s.seasonal && s.period_max > s.period_min; }
+
 std::vector<Param> params_of(const StructuralSpec& s) {
-  std::vector<Param> p = {{&StructuralSpec::nugget, 1e-6, 1e4},
-                          {&StructuralSpec::smooth_lengthscale, 0.3, 1e5}};
+  std::vector<Param> p;
+  // First, so that spec_of() has the new period before the decay, which is relative to it.
+  if (free_period(s)) p.push_back({&StructuralSpec::period, s.period_min, s.period_max, false, 0.05});
+  p.push_back({&StructuralSpec::nugget, 1e-6, 1e4});
+  p.push_back({&StructuralSpec::smooth_lengthscale, 0.3, 1e5});
   if (has_level(s)) p.push_back({&StructuralSpec::level_rate, 1e-10, 1e4});
   if (s.trend == StructuralSpec::Trend::trend) p.push_back({&StructuralSpec::slope_rate, 1e-14, 1e2});
   if (s.seasonal) {
@@ -54,15 +63,18 @@ Vector theta_of(const StructuralSpec& s, const std::vector<Param>& ps) {
   for (std::size_t i = 0; i < ps.size(); ++i) {
     double v = s.*(ps[i].field);
     if (ps[i].relative_to_period) v /= s.period;
-    th(static_cast<Eigen::Index>(i)) = std::log(std::min(std::max(v, ps[i].lo), ps[i].hi));
+    th(static_cast<Eigen::Index>(i)) = std::log(std::min(std::max(v, ps[i].lo), ps[i].hi)) / ps[i].step;
   }
   return th;
 }
 
 StructuralSpec spec_of(StructuralSpec s, const std::vector<Param>& ps, const Vector& th) {
   for (std::size_t i = 0; i < ps.size(); ++i) {
-    double v = std::exp(std::min(std::max(th(static_cast<Eigen::Index>(i)), std::log(ps[i].lo)), std::log(ps[i].hi)));
+    double v = std::exp(
+        std::min(std::max(th(static_cast<Eigen::Index>(i)) * ps[i].step, std::log(ps[i].lo)), std::log(ps[i].hi)));
     if (ps[i].relative_to_period) v *= s.period;
+    // exp(log(lo)) can round below lo: the period's bounds are checked exactly (structural_process).
+    if (ps[i].field == &StructuralSpec::period) v = std::min(std::max(v, ps[i].lo), ps[i].hi);
     s.*(ps[i].field) = v;
   }
   s.smooth_var = 1.0;
@@ -246,6 +258,9 @@ LatentProcess structural_process(const StructuralSpec& s) {
   if (s.seasonal) {
     if (!(std::isfinite(s.period) && s.period >= 2.0))
       throw input_error("model", "a season needs a period of at least 2 frames.");
+    if (free_period(s) && !(std::isfinite(s.period_max) && s.period_min >= 2.0 && s.period >= s.period_min &&
+                            s.period <= s.period_max))
+      throw input_error("model", "a fitted period needs bounds of at least 2 frames around its starting value.");
     if (!positive(s.season_var) || !positive(s.periodic_lengthscale) || !positive(s.season_decay))
       throw input_error("model", "the season needs a finite variance, periodic lengthscale and decay > 0.");
     const int K = harmonics_of(s);

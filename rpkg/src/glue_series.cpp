@@ -15,7 +15,7 @@ ditimpute::StructuralSpec::Trend trend_from_r(const std::string& s) {
   throw ditimpute::input_error("model", "unknown model \"" + s + "\" (stationary, level or trend).");
 }
 
-// list(model, seasonal, period, level_rate, slope_rate, smooth_var,
+// list(model, seasonal, period, period_min, period_max, harmonics, level_rate, slope_rate, smooth_var,
 // smooth_lengthscale, season_var, periodic_lengthscale, season_decay, nugget):
 // missing fields keep the core's defaults.
 ditimpute::StructuralSpec spec_from_r(const Rcpp::List& l) {
@@ -23,6 +23,8 @@ ditimpute::StructuralSpec spec_from_r(const Rcpp::List& l) {
   s.trend = trend_from_r(glue::get_or<std::string>(l, "model", "level"));
   s.seasonal = glue::get_or<bool>(l, "seasonal", s.seasonal);
   s.period = glue::get_or<double>(l, "period", s.period);
+  s.period_min = glue::get_or<double>(l, "period_min", s.period_min);
+  s.period_max = glue::get_or<double>(l, "period_max", s.period_max);
   s.harmonics = glue::get_or<int>(l, "harmonics", s.harmonics);
   s.level_rate = glue::get_or<double>(l, "level_rate", s.level_rate);
   s.slope_rate = glue::get_or<double>(l, "slope_rate", s.slope_rate);
@@ -39,7 +41,8 @@ ditimpute::StructuralSpec spec_from_r(const Rcpp::List& l) {
 Rcpp::List spec_to_r(const ditimpute::StructuralSpec& s) {
   return Rcpp::List::create(
       Rcpp::Named("model") = ditimpute::to_string(s.trend), Rcpp::Named("seasonal") = s.seasonal,
-      Rcpp::Named("period") = s.period, Rcpp::Named("harmonics") = s.harmonics,
+      Rcpp::Named("period") = s.period, Rcpp::Named("period_min") = s.period_min,
+      Rcpp::Named("period_max") = s.period_max, Rcpp::Named("harmonics") = s.harmonics,
       Rcpp::Named("level_rate") = s.level_rate, Rcpp::Named("slope_rate") = s.slope_rate,
       Rcpp::Named("smooth_var") = s.smooth_var, Rcpp::Named("smooth_lengthscale") = s.smooth_lengthscale,
       Rcpp::Named("season_var") = s.season_var, Rcpp::Named("periodic_lengthscale") = s.periodic_lengthscale,

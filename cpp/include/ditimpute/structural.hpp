@@ -19,7 +19,10 @@
 //    (weight of harmonic k proportional to I_k(1 / lp^2), the modified Bessel
 //    function), total variance `season_var`, whose amplitudes and phases
 //    drift with time constant `season_decay` frames, exponentially
-//    (`season_envelope` 1) or as a smoother Matern 3/2 process (2);
+//    (`season_envelope` 1) or as a smoother Matern 3/2 process (2); with
+//    `period_max > period_min` the period is fitted too, within those
+//    bounds (a cycle of unknown length, as the sunspots' 11 years), else it
+//    is fixed;
 // and e_t white with variance `nugget`. Trend::none is the stationary model:
 // the mean is then a linear trend in time per variable (least squares).
 #pragma once
@@ -36,7 +39,8 @@ namespace ditimpute {
 struct StructuralSpec {
   enum class Trend { none, level, trend } trend = Trend::level;
   bool seasonal = false;
-  double period = 0.0;  // frames (seasonal only)
+  double period = 0.0;  // frames (seasonal only); the fit's starting value when it is fitted
+  double period_min = 0.0, period_max = 0.0;  // seasonal only: fitted within these when period_max > period_min
   int harmonics = 0;    // seasonal only; 0 = min(3, floor(period / 2))
   double level_rate = 1e-2, slope_rate = 1e-6;
   double smooth_var = 0.5, smooth_lengthscale = 10.0;
