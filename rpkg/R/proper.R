@@ -58,6 +58,8 @@ check_proper <- function(proper, method, call = rlang::caller_env()) {
 
 # Log-scale parameters of a form, in the core's order (structural.cpp's
 # params_of), with its bounds; season_decay is bounded relative to the period.
+# A cycle's fitted period is not among them: its likelihood has a mode every
+# few frames, too narrow for these differences, so proper draws keep it.
 proper_parameters <- function(spec) {
   p <- list(nugget = c(1e-6, 1e4), smooth_lengthscale = c(0.3, 1e5))
   if (spec$model != "stationary") p$level_rate <- c(1e-10, 1e4)

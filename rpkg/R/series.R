@@ -30,6 +30,14 @@
 #'   amplitudes and phases drift with a fitted time constant (smoothly, as a
 #'   Matern 3/2 process, where a short series' season has at most 3
 #'   harmonics; exponentially otherwise);
+#' * or, with `kernel = "cycle"`, the same quasi-periodic term with its period
+#'   fitted too: a cycle whose length is not the calendar's, such as the
+#'   sunspots' 11 years or a predator-prey cycle. The fit starts from the
+#'   periodogram's most prominent peak between 4 frames and a quarter of the
+#'   series (or from `period` when it is given) and searches within a factor
+#'   1.5 of it; the fitted period is printed with the model. The cycle
+#'   replaces the season (a series gets one periodic term) and is never
+#'   chosen by `kernel = "auto"`: ask for it;
 #' * white noise (the nugget).
 #'
 #' Every part is Markov, so the core fits and conditions exactly in time and
@@ -157,10 +165,13 @@
 #'   for finite-sample intervals at `level`, see Details).
 #' @param period Season length in frames; by default `frequency(x)` for a
 #'   `ts`, 12 for monthly, 7 for daily and 24 for hourly time stamps, none
-#'   otherwise (then only the smooth kernel is fitted).
+#'   otherwise (then only the smooth kernel is fitted). With `kernel =
+#'   "cycle"`, the cycle's starting length (at least 4 frames; by default
+#'   the periodogram's peak, see Details).
 #' @param model `"auto"` (the smallest BIC), `"level"`, `"trend"` or
 #'   `"stationary"` (see Details).
-#' @param kernel `"auto"` (the smaller BIC), `"seasonal"` or `"smooth"`.
+#' @param kernel `"auto"` (the smaller BIC), `"seasonal"`, `"smooth"` or
+#'   `"cycle"` (a season of fitted length, see Details; `method = "gp"` only).
 #' @param transform `"auto"`, `"boxcox"`, `"log"` or `"none"` (see Details; `method =
 #'   "gp"` only, the DiT models the data on their own scale).
 #' @param bounds `NULL` (the default), or the range the values cannot leave:
@@ -288,9 +299,14 @@
 #' disc <- datasets::discoveries
 #' disc[c(20:28, 70:75)] <- NA
 #' impute_series(disc, n_samples = 50, seed = 1, bounds = c(0, Inf))
+#' # yearly sunspots: an 11-year cycle that no calendar gives
+#' spots <- datasets::sunspot.year
+#' spots[c(100:115, 200:212)] <- NA
+#' cyc <- impute_series(spots, n_samples = 50, seed = 1, kernel = "cycle", bounds = c(0, Inf))
+#' cyc$model
 #' @export
 impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 100, period = NULL,
-                          model = c("auto", "level", "trend", "stationary"), kernel = c("auto", "seasonal", "smooth"),
+                          model = c("auto", "level", "trend", "stationary"), kernel = c("auto", "seasonal", "smooth", "cycle"),
                           transform = c("auto", "boxcox", "log", "none"), bounds = NULL, truth = NULL, fit_frames = 6000,
                           ridge = 1e-2,
                           calibrate = FALSE, proper = "auto", separate = "auto", dit = list(), seed = NULL, threads = NULL,
@@ -301,7 +317,8 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   level <- check_level(level)
   n_samples <- check_count(n_samples, min = 20)
   model_arg <- check_string(model, c("auto", "level", "trend", "stationary"), arg = "model")
-  kernel <- check_string(kernel, c("auto", "seasonal", "smooth"))
+  kernel <- check_string(kernel, c("auto", "seasonal", "smooth", "cycle"))
+  if (kernel == "cycle" && method == "dit") abort_input("kernel", "\"cycle\" is available for method = \"gp\" only.")
   transform <- check_string(transform, c("auto", "boxcox", "log", "none"))
   fit_frames <- check_count(fit_frames, min = 10)
   ridge <- check_number(ridge, lower = 0, upper = Inf, open = FALSE)
@@ -315,8 +332,9 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   n_time <- nrow(v); d <- ncol(v)
   check_series_values(v, "x")
   if (identical(proper, "auto")) proper <- method == "gp" && n_time < series_proper_frames
-  if (is.null(period)) period <- input$period
-  period <- if (is.null(period)) 1 else check_number(period, lower = 1, upper = Inf, open = FALSE)
+  if (is.null(period)) period <- if (kernel == "cycle") NA_real_ else input$period  # NA: a cycle's start from the data
+  period <- if (is.null(period)) 1 else if (kernel == "cycle" && length(period) == 1 && is.na(period)) NA_real_ else
+    check_number(period, lower = if (kernel == "cycle") 4 else 1, upper = Inf, open = FALSE)
   if (!is.null(truth)) {
     truth <- series_input(truth, "truth")$values
     if (!identical(dim(truth), dim(v))) abort_input("truth", "must have the same shape as x.")

@@ -264,8 +264,8 @@ scale_cols <- function(v, model) {
 # The parameters of a candidate form (as the core counts them), plus the
 # mean's per variable: the stationary model's line (2), the level's start (1)
 # or the trend's level and slope (2).
-series_form_df <- function(model, seasonal) {
-  c(stationary = 2, level = 3, trend = 4)[[model]] + (if (seasonal) 3 else 0) +
+series_form_df <- function(model, kernel) {
+  c(stationary = 2, level = 3, trend = 4)[[model]] + c(smooth = 0, seasonal = 3, cycle = 4)[[kernel]] +
     c(stationary = 2, level = 1, trend = 2)[[model]]
 }
 
@@ -273,9 +273,9 @@ series_candidate_forms <- function(model, kernel, period, n_time, n_obs_min, cal
   models <- if (model == "auto") c("stationary", "level", "trend") else model
   can_season <- period >= 2 && n_time >= 2 * period
   kernels <- switch(kernel, auto = if (can_season) c("smooth", "seasonal") else "smooth",
-                    seasonal = {
-                      if (!can_season) abort_input("kernel", sprintf("\"seasonal\" needs a period of at least 2 frames and two periods of data (period %g, %d frames).", period, n_time), call = call)
-                      "seasonal"
+                    seasonal = , cycle = {
+                      if (!can_season) abort_input("kernel", sprintf("\"%s\" needs a period of at least 2 frames and two periods of data (period %g, %d frames).", kernel, period, n_time), call = call)
+                      kernel
                     }, smooth = "smooth")
   forms <- expand.grid(model = models, kernel = kernels, stringsAsFactors = FALSE)
   # The season's state: on series of up to 1,500 frames up to 5 harmonics,
@@ -295,11 +295,12 @@ series_candidate_forms <- function(model, kernel, period, n_time, n_obs_min, cal
   # (bench/results/series_harmonics.md); 5 harmonics with the smooth drift
   # were no better overall and 3-4 times slower.
   harmonics <- min(if (n_time <= 1500) 5L else 3L, floor(period / 2))
-  forms$harmonics <- ifelse(forms$kernel == "seasonal", harmonics, NA_integer_)
-  forms$envelope <- ifelse(forms$kernel == "seasonal", if (n_time <= 1500 && harmonics <= 3) 2L else 1L, NA_integer_)
+  periodic <- forms$kernel != "smooth"
+  forms$harmonics <- ifelse(periodic, harmonics, NA_integer_)
+  forms$envelope <- ifelse(periodic, if (n_time <= 1500 && harmonics <= 3) 2L else 1L, NA_integer_)
   # At least twice as many observed values per variable as parameters per
   # variable: fewer leave the likelihood flat in some direction.
-  forms$df <- mapply(function(m, k) series_form_df(m, k == "seasonal"), forms$model, forms$kernel)
+  forms$df <- mapply(series_form_df, forms$model, forms$kernel)
   ok <- n_obs_min >= 2 * forms$df
   if (!any(ok)) {
     abort_input("x", sprintf("has a variable with %d observed values; impute_series() fits at least %d parameters per variable and needs at least %d observed values (impute so short a series with impute_baseline(), or give more data).",
@@ -314,11 +315,42 @@ series_candidate_forms <- function(model, kernel, period, n_time, n_obs_min, cal
 
 # Starting values of a form's parameters (variances relative to the smooth
 # term's; the core moves them on log scales).
+# A cycle (`kernel = "cycle"`) is the season with its period fitted too,
+# within a factor 1.5 of the start (see series_cycle_start()).
 series_start_spec <- function(model, kernel, period) {
-  list(model = model, seasonal = kernel == "seasonal", period = if (kernel == "seasonal") period else 0,
-       level_rate = 0.01, slope_rate = 1e-5, smooth_var = 1,
-       smooth_lengthscale = if (period >= 2) max(2, min(period, 20)) else 10,
-       season_var = 1, periodic_lengthscale = 1, season_decay = 4 * max(period, 2), nugget = 0.1)
+  c(list(model = model, seasonal = kernel != "smooth", period = if (kernel != "smooth") period else 0,
+         level_rate = 0.01, slope_rate = 1e-5, smooth_var = 1,
+         smooth_lengthscale = if (period >= 2) max(2, min(period, 20)) else 10,
+         season_var = 1, periodic_lengthscale = 1, season_decay = 4 * max(period, 2), nugget = 0.1),
+    if (kernel == "cycle") list(period_min = max(2, period / 1.5), period_max = period * 1.5))
+}
+
+# The starting period of a cycle: the periodogram's most prominent peak over
+# periods of 4 frames to a quarter of the series, on the variables summed
+# (each with its gaps interpolated, its line removed and scaled to unit
+# variance). Prominence is the log of the periodogram (averaged over three
+# neighbouring frequencies) above a power law fitted to it over all
+# frequencies (least squares on log-log scales), so that a level's red
+# spectrum (rising towards long periods) does not win by its slope alone.
+series_cycle_start <- function(v, call = rlang::caller_env()) {
+  n <- nrow(v)
+  k <- seq_len(floor(n / 4))
+  k <- k[k >= 4 & n / k >= 4]
+  if (length(k) < 3) {  # k = 4, 5, 6 cycles per series at least: 24 frames
+    abort_input("kernel", sprintf("\"cycle\" needs at least 24 frames to look for a cycle of 4 frames or more (the series has %d); give its `period` to start from.", n), call = call)
+  }
+  pg <- numeric(n)
+  for (j in seq_len(ncol(v))) {
+    ok <- which(!is.na(v[, j]))
+    y <- if (length(ok) >= 2) stats::approx(ok, v[ok, j], xout = seq_len(n), rule = 2)$y else rep(0, n)
+    y <- y - stats::fitted(stats::lm(y ~ seq_len(n)))
+    if (stats::sd(y) > 0) pg <- pg + Mod(stats::fft(y / stats::sd(y)))^2
+  }
+  half <- seq_len(floor(n / 2))
+  lp <- log(pmax(pg[half + 1], 1e-300))  # frequencies 1..n/2 cycles per series
+  sm <- vapply(half, function(i) mean(lp[max(1, i - 1):min(length(lp), i + 1)]), 0)
+  background <- stats::fitted(stats::lm(lp ~ log(half)))
+  n / k[which.max(sm[k] - background[k])]
 }
 
 # The starting specs of the candidate forms (rows of series_candidate_forms()).
@@ -344,10 +376,16 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
   if (!is.null(bounds)) bounds <- lapply(bounds, function(b) b[colnames(v)])  # per variable, as series_bounds() gives
   n_time <- nrow(v); d <- ncol(v)
   n_obs_min <- min(colSums(!is.na(v)))
+  transforms <- NULL
+  if (kernel == "cycle" && is.na(period)) {  # the cycle's start on the model's scale
+    transforms <- list(series_transforms(v, transform, bounds, call = call))
+    period <- series_cycle_start(to_model_scale(v, transforms[[1]]), call = call)
+  }
   forms <- series_candidate_forms(model, kernel, period, n_time, n_obs_min, call)
   specs <- series_start_specs(forms, period)
   evaluations <- series_fit_evaluations(n_time, fit_frames)
-  fits <- lapply(list(series_transforms(v, transform, bounds, call = call)), function(tr) {
+  if (is.null(transforms)) transforms <- list(series_transforms(v, transform, bounds, call = call))
+  fits <- lapply(transforms, function(tr) {
     lambda <- tr$lambda
     u <- to_model_scale(v, tr)
     center <- colMeans(u, na.rm = TRUE)
@@ -386,7 +424,8 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
   rownames(tab) <- NULL
   structure(list(model_name = tab$model[best], kernel_name = tab$kernel[best], spec = b$spec, candidate = b,
                  Lambda = b$Lambda, innovation_r2 = stats::setNames(series_innovation_r2(b$Lambda), colnames(v)),
-                 period = period, lambda = f$transform$lambda, transform = f$transform,
+                 period = if (tab$kernel[best] == "cycle") b$spec$period else period,
+                 lambda = f$transform$lambda, transform = f$transform,
                  center = f$center, scale = f$scale, loglik = tab$logLik[best], df = b$df, nobs = b$nobs,
                  fit_start = f$fit$fit_start, fit_frames = f$fit$fit_frames,
                  candidates = tab[, c("model", "kernel", "envelope", "harmonics", "transform", "logLik", "df", "AIC", "BIC", "evaluations",
@@ -645,12 +684,14 @@ print.ditimpute_series_model <- function(x, ...) {
   trend <- switch(x$model_name, stationary = "linear trend + stationary GP", level = "local level",
                   trend = "local linear trend")
   cat(sprintf("<ditimpute_series_model> %s, %s kernel%s%s\n", trend, x$kernel_name,
-              if (x$kernel_name == "seasonal") sprintf(" (period %g)", x$period) else "",
+              switch(x$kernel_name, seasonal = sprintf(" (period %g)", x$period),
+                     cycle = sprintf(" (period %.4g, fitted)", x$period), ""),
               series_scale_text(x$transform)))
   tot <- s$smooth_var + s$nugget + (if (isTRUE(s$seasonal)) s$season_var else 0)
   cat(sprintf("  variance shares of the stationary part: smooth %.3f (lengthscale %.3g)%s, nugget %.3f\n",
               s$smooth_var / tot, s$smooth_lengthscale,
-              if (isTRUE(s$seasonal)) sprintf(", season %.3f (periodic lengthscale %.3g, decay %.3g)", s$season_var / tot,
+              if (isTRUE(s$seasonal)) sprintf(", %s %.3f (periodic lengthscale %.3g, decay %.3g)",
+                                               if (x$kernel_name == "cycle") "cycle" else "season", s$season_var / tot,
                                                s$periodic_lengthscale, s$season_decay) else "", s$nugget / tot))
   if (x$model_name != "stationary") {
     cat(sprintf("  level noise per frame: %.3g of the stationary variance%s\n", s$level_rate / tot,
