@@ -22,9 +22,14 @@ constexpr double kLog2Pi = 1.8378770664093454836;
 
 bool has_level(const StructuralSpec& s) { return s.trend != StructuralSpec::Trend::none; }
 
+bool free_period(const StructuralSpec& s) { return s.seasonal && s.period_max > s.period_min; }
+
+// With a fitted period, from its shortest value: the count must not change
+// while the period moves, and no harmonic may pass the Nyquist frequency.
 int harmonics_of(const StructuralSpec& s) {
   if (!s.seasonal) return 0;
-  return s.harmonics > 0 ? s.harmonics : std::max(1, std::min(3, static_cast<int>(std::floor(s.period / 2.0))));
+  const double shortest = free_period(s) ? s.period_min : s.period;
+  return s.harmonics > 0 ? s.harmonics : std::max(1, std::min(3, static_cast<int>(std::floor(shortest / 2.0))));
 }
 
 // Log scales of the parameters the fit moves, with the bounds that keep the
@@ -39,8 +44,6 @@ struct Param {
   bool relative_to_period = false;
   double step = 1.0;
 };
-
-bool free_period(const StructuralSpec& s) { return s.seasonal && s.period_max > s.period_min; }
 
 std::vector<Param> params_of(const StructuralSpec& s) {
   std::vector<Param> p;

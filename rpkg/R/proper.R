@@ -5,7 +5,7 @@
 # about the missing values given them (what Rubin's rules assume).
 #
 # Per path k:
-#  * the form (stationary, level or trend model; smooth or seasonal kernel)
+#  * the form (stationary, level or trend model; smooth, seasonal or cycle kernel)
 #    among those fitted, with probability its BIC weight exp(-BIC / 2)
 #    (normalised: the BIC approximation of the forms' posterior
 #    probabilities), so that the paths carry the uncertainty about the form
@@ -56,8 +56,8 @@ check_proper <- function(proper, method, call = rlang::caller_env()) {
   proper
 }
 
-# Log-scale parameters of a form, in the core's order (structural.cpp's
-# params_of), with its bounds; season_decay is bounded relative to the period.
+# Log-scale parameters of a form (structural.cpp's params_of, which puts a
+# cycle's period first; these are set by name), with its bounds; season_decay is bounded relative to the period.
 # A cycle's fitted period is not among them: its likelihood has a mode every
 # few frames, too narrow for these differences, so proper draws keep it.
 proper_parameters <- function(spec) {
@@ -165,7 +165,7 @@ proper_form_weights <- function(bic) {
 # n_samples parameter draws of a fitted model: a list of candidates (as
 # cpp_structural_fit returns them) for cpp_structural_impute(). With
 # forms = TRUE each path first draws its form (stationary, local level or
-# trend; smooth or seasonal) with probability its BIC weight among the forms
+# trend; smooth, seasonal or cycle) with probability its BIC weight among the forms
 # fitted, then that form's parameters around its own fit; FALSE keeps the
 # chosen form.
 proper_candidates <- function(model, v, y, n_samples, seed, threads, forms = TRUE, call = rlang::caller_env()) {

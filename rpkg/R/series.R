@@ -224,10 +224,11 @@
 #'   no better.
 #' @param proper `TRUE` for *proper* multiple imputation (`method = "gp"`):
 #'   each sample path is drawn under its own draw of the model's form and
-#'   parameters: the form (stationary, level or trend; smooth or seasonal)
-#'   among those fitted with probability its BIC weight, then its
+#'   parameters: the form (stationary, level or trend; smooth, seasonal or
+#'   cycle) among those fitted with probability its BIC weight, then its
 #'   parameters from their approximate sampling distribution (the form's log-parameters
-#'   from the normal of the likelihood's curvature, `Lambda` from an inverse
+#'   from the normal of the likelihood's curvature, except a cycle's period,
+#'   which stays at its fitted value; `Lambda` from an inverse
 #'   Wishart, the stationary model's line from its autocorrelation-consistent
 #'   normal), so that analyses pooled over the paths with Rubin's rules
 #'   ([as_mids()], `mice::pool()`) include the uncertainty about the

@@ -273,9 +273,12 @@ series_candidate_forms <- function(model, kernel, period, n_time, n_obs_min, cal
   models <- if (model == "auto") c("stationary", "level", "trend") else model
   can_season <- period >= 2 && n_time >= 2 * period
   kernels <- switch(kernel, auto = if (can_season) c("smooth", "seasonal") else "smooth",
-                    seasonal = , cycle = {
-                      if (!can_season) abort_input("kernel", sprintf("\"%s\" needs a period of at least 2 frames and two periods of data (period %g, %d frames).", kernel, period, n_time), call = call)
-                      kernel
+                    seasonal = {
+                      if (!can_season) abort_input("kernel", sprintf("\"seasonal\" needs a period of at least 2 frames and two periods of data (period %g, %d frames).", period, n_time), call = call)
+                      "seasonal"
+                    }, cycle = {  # a start from the data always fits (series_cycle_start()); the user's may not
+                      if (!can_season) abort_input("period", sprintf("with kernel = \"cycle\" needs two periods of data (period %g, %d frames).", period, n_time), call = call)
+                      "cycle"
                     }, smooth = "smooth")
   forms <- expand.grid(model = models, kernel = kernels, stringsAsFactors = FALSE)
   # The season's state: on series of up to 1,500 frames up to 5 harmonics,
@@ -294,9 +297,17 @@ series_candidate_forms <- function(model, kernel, period, n_time, n_obs_min, cal
   # Seatbelts, 1.03-1.04x on ldeaths and mdeaths
   # (bench/results/series_harmonics.md); 5 harmonics with the smooth drift
   # were no better overall and 3-4 times slower.
-  harmonics <- min(if (n_time <= 1500) 5L else 3L, floor(period / 2))
+  # A cycle's period is searched within a factor 1.5 of its start and at
+  # most half the series; its harmonics stay below the Nyquist frequency at
+  # the shortest period searched.
+  cycle <- kernel == "cycle"
+  period_min <- if (cycle) max(2, period / 1.5) else NA_real_
+  period_max <- if (cycle) min(1.5 * period, n_time / 2) else NA_real_
+  harmonics <- min(if (n_time <= 1500) 5L else 3L, floor((if (cycle) period_min else period) / 2))
   periodic <- forms$kernel != "smooth"
   forms$harmonics <- ifelse(periodic, harmonics, NA_integer_)
+  forms$period_min <- period_min
+  forms$period_max <- period_max
   forms$envelope <- ifelse(periodic, if (n_time <= 1500 && harmonics <= 3) 2L else 1L, NA_integer_)
   # At least twice as many observed values per variable as parameters per
   # variable: fewer leave the likelihood flat in some direction.
@@ -310,26 +321,26 @@ series_candidate_forms <- function(model, kernel, period, n_time, n_obs_min, cal
     abort_input("model", sprintf("\"%s\" needs at least %d observed values per variable; the series has %d.", model,
                                  2 * min(forms$df), n_obs_min), call = call)
   }
-  forms[ok, c("model", "kernel", "envelope", "harmonics"), drop = FALSE]
+  forms[ok, c("model", "kernel", "envelope", "harmonics", "period_min", "period_max"), drop = FALSE]
 }
 
 # Starting values of a form's parameters (variances relative to the smooth
 # term's; the core moves them on log scales).
 # A cycle (`kernel = "cycle"`) is the season with its period fitted too,
-# within a factor 1.5 of the start (see series_cycle_start()).
+# within the bounds series_candidate_forms() gives (see series_cycle_start()).
 series_start_spec <- function(model, kernel, period) {
-  c(list(model = model, seasonal = kernel != "smooth", period = if (kernel != "smooth") period else 0,
-         level_rate = 0.01, slope_rate = 1e-5, smooth_var = 1,
-         smooth_lengthscale = if (period >= 2) max(2, min(period, 20)) else 10,
-         season_var = 1, periodic_lengthscale = 1, season_decay = 4 * max(period, 2), nugget = 0.1),
-    if (kernel == "cycle") list(period_min = max(2, period / 1.5), period_max = period * 1.5))
+  list(model = model, seasonal = kernel != "smooth", period = if (kernel != "smooth") period else 0,
+       level_rate = 0.01, slope_rate = 1e-5, smooth_var = 1,
+       smooth_lengthscale = if (period >= 2) max(2, min(period, 20)) else 10,
+       season_var = 1, periodic_lengthscale = 1, season_decay = 4 * max(period, 2), nugget = 0.1)
 }
 
 # The starting period of a cycle: the periodogram's most prominent peak over
 # periods of 4 frames to a quarter of the series, on the variables summed
 # (each with its gaps interpolated, its line removed and scaled to unit
 # variance). Prominence is the log of the periodogram (averaged over three
-# neighbouring frequencies) above a power law fitted to it over all
+# neighbouring frequencies, then the highest of those three taken) above a
+# power law fitted to it over all
 # frequencies (least squares on log-log scales), so that a level's red
 # spectrum (rising towards long periods) does not win by its slope alone.
 series_cycle_start <- function(v, call = rlang::caller_env()) {
@@ -350,14 +361,19 @@ series_cycle_start <- function(v, call = rlang::caller_env()) {
   lp <- log(pmax(pg[half + 1], 1e-300))  # frequencies 1..n/2 cycles per series
   sm <- vapply(half, function(i) mean(lp[max(1, i - 1):min(length(lp), i + 1)]), 0)
   background <- stats::fitted(stats::lm(lp ~ log(half)))
-  n / k[which.max(sm[k] - background[k])]
+  best <- k[which.max(sm[k] - background[k])]
+  # The three-bin average shows a one-bin peak at its neighbours too: the
+  # start is the highest of the three bins themselves.
+  near <- intersect(best + (-1):1, k)
+  n / near[which.max(lp[near])]
 }
 
 # The starting specs of the candidate forms (rows of series_candidate_forms()).
 series_start_specs <- function(forms, period) {
   lapply(seq_len(nrow(forms)), function(i) {
     c(series_start_spec(forms$model[i], forms$kernel[i], period),
-      if (!is.na(forms$envelope[i])) list(season_envelope = forms$envelope[i], harmonics = forms$harmonics[i]))
+      if (!is.na(forms$envelope[i])) list(season_envelope = forms$envelope[i], harmonics = forms$harmonics[i]),
+      if (forms$kernel[i] == "cycle") list(period_min = forms$period_min[i], period_max = forms$period_max[i]))
   })
 }
 

@@ -427,7 +427,7 @@ test_that("kernel = \"cycle\" finds and fits a cycle no calendar gives, and carr
   expect_identical(cyc$model$kernel_name, "cycle")
   expect_lt(abs(cyc$model$period - 37), 0.5)
   expect_equal(cyc$model$spec$period, cyc$model$period)
-  expect_output(print(cyc$model), "cycle kernel \\(period 3[67]\\.[0-9]*, fitted\\)")
+  expect_output(print(cyc$model), "cycle kernel \\(period 3[67](\\.[0-9]*)?, fitted\\)")
   smooth <- impute_series(y, level = 0.9, n_samples = 20, seed = 1)
   expect_identical(smooth$model$kernel_name, "smooth")
   mae <- function(imp) mean(abs(imp$point[gap] - y0[gap]))
@@ -442,6 +442,7 @@ test_that("kernel = \"cycle\" finds and fits a cycle no calendar gives, and carr
   expect_lte(far$model$period, 45)
   # Input errors name the argument.
   expect_input_error(impute_series(y, kernel = "cycle", period = 3), "period")
+  expect_input_error(impute_series(y[1:100], kernel = "cycle", period = 60), "period")
   expect_input_error(impute_series(y[1:12], kernel = "cycle"), "kernel")
   expect_input_error(impute_series(y, method = "dit", kernel = "cycle"), "kernel")
 })
