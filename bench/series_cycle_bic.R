@@ -1,7 +1,9 @@
 # Would BIC choose a cycle (impute_series(kernel = "cycle")) over the default
 # forms (kernel = "auto": the calendar's season or the smooth kernel)? Both
 # fitted on each whole series (no gaps hidden), on the same scale, with their
-# smallest BIC over the trend forms; the fitted period of the cycle. Series:
+# smallest BIC over the trend forms; the fitted period of the cycle. (A
+# whole series has no gaps, so kernel = "auto" weighs no cycle on hidden gaps
+# here: its forms are the calendar's, as before 2026-12-02.) Series:
 # bench/series_cycle.R's four cyclic ones and eight of R's `datasets` without
 # a cycle of their own (calendar-seasonal or not).
 #

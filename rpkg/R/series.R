@@ -36,8 +36,11 @@
 #'   periodogram's most prominent peak between 4 frames and a quarter of the
 #'   series (or from `period` when it is given) and searches within a factor
 #'   1.5 of it; the fitted period is printed with the model. The cycle
-#'   replaces the season (a series gets one periodic term) and is never
-#'   chosen by `kernel = "auto"`: ask for it;
+#'   replaces the season (a series gets one periodic term). `kernel = "auto"`
+#'   weighs it too (below) when the series has gaps, the periodogram's peak
+#'   stands well above its background (a screen: at least 12 times the fitted
+#'   power law, three bins averaged) and the calendar's season does not hold
+#'   it (a period over 1.5 calendar periods);
 #' * white noise (the nugget).
 #'
 #' Every part is Markov, so the core fits and conditions exactly in time and
@@ -49,7 +52,18 @@
 #' the variables' standardised one-step prediction errors. With `model =
 #' "auto"` and `kernel = "auto"` every form is fitted (stationary, level and
 #' trend; smooth and seasonal) and the one with the smallest BIC is used;
-#' `summary()` shows each candidate's log-likelihood, AIC and BIC. A
+#' `summary()` shows each candidate's log-likelihood, AIC and BIC. When a
+#' cycle is weighed, BIC picks the best form with the calendar's kernel and
+#' the best with the cycle, and the two are compared on the series' own
+#' hidden gaps, as `calibrate = TRUE` hides them: ten rounds hide further
+#' observed stretches with lengths drawn from the series' gaps, both forms
+#' impute them exactly, and each hidden value is scored by the CRPS of its
+#' Gaussian conditional (accuracy and width together). The cycle is used
+#' when its mean CRPS is lower by more than one standard error of the paired
+#' difference, each hidden gap one unit (cross-validation's one-standard-error
+#' rule, leaning to the calendar's form); `print(object$model)` shows the
+#' comparison. BIC ranks one-step fit and can prefer a monthly series'
+#' 12-month season although an 11-year cycle fills its long gaps better. A
 #' variable's first values under a level or trend only start the level: they
 #' count as parameters, not as likelihood.
 #'
@@ -170,8 +184,9 @@
 #'   the periodogram's peak, see Details).
 #' @param model `"auto"` (the smallest BIC), `"level"`, `"trend"` or
 #'   `"stationary"` (see Details).
-#' @param kernel `"auto"` (the smaller BIC), `"seasonal"`, `"smooth"` or
-#'   `"cycle"` (a season of fitted length, see Details; `method = "gp"` only).
+#' @param kernel `"auto"` (the smaller BIC; a cycle weighed on hidden gaps,
+#'   see Details), `"seasonal"`, `"smooth"` or `"cycle"` (a season of fitted
+#'   length, see Details; `method = "gp"` only).
 #' @param transform `"auto"`, `"boxcox"`, `"log"` or `"none"` (see Details; `method =
 #'   "gp"` only, the DiT models the data on their own scale).
 #' @param bounds `NULL` (the default), or the range the values cannot leave:
@@ -300,11 +315,14 @@
 #' disc <- datasets::discoveries
 #' disc[c(20:28, 70:75)] <- NA
 #' impute_series(disc, n_samples = 50, seed = 1, bounds = c(0, Inf))
-#' # yearly sunspots: an 11-year cycle that no calendar gives
+#' # yearly sunspots: an 11-year cycle that no calendar gives; the default
+#' # weighs it against the smooth kernel on hidden gaps (see the model's print)
 #' spots <- datasets::sunspot.year
 #' spots[c(100:115, 200:212)] <- NA
+#' auto <- impute_series(spots, n_samples = 50, seed = 1, bounds = c(0, Inf))
+#' auto$model
+#' # or ask for the cycle
 #' cyc <- impute_series(spots, n_samples = 50, seed = 1, kernel = "cycle", bounds = c(0, Inf))
-#' cyc$model
 #' @export
 impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 100, period = NULL,
                           model = c("auto", "level", "trend", "stationary"), kernel = c("auto", "seasonal", "smooth", "cycle"),
@@ -362,7 +380,7 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   here <- environment()
   fitted <- fit_series_groups(colnames(v), separate, function(cols) {
     fit_series_model(v[, cols, drop = FALSE], period, model_arg, kernel, transform, ridge, fit_frames, threads,
-                     bounds = bounds, call = here)
+                     bounds = bounds, seed = sub_seed(seed, 11), call = here)
   })
   fitted$fit_seconds <- proc.time()[["elapsed"]] - start
   lone <- series_lone_warning(fitted)
@@ -659,7 +677,8 @@ summary.ditimpute_series_imputation <- function(object, ...) {
                         mean_width = vapply(seq_along(vars), function(j) {
                           if (any(miss[, j])) mean(object$upper[miss[, j], j] - object$lower[miss[, j], j]) else NA_real_
                         }, 0), row.names = NULL)
-  structure(list(variables = per_var, candidates = object$model$candidates, level = object$level,
+  structure(list(variables = per_var, candidates = object$model$candidates, selection = object$model$selection,
+                 level = object$level,
                  method = object$method), class = "summary.ditimpute_series_imputation")
 }
 
@@ -668,7 +687,8 @@ print.summary.ditimpute_series_imputation <- function(x, ...) {
   cat(sprintf("Series imputation by %s\n\nPer variable (%g%% intervals):\n", x$method, 100 * x$level))
   print(x$variables, row.names = FALSE)
   if (!is.null(x$candidates)) {
-    cat("\nCandidate models (fitted by maximum likelihood; the chosen one has the smallest BIC):\n")
+    cat(if (is.null(x$selection)) "\nCandidate models (fitted by maximum likelihood; the chosen one has the smallest BIC):\n" else
+      "\nCandidate models (fitted by maximum likelihood; the chosen one has the smallest BIC among the forms of the\nkernel chosen on hidden gaps, see print(object$model)):\n")
     print(x$candidates, row.names = FALSE)
   }
   invisible(x)
