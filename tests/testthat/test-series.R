@@ -403,6 +403,21 @@ test_that("a long gap far from the global mean is bridged at the local level, wi
   expect_output(print(summary(imp)), "level")
 })
 
+# A cycle of 37 frames (two harmonics, drifting amplitude) on a random-walk
+# level with noise, 1,500 frames (y0), and the same with a 74-frame gap
+# (frames 701-774, two cycles) and 150 scattered holes (y).
+cycle_series <- function() {
+  set.seed(37)
+  n <- 1500
+  amp <- pmax(0.4, 1 + cumsum(rnorm(n, sd = 0.02)))
+  t <- seq_len(n)
+  y0 <- cumsum(rnorm(n, sd = 0.03)) + amp * (sin(2 * pi * t / 37) + 0.4 * sin(4 * pi * t / 37)) + rnorm(n, sd = 0.25)
+  y <- y0
+  y[701:774] <- NA
+  y[sample(setdiff(t, 699:776), 150)] <- NA
+  list(y0 = y0, y = y, gap = 701:774)
+}
+
 test_that("kernel = \"cycle\" finds and fits a cycle no calendar gives, and carries it through a long gap", {
   # A cycle of 37 frames (two harmonics, drifting amplitude) on a random-walk
   # level with noise: 1,500 frames, a 74-frame gap (two cycles) and 10%
@@ -413,15 +428,10 @@ test_that("kernel = \"cycle\" finds and fits a cycle no calendar gives, and carr
   # interpolate across two cycles of amplitude ~1, the cycle continues them:
   # its MAE there must be under half the smooth model's (kernel = "smooth":
   # "auto" weighs the cycle too, see the next test).
-  set.seed(37)
-  n <- 1500
-  amp <- pmax(0.4, 1 + cumsum(rnorm(n, sd = 0.02)))
-  t <- seq_len(n)
-  y0 <- cumsum(rnorm(n, sd = 0.03)) + amp * (sin(2 * pi * t / 37) + 0.4 * sin(4 * pi * t / 37)) + rnorm(n, sd = 0.25)
-  y <- y0
-  gap <- 701:774
-  y[gap] <- NA
-  y[sample(setdiff(t, 699:776), 150)] <- NA
+  sim <- cycle_series()
+  y0 <- sim$y0
+  y <- sim$y
+  gap <- sim$gap
   start <- ditimpute:::series_cycle_start(matrix(y))
   expect_lt(abs(start - 37), 2)
   cyc <- impute_series(y, level = 0.9, n_samples = 20, seed = 1, kernel = "cycle")
@@ -453,16 +463,11 @@ test_that("kernel = \"auto\" weighs a cycle on the series' own hidden gaps and k
   # screen, and on ten rounds of hidden gaps (the series' own lengths: 1 and
   # 74) the cycle's mean CRPS was 0.182 against the smooth kernel's 0.233,
   # SE of the difference 0.013, when this was written. The default must use
-  # the cycle (a gap of 3.7 SEs beyond the one-SE rule), say so in print(),
+  # the cycle (the difference is 3.7 SEs below zero; the rule needs one), say so in print(),
   # and keep only the cycle's forms for proper draws.
-  set.seed(37)
-  n <- 1500
-  amp <- pmax(0.4, 1 + cumsum(rnorm(n, sd = 0.02)))
-  t <- seq_len(n)
-  y0 <- cumsum(rnorm(n, sd = 0.03)) + amp * (sin(2 * pi * t / 37) + 0.4 * sin(4 * pi * t / 37)) + rnorm(n, sd = 0.25)
-  y <- y0
-  y[701:774] <- NA
-  y[sample(setdiff(t, 699:776), 150)] <- NA
+  sim <- cycle_series()
+  y0 <- sim$y0
+  y <- sim$y
   imp <- impute_series(y, level = 0.9, n_samples = 20, seed = 1)
   expect_identical(imp$model$kernel_name, "cycle")
   expect_lt(abs(imp$model$period - 37), 0.5)
@@ -480,6 +485,7 @@ test_that("kernel = \"auto\" weighs a cycle on the series' own hidden gaps and k
   # kernel stays and the fill is that of kernel = "smooth" (the forms the
   # default fitted before cycles were weighed).
   set.seed(6)
+  n <- length(y)
   z <- cumsum(rnorm(n, sd = 0.1)) + rnorm(n, sd = 0.3)
   z[c(300:360, sample(n, 150))] <- NA
   expect_gt(ditimpute:::series_cycle_peak(matrix(z))$prominence, ditimpute:::series_cycle_prominence)
