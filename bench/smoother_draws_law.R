@@ -34,7 +34,9 @@ for (nm in names(series)) {
   rows <- c(rows, sprintf("%-9s entries %4d  max|z| %.2f  max|mean| %.2f SE  max|sd-1| %.3f", nm, sum(is.na(x)), max(out[1, ]), max(out[2, ]), max(out[3, ])))
 }
 md <- c("# The smoother's draws against their conditional law (bench/smoother_draws_law.R)", "",
-        sprintf("Run on %s (main with the unpivoted backward factor), alone on the 2 cores.", format(Sys.time(), "%Y-%m-%d %H:%M UTC", tz = "UTC")),
+        sprintf("Run on %s (commit %s); load average at the end: %s (2 cores).", format(Sys.time(), "%Y-%m-%d %H:%M UTC", tz = "UTC"),
+                tryCatch(system("git rev-parse --short HEAD", intern = TRUE), error = function(e) "unknown"),
+                tryCatch(readLines("/proc/loadavg"), error = function(e) "unknown")),
         "Per series: 6 parameter sets (fitted + 5 proper draws) x missing entries x 400 draws.", "", "```", rows, "```")
 writeLines(md, "bench/results/smoother_draws_law.md")
 cat(md, sep = "\n")
