@@ -38,8 +38,9 @@
 #'   1.5 of it; the fitted period is printed with the model. The cycle
 #'   replaces the season (a series gets one periodic term). `kernel = "auto"`
 #'   weighs it too (below) when the series has gaps, the periodogram's peak
-#'   stands well above its background (a screen: at least 12 times the fitted
-#'   power law, three bins averaged) and the calendar's season does not hold
+#'   stands well above its background (a screen: at least 12 times the mean
+#'   of the frequencies 1.3 to 3 times higher and lower, three bins
+#'   averaged) and the calendar's season does not hold
 #'   it (a period over 1.5 calendar periods);
 #' * white noise (the nugget).
 #'
