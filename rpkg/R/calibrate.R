@@ -475,7 +475,8 @@ impute.ditimpute_calibration <- function(object, x, n_samples = object$n_samples
 #'   `calibration` field records the group of each sequence.
 #' @examples
 #' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 10))
-#' cal <- calibrate(spec, gp_simulate(spec, 40, seed = 1), missing = pattern_tail(24, 6), level = 0.9, seed = 2)
+#' cal <- calibrate(spec, gp_simulate(spec, 40, seed = 1), missing = pattern_tail(24, 6),
+#'                  level = 0.9, seed = 2)
 #' x <- gp_simulate(spec, 5, seed = 3)
 #' x[, 19:24, ] <- NA
 #' apply_calibration(impute(spec, x, level = 0.9, seed = 4), cal)

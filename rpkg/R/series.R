@@ -38,9 +38,9 @@
 #'   1.5 of it; the fitted period is printed with the model. The cycle
 #'   replaces the season (a series gets one periodic term). `kernel = "auto"`
 #'   weighs it too (below) when the series has gaps, the periodogram's peak
-#'   stands well above its background (a screen: at least 12 times the mean
-#'   of the frequencies 1.3 to 3 times higher and lower, three bins
-#'   averaged) and the calendar's season does not hold
+#'   stands well above its background (a screen: at least 12 times the
+#'   geometric mean of the periodogram at frequencies 1.3 to 3 times higher
+#'   and lower, three bins averaged) and the calendar's season does not hold
 #'   it (a period over 1.5 calendar periods);
 #' * white noise (the nugget).
 #'
@@ -322,8 +322,10 @@
 #' spots[c(100:115, 200:212)] <- NA
 #' auto <- impute_series(spots, n_samples = 50, seed = 1, bounds = c(0, Inf))
 #' auto$model
+#' \donttest{
 #' # or ask for the cycle
 #' cyc <- impute_series(spots, n_samples = 50, seed = 1, kernel = "cycle", bounds = c(0, Inf))
+#' }
 #' @export
 impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 100, period = NULL,
                           model = c("auto", "level", "trend", "stationary"), kernel = c("auto", "seasonal", "smooth", "cycle"),

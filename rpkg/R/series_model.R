@@ -339,8 +339,7 @@ series_start_spec <- function(model, kernel, period) {
 # periods of 4 frames to a quarter of the series, on the variables summed
 # (each with its gaps interpolated, its line removed and scaled to unit
 # variance). Prominence is the log of the periodogram (averaged over three
-# neighbouring frequencies, then the highest of those three taken) above its
-# local background: the mean log periodogram over the frequencies 1.3 to 3
+# neighbouring frequencies) above its local background: the mean log periodogram over the frequencies 1.3 to 3
 # times lower and, apart, 1.3 to 3 times higher, the two sides' means
 # averaged (so a straight log-log slope has no prominence: a level's red
 # spectrum, rising towards long periods, does not win by its slope, nor by
@@ -348,6 +347,8 @@ series_start_spec <- function(model, kernel, period) {
 # background leaves out the peak of a cycle whose length wanders (the
 # sunspots' 9 to 14 years); up to 3 times, it still averages a few bins at
 # the lowest frequencies searched (4 cycles per series: bins 2-3 and 6-12).
+# The start is the period of the highest single bin among the three of the
+# most prominent average.
 series_cycle_start <- function(v, call = rlang::caller_env()) {
   peak <- series_cycle_peak(v)
   if (is.null(peak)) {  # k = 4, 5, 6 cycles per series at least: 24 frames
@@ -424,13 +425,15 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
   if (!is.null(bounds)) bounds <- lapply(bounds, function(b) b[colnames(v)])  # per variable, as series_bounds() gives
   n_time <- nrow(v); d <- ncol(v)
   n_obs_min <- min(colSums(!is.na(v)))
-  tr <- series_transforms(v, transform, bounds, call = call)
+  tr <- NULL  # the transform after the forms (their input errors first), unless a cycle's start needs it
   if (kernel == "cycle" && is.na(period)) {  # the cycle's start on the model's scale
+    tr <- series_transforms(v, transform, bounds, call = call)
     period <- series_cycle_start(to_model_scale(v, tr), call = call)
   }
   forms <- series_candidate_forms(model, kernel, period, n_time, n_obs_min, call)
   specs <- series_start_specs(forms, period)
   evaluations <- series_fit_evaluations(n_time, fit_frames)
+  if (is.null(tr)) tr <- series_transforms(v, transform, bounds, call = call)
   n_calendar <- nrow(forms)
   if (kernel == "auto") {  # a cycle the calendar does not hold, to be weighed on hidden gaps
     cyc <- series_auto_cycle(v, tr, model, period, forms, n_time, n_obs_min)
@@ -518,10 +521,11 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
 # 3.42 (sunspot.year), 3.64 (sunspots) and 4.31 (sunspot.month); 30 simulated
 # noise series (white, AR(1), random walks; 500 frames) at 1.99 at most; R's
 # other non-seasonal series under 2.5 (EuStockMarkets 2.44). With gaps a
-# series moves by a few tenths either way (lynx 1.9-3.2 over 20 gap
-# patterns). Of 400 random walks with noise (1,500 frames, 14% missing) 4
-# passed; the hidden gaps chose the cycle on two of those, by under 0.4% of
-# the CRPS. Returns the cycle's start, or NULL.
+# series moves by up to about one unit (lynx 1.9-3.2, sunspot.month 3.1-4.5
+# over 20 gap patterns). Of 400 random walks with noise (1,500 frames, 13%
+# missing) 4 passed, and the hidden gaps chose the cycle on two of those by
+# under 0.4% of the CRPS (section 4 of the same file). Returns the cycle's
+# start, or NULL.
 series_cycle_prominence <- 2.5
 series_auto_cycle <- function(v, tr, model, period, forms, n_time, n_obs_min) {
   if (!anyNA(v)) return(NULL)
@@ -550,10 +554,10 @@ series_auto_cycle <- function(v, tr, model, period, forms, n_time, n_obs_min) {
 # With two standard errors sunspot.month's first repetition of
 # bench/series_long.R's gaps kept the season (difference -0.017, SE 0.011).
 # `fit`: the core's fit of both forms (its fitting stretch), `y` the
-# standardised series it was fitted to, `rows` the two forms' rows of the
+# standardised series it was fitted to, `tab_rows` the two forms' rows of the
 # candidate table and `cands` their fitted forms (calendar's, then cycle's).
 series_gap_rounds <- 10L
-series_gap_selection <- function(v, fit, y, rows, cands, seed, threads, call) {
+series_gap_selection <- function(v, fit, y, tab_rows, cands, seed, threads, call) {
   y <- y[fit$fit_start + seq_len(fit$fit_frames) - 1L, , drop = FALSE]
   miss <- is.na(y)
   lens <- unlist(lapply(seq_len(ncol(v)), function(j) {
@@ -588,7 +592,7 @@ series_gap_selection <- function(v, fit, y, rows, cands, seed, threads, call) {
   g <- length(per_gap)
   se <- if (g > 1) sqrt(g / (g - 1) * sum((per_gap - mean_diff * n_gap)^2)) / sum(n_gap) else Inf
   chosen <- g > 1 && mean_diff + se < 0
-  data.frame(model = rows$model, kernel = rows$kernel,
+  data.frame(model = tab_rows$model, kernel = tab_rows$kernel,
              crps = vapply(scores, mean, 0), difference = c(NA, mean_diff), se = c(NA, se),
              hidden_values = length(diff), hidden_gaps = g, chosen = c(!chosen, chosen), stringsAsFactors = FALSE)
 }
