@@ -18,6 +18,12 @@
 #    >= series_cycle_prominence) or the start period differs between the rules.
 #    Where neither differs, those benches' results do not depend on the
 #    change.
+# 4. 400 random walks with noise (1,500 frames, sd 0.1 a frame, noise sd
+#    0.3; frames 300-360 and 150 scattered frames missing; seeds 1-400, the
+#    construction of tests/testthat/test-series.R's walk): how many pass the
+#    screen (new rule), and on those, what impute_series()'s default chose
+#    on its hidden gaps and its MAE on the hidden values against
+#    kernel = "smooth"'s (the forms it would keep without the cycle).
 #
 # Usage: Rscript bench/series_cycle_peak.R [reps]   (repository root; reps
 # per series in part 3, default 20)
@@ -128,6 +134,27 @@ gapped$screen_differs <- (gapped$former_prominence >= threshold) != (gapped$prom
 gapped$start_differs <- abs(gapped$former_period - gapped$period) > 1e-9 &
   (gapped$former_prominence >= threshold | gapped$prominence >= threshold)
 
+# 4. Random walks.
+n_walk <- 1500
+walks <- lapply(1:400, function(s) {
+  set.seed(s)
+  z0 <- cumsum(rnorm(n_walk, sd = 0.1)) + rnorm(n_walk, sd = 0.3)
+  z <- z0
+  z[c(300:360, sample(n_walk, 150))] <- NA
+  list(seed = s, z0 = z0, z = z, prominence = peak_new(matrix(z))$prominence)
+})
+walk_prom <- vapply(walks, `[[`, 0, "prominence")
+passing <- walks[walk_prom >= threshold]
+walk_rows <- do.call(rbind, lapply(passing, function(w) {
+  h <- is.na(w$z)
+  a <- impute_series(w$z, level = 0.9, n_samples = 20, seed = 1)
+  b <- impute_series(w$z, level = 0.9, n_samples = 20, seed = 1, kernel = "smooth")
+  sel <- a$model$selection
+  data.frame(seed = w$seed, missing = mean(h), prominence = w$prominence, chosen = a$model$kernel_name,
+             crps_smooth = sel$crps[1], crps_cycle = sel$crps[2], difference = sel$difference[2], se = sel$se[2],
+             mae = mean(abs(a$point[h] - w$z0[h])), mae_smooth = mean(abs(b$point[h] - w$z0[h])))
+}))
+
 f2 <- function(x) sprintf("%.2f", x)
 f1 <- function(x) sprintf("%.1f", x)
 flagged <- whole[whole$former_prominence >= threshold | whole$prominence >= threshold |
@@ -167,7 +194,13 @@ md <- c("# The periodogram peak that starts a cycle: the local background agains
         "| bench | series | repetitions | screen differs | start differs | prominence | former prominence | periods |", "|---|---|---|---|---|---|---|---|",
         sprintf("| %s | %s | %d | %d | %d | %s | %s | %s |", per$bench, per$series, per$reps, per$screen_differs, per$start_differs,
                 per$prominence_range, per$former_range, per$periods), "",
-        sprintf("In all: %d gapped inputs, screen differs in %d, start differs in %d.", nrow(gapped), sum(gapped$screen_differs), sum(gapped$start_differs)))
+        sprintf("In all: %d gapped inputs, screen differs in %d, start differs in %d.", nrow(gapped), sum(gapped$screen_differs), sum(gapped$start_differs)), "",
+        "## 4. Random walks with noise (1,500 frames, seeds 1-400)", "",
+        sprintf("Missing: %.1f%% of the frames (mean). Prominence: median %s, highest %s; %d of 400 pass the screen. On those, impute_series()'s default (the kernel chosen on hidden gaps; mean CRPS of each kernel there and the cycle's difference with its SE) and the MAE on the hidden values against kernel = \"smooth\"'s:",
+                100 * mean(vapply(walks, function(w) mean(is.na(w$z)), 0)), f2(stats::median(walk_prom)), f2(max(walk_prom)), length(passing)), "",
+        "| seed | prominence | chosen | CRPS smooth | CRPS cycle | difference | SE | MAE | MAE, kernel = \"smooth\" |", "|---|---|---|---|---|---|---|---|---|",
+        sprintf("| %d | %s | %s | %.4f | %.4f | %.5f | %.5f | %.4f | %.4f |", walk_rows$seed, f2(walk_rows$prominence), walk_rows$chosen,
+                walk_rows$crps_smooth, walk_rows$crps_cycle, walk_rows$difference, walk_rows$se, walk_rows$mae, walk_rows$mae_smooth))
 dir.create("bench/results", showWarnings = FALSE)
 writeLines(md, "bench/results/series_cycle_peak.md")
 cat(md, sep = "\n")
