@@ -503,7 +503,8 @@ print.summary.ditimpute_dit <- function(x, ...) {
 #' @return `x`, invisibly.
 #' @examplesIf torch_available()
 #' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
-#' fit <- dit_fit(gp_simulate(spec, 100, seed = 1), dit_config(24, 2, width = 32, depth = 1, heads = 2),
+#' fit <- dit_fit(gp_simulate(spec, 100, seed = 1),
+#'                dit_config(24, 2, width = 32, depth = 1, heads = 2),
 #'                strategy = mask_strategy("6x1"), steps = 20, batch_size = 16, val_every = 5,
 #'                seed = 1, threads = 1, progress = FALSE)
 #' plot(fit)
@@ -596,7 +597,8 @@ sampler_options <- function(method = NULL, steps = NULL, grid = NULL, t0 = NULL,
 #' @return An `n_samples x H x d` array of completed sequences.
 #' @examplesIf torch_available()
 #' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
-#' fit <- dit_fit(gp_simulate(spec, 100, seed = 1), dit_config(24, 2, width = 32, depth = 1, heads = 2),
+#' fit <- dit_fit(gp_simulate(spec, 100, seed = 1),
+#'                dit_config(24, 2, width = 32, depth = 1, heads = 2),
 #'                strategy = mask_strategy("6x1"), steps = 10, batch_size = 16,
 #'                seed = 1, threads = 1, progress = FALSE)
 #' x <- gp_simulate(spec, 1, seed = 2)[1, , ]
@@ -660,7 +662,8 @@ oracle_sample <- function(spec, x, missing = NULL, n_samples = 100, method = NUL
 #' @examplesIf torch_available()
 #' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
 #' x <- gp_simulate(spec, 100, seed = 1)
-#' fit <- dit_fit(x, dit_config(24, 2, width = 32, depth = 1, heads = 2), strategy = mask_strategy("6x1"),
+#' fit <- dit_fit(x, dit_config(24, 2, width = 32, depth = 1, heads = 2),
+#'                strategy = mask_strategy("6x1"),
 #'                steps = 10, batch_size = 16, seed = 1, threads = 1, progress = FALSE)
 #' dit_loss(fit, gp_simulate(spec, 20, seed = 2), seed = 1, threads = 1)
 #' @export

@@ -34,7 +34,9 @@
 #'   fitted too: a cycle whose length is not the calendar's, such as the
 #'   sunspots' 11 years or a predator-prey cycle. The fit starts from the
 #'   periodogram's most prominent peak between 4 frames and a quarter of the
-#'   series (or from `period` when it is given) and searches within a factor
+#'   series, or from three or two times its period when the peak there
+#'   stands out too (a harmonic such as a day's 12 hours can stand higher
+#'   than its cycle), or from `period` when it is given, and searches within a factor
 #'   1.5 of it; the fitted period is printed with the model. The cycle
 #'   replaces the season (a series gets one periodic term). `kernel = "auto"`
 #'   weighs it too (below) when the series has gaps, the periodogram's peak

@@ -348,7 +348,8 @@ series_start_spec <- function(model, kernel, period) {
 # sunspots' 9 to 14 years); up to 3 times, it still averages a few bins at
 # the lowest frequencies searched (4 cycles per series: bins 2-3 and 6-12).
 # The start is the period of the highest single bin among the three of the
-# most prominent average.
+# most prominent average, or of its cycle when it is a harmonic (see
+# series_cycle_peak()).
 series_cycle_start <- function(v, call = rlang::caller_env()) {
   peak <- series_cycle_peak(v)
   if (is.null(peak)) {  # k = 4, 5, 6 cycles per series at least: 24 frames
@@ -394,6 +395,17 @@ series_cycle_peak <- function(v) {
   background <- (side_mean(k / 3, k / 1.3) + side_mean(k * 1.3, k * 3)) / 2
   excess <- sm[k] - background
   best <- k[which.max(excess)]
+  # A harmonic can stand higher than its cycle (ETTh2's 12 hours above its
+  # day): the cycle's kernel holds harmonics of its period, not the reverse,
+  # so the start moves to 3 or 2 times the period when the bins there (the
+  # nearest to best / 3 or best / 2, or a neighbour) pass the screen too.
+  for (times in 3:2) {
+    sub <- intersect(round(best / times) + (-1):1, k)
+    if (length(sub) && max(excess[match(sub, k)]) >= series_cycle_prominence) {
+      best <- sub[which.max(excess[match(sub, k)])]
+      break
+    }
+  }
   # The three-bin average shows a one-bin peak at its neighbours too: the
   # start is the highest of the three bins themselves.
   near <- intersect(best + (-1):1, k)

@@ -235,7 +235,8 @@ plot.ditimpute_distribution_error <- function(x, ...) {
 #' @seealso [shift_ratio()], [distribution_error()]
 #' @examplesIf torch_available()
 #' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
-#' fit <- dit_fit(gp_simulate(spec, 100, seed = 1), dit_config(24, 2, width = 32, depth = 1, heads = 2),
+#' fit <- dit_fit(gp_simulate(spec, 100, seed = 1),
+#'                dit_config(24, 2, width = 32, depth = 1, heads = 2),
 #'                strategy = mask_strategy("6x1"), steps = 10, batch_size = 16, seed = 1, threads = 1,
 #'                progress = FALSE)
 #' x <- gp_simulate(spec, 5, seed = 2)
