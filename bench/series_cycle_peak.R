@@ -1,7 +1,8 @@
 # The periodogram peak that starts a cycle (series_cycle_peak(), used by
 # kernel = "cycle" and by kernel = "auto"'s screen), against the former rule
 # (commit 52334f4: the three-bin average's excess over one power law fitted
-# to the whole log periodogram, the average an R loop), in one run:
+# to the whole log periodogram, the average an R loop, the start always the
+# highest peak), in one run:
 # 1. Time at 600,000 frames (a random walk, sd 0.05 a frame, plus a daily
 #    sine of amplitude 1 and noise of sd 0.3; 1% of frames missing), each
 #    rule 3 times, alternately; and the period each finds there (24 is the
@@ -171,7 +172,7 @@ md <- c("# The periodogram peak that starts a cycle: the local background agains
         sprintf("`Rscript bench/series_cycle_peak.R %d` on %s (ditimpute %s); load average at the end: %s (2 cores).", reps,
                 format(Sys.Date()), utils::packageVersion("ditimpute"), paste(readLines("/proc/loadavg"), collapse = " ")), "",
         "Former rule (52334f4): the three-bin log average's excess over one power law fitted to the whole log periodogram.",
-        "Now: its excess over the mean log periodogram 1.3-3 times lower and 1.3-3 times higher in frequency (the two sides averaged).",
+        "Now: its excess over the mean log periodogram 1.3-3 times lower and 1.3-3 times higher in frequency (the two sides averaged); the start moves to 3 or 2 times the highest peak's period when the bins there pass the screen too (the cycle of which the peak is a harmonic).",
         sprintf("Screen threshold: prominence >= %g.", threshold), "",
         "## 1. 600,000 frames (random walk + daily sine + noise, 1% missing)", "",
         "| rule | seconds (3 runs) | median | period found | prominence |", "|---|---|---|---|---|",

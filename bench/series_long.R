@@ -141,11 +141,14 @@ methods <- list(
   }
 )
 # Variants, run only when named (e.g. "gp,gp_level"): each form of the model
-# (the kernel still chosen by BIC), and the whole series as the fitting stretch.
+# (the kernel still chosen by BIC), the whole series as the fitting stretch,
+# and the series given as a plain vector (no calendar period: kernel = "auto"
+# can only find the day as a cycle, on the periodogram).
 variants <- list(gp_level = function(y, name) gp_run(y, model = "level"),
                  gp_trend = function(y, name) gp_run(y, model = "trend"),
                  gp_stationary = function(y, name) gp_run(y, model = "stationary"),
-                 gp_whole = function(y, name) gp_run(y, fit_frames = length(y)))
+                 gp_whole = function(y, name) gp_run(y, fit_frames = length(y)),
+                 gp_plain = function(y, name) gp_run(as.numeric(y)))
 methods <- c(methods, variants[intersect(names(variants), only)])
 if (!is.null(only)) methods <- methods[union(only, "linear")]
 
@@ -237,7 +240,7 @@ ratio_rows <- lapply(split(tab, list(tab$series, tab$group), drop = TRUE), funct
 })
 ratios <- do.call(rbind, ratio_rows)
 ratios <- ratios[order(ratios$series, ratios$group), ]
-models <- unique(res[res$method == "gp", c("series", "rep", "model")])
+models <- unique(res[res$method %in% c("gp", "gp_plain"), c("series", "method", "rep", "model")])
 
 md_table <- function(d, digits = 4) {
   d[] <- lapply(d, function(col) if (is.numeric(col)) signif(col, digits) else as.character(col))
