@@ -398,7 +398,7 @@ StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& o) 
     start_spec.smooth_var = 1.0;
     Minimum m = minimise(form, ps, start_spec);
     int evaluations = m.evaluations;
-    if (free_period(form)) {
+    if (free_period(form) && o.max_evaluations > 1) {
       // A fitted period is also fitted in two stages: the form with the
       // period held at its start, then the period freed from that optimum;
       // the better of the two fits is kept. Started free, the simplex can
@@ -409,7 +409,9 @@ StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& o) 
       // can only improve on it. The held fit can stop in a worse optimum
       // too (a smooth lengthscale at its bound), which the free start may
       // avoid, hence both. The held form keeps the free one's harmonics
-      // (counted from the shortest period searched).
+      // (counted from the shortest period searched). A budget of one
+      // evaluation evaluates the likelihood at the spec as given (the proper
+      // draws' information, rpkg/R/proper.R): no second stage then.
       StructuralSpec held = start_spec;
       held.harmonics = harmonics_of(form);
       held.period_min = held.period_max = 0.0;
