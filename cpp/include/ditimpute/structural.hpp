@@ -22,9 +22,9 @@
 //    (`season_envelope` 1) or as a smoother Matern 3/2 process (2); with
 //    `period_max > period_min` the period is fitted too, within those
 //    bounds (a cycle of unknown length, as the sunspots' 11 years), else it
-//    is fixed (a fitted period is fitted from its start and also in two
-//    stages, held at its start then freed, and the better fit is kept: its
-//    likelihood is never below the held form's);
+//    is fixed (a fitted period is checked against the form with the period
+//    held at its start, and freed from the held optimum when that is the
+//    better: its likelihood is never below the held form's);
 // and e_t white with variance `nugget`. Trend::none is the stationary model:
 // the mean is then a linear trend in time per variable (least squares).
 #pragma once
