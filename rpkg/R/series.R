@@ -37,7 +37,10 @@
 #'   series, or from three or two times its period when the peak there
 #'   stands out too (a harmonic such as a day's 12 hours can stand higher
 #'   than its cycle), or from `period` when it is given, and searches within a factor
-#'   1.5 of it; the fitted period is printed with the model. The cycle
+#'   1.5 of it; the fitted period is printed with the model. The fit is
+#'   checked against the same form with the period held at its start (and
+#'   the period freed from there when that fits better), so a cycle never
+#'   fits worse than a season of the starting length. The cycle
 #'   replaces the season (a series gets one periodic term). `kernel = "auto"`
 #'   weighs it too (below) when the series has gaps, the periodogram's peak
 #'   stands well above its background (a screen: at least 12 times the
