@@ -353,36 +353,49 @@ StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& o) 
   const int n_cand = static_cast<int>(o.candidates.size());
   const int inner = d == 1 ? 1 : o.threads, outer = d == 1 ? o.threads : 1;
   fit.candidates.assign(static_cast<std::size_t>(n_cand), StructuralCandidate());
-  parallel_for(n_cand, outer, [&](int ci) {
-    const StructuralSpec& form = o.candidates[static_cast<std::size_t>(ci)];
-    const std::vector<Param> ps = params_of(form);
-    const bool stationary = form.trend == StructuralSpec::Trend::none;
+  // What the likelihood of a candidate form needs: its parameters and each
+  // variable's mean (the stationary model's line; zero otherwise).
+  struct Context {
+    std::vector<Param> ps;
+    bool stationary = false;
+    double mean_df = 0.0;
+    std::vector<RowMatrix> means;
+  };
+  auto context_of = [&](const StructuralSpec& form) {
+    Context c;
+    c.ps = params_of(form);
+    c.stationary = form.trend == StructuralSpec::Trend::none;
     const LatentProcess probe = structural_process(form);
-    const double mean_df = stationary ? 2.0 : static_cast<double>(probe.diffuse_count());
-    for (const Column& c : cols)
-      if (c.n_obs <= static_cast<int>(ps.size()) + mean_df + 1)
-        throw input_error("x", "a variable has " + std::to_string(c.n_obs) + " observed values, too few for the " +
-                                   to_string(form.trend) + " model's " + std::to_string(ps.size() + 1 + mean_df) +
+    c.mean_df = c.stationary ? 2.0 : static_cast<double>(probe.diffuse_count());
+    for (const Column& col : cols)
+      if (col.n_obs <= static_cast<int>(c.ps.size()) + c.mean_df + 1)
+        throw input_error("x", "a variable has " + std::to_string(col.n_obs) + " observed values, too few for the " +
+                                   to_string(form.trend) + " model's " + std::to_string(c.ps.size() + 1 + c.mean_df) +
                                    " parameters per variable.");
-    std::vector<RowMatrix> means(static_cast<std::size_t>(d));
+    c.means.assign(static_cast<std::size_t>(d), RowMatrix());
     for (int j = 0; j < d; ++j) {
-      means[static_cast<std::size_t>(j)] = RowMatrix::Zero(frames, 1);
-      if (stationary)
-        for (int t = 0; t < frames; ++t) means[static_cast<std::size_t>(j)](t, 0) = lines(0, j) + lines(1, j) * (start + t);
+      c.means[static_cast<std::size_t>(j)] = RowMatrix::Zero(frames, 1);
+      if (c.stationary)
+        for (int t = 0; t < frames; ++t) c.means[static_cast<std::size_t>(j)](t, 0) = lines(0, j) + lines(1, j) * (start + t);
     }
-    auto evaluate = [&](const StructuralSpec& s, bool keep, std::vector<Univariate>& out) {
-      const LatentProcess proc = structural_process(s);
-      out.assign(static_cast<std::size_t>(d), Univariate());
-      parallel_for(d, inner, [&](int j) {
-        out[static_cast<std::size_t>(j)] =
-            univariate(proc, s.nugget, cols[static_cast<std::size_t>(j)], means[static_cast<std::size_t>(j)], keep);
-      });
-    };
-    // Minus the log-likelihood of the form `base` with parameters th (over `bps`).
-    auto objective = [&](const StructuralSpec& base, const std::vector<Param>& bps, const Vector& th) {
+    return c;
+  };
+  auto evaluate = [&](const Context& c, const StructuralSpec& s, bool keep, std::vector<Univariate>& out) {
+    const LatentProcess proc = structural_process(s);
+    out.assign(static_cast<std::size_t>(d), Univariate());
+    parallel_for(d, inner, [&](int j) {
+      out[static_cast<std::size_t>(j)] =
+          univariate(proc, s.nugget, cols[static_cast<std::size_t>(j)], c.means[static_cast<std::size_t>(j)], keep);
+    });
+  };
+  // Minimises minus the log-likelihood of the form `base` over its
+  // parameters `bps`, from the spec `from`.
+  auto minimise = [&](const Context& c, const StructuralSpec& base, const std::vector<Param>& bps,
+                      const StructuralSpec& from) {
+    auto objective = [&](const Vector& th) {
       std::vector<Univariate> u;
       try {
-        evaluate(spec_of(base, bps, th), false, u);
+        evaluate(c, spec_of(base, bps, th), false, u);
       } catch (const numeric_error&) {
         return 1e300;
       }
@@ -390,42 +403,69 @@ StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& o) 
       for (const Univariate& v : u) ll += v.loglik;
       return std::isfinite(ll) ? -ll : 1e300;
     };
-    auto minimise = [&](const StructuralSpec& base, const std::vector<Param>& bps, const StructuralSpec& from) {
-      return nelder_mead([&](const Vector& th) { return objective(base, bps, th); }, theta_of(from, bps), 1.0, o.tol,
-                         o.max_evaluations);
-    };
-    StructuralSpec start_spec = form;
-    start_spec.smooth_var = 1.0;
-    Minimum m = minimise(form, ps, start_spec);
+    return nelder_mead(objective, theta_of(from, bps), 1.0, o.tol, o.max_evaluations);
+  };
+  // A fitted period is checked against the same form with the period held at
+  // its start: started free, the simplex can move the period while the
+  // season's other parameters are far from theirs and stop in a worse optimum
+  // than the held form's (112.8 log-likelihood units below it on ETTh1's oil
+  // temperature, bench/results/series_cycle_two_stage_2026-12-02_one_stage.md).
+  // When the held fit is the better, the period is freed from its optimum,
+  // which can only improve on it; so the fitted period's likelihood is never
+  // below the held form's. (Fitting both stages always, and keeping the
+  // better of that and the free fit, cost 2-3 times the evaluations on lynx
+  // and the sunspot series for at most 1.1 log-likelihood units; the check
+  // costs about 1.7 times.) The held form keeps the free one's harmonics
+  // (counted from the shortest period searched). A budget of one evaluation
+  // evaluates the likelihood at the spec as given (the proper draws'
+  // information, rpkg/R/proper.R): no check then.
+  auto held_of = [&](const StructuralSpec& form) {
+    StructuralSpec held = form;
+    held.smooth_var = 1.0;
+    held.harmonics = harmonics_of(form);
+    held.period_min = held.period_max = 0.0;
+    return held;
+  };
+  // The fits from the start: one job per form, and one more per fitted
+  // period (the held form), all in parallel.
+  std::vector<std::pair<int, bool>> jobs;  // (candidate, held)
+  for (int ci = 0; ci < n_cand; ++ci) {
+    jobs.emplace_back(ci, false);
+    if (free_period(o.candidates[static_cast<std::size_t>(ci)]) && o.max_evaluations > 1) jobs.emplace_back(ci, true);
+  }
+  std::vector<Minimum> first(jobs.size());
+  parallel_for(static_cast<int>(jobs.size()), outer, [&](int k) {
+    const StructuralSpec& form = o.candidates[static_cast<std::size_t>(jobs[static_cast<std::size_t>(k)].first)];
+    if (jobs[static_cast<std::size_t>(k)].second) {
+      const StructuralSpec held = held_of(form);
+      first[static_cast<std::size_t>(k)] = minimise(context_of(held), held, params_of(held), held);
+    } else {
+      StructuralSpec start_spec = form;
+      start_spec.smooth_var = 1.0;
+      const Context c = context_of(form);
+      first[static_cast<std::size_t>(k)] = minimise(c, form, c.ps, start_spec);
+    }
+  });
+  std::vector<int> job_of(static_cast<std::size_t>(n_cand), -1), held_job_of(static_cast<std::size_t>(n_cand), -1);
+  for (std::size_t k = 0; k < jobs.size(); ++k)
+    (jobs[k].second ? held_job_of : job_of)[static_cast<std::size_t>(jobs[k].first)] = static_cast<int>(k);
+  parallel_for(n_cand, outer, [&](int ci) {
+    const StructuralSpec& form = o.candidates[static_cast<std::size_t>(ci)];
+    const Context ctx = context_of(form);
+    const std::vector<Param>& ps = ctx.ps;
+    const bool stationary = ctx.stationary;
+    const double mean_df = ctx.mean_df;
+    Minimum m = first[static_cast<std::size_t>(job_of[static_cast<std::size_t>(ci)])];
     int evaluations = m.evaluations;
-    if (free_period(form) && o.max_evaluations > 1) {
-      // A fitted period is checked against the same form with the period
-      // held at its start: started free, the simplex can move the period
-      // while the season's other parameters are far from theirs and stop in
-      // a worse optimum than the held form's (112.8 log-likelihood units
-      // below it on ETTh1's oil temperature,
-      // bench/results/series_cycle_two_stage_2026-12-02_one_stage.md). When
-      // the held fit is the better, the period is freed from its optimum,
-      // which can only improve on it; so the fitted period's likelihood is
-      // never below the held form's. (Fitting both stages always, and
-      // keeping the better of that and the free fit, cost 2-3 times the
-      // evaluations on lynx and the sunspot series for at most 1.1
-      // log-likelihood units; the check costs about 1.7 times.) The held form
-      // keeps the free one's harmonics (counted from the shortest period
-      // searched). A budget of one evaluation evaluates the likelihood at the
-      // spec as given (the proper draws' information, rpkg/R/proper.R): no
-      // check then.
-      StructuralSpec held = start_spec;
-      held.harmonics = harmonics_of(form);
-      held.period_min = held.period_max = 0.0;
-      const std::vector<Param> hps = params_of(held);
-      const Minimum m1 = minimise(held, hps, held);
+    if (held_job_of[static_cast<std::size_t>(ci)] >= 0) {
+      const Minimum& m1 = first[static_cast<std::size_t>(held_job_of[static_cast<std::size_t>(ci)])];
       evaluations += m1.evaluations;
       if (m1.f < m.f) {
-        StructuralSpec from = spec_of(held, hps, m1.x);
+        const StructuralSpec held = held_of(form);
+        StructuralSpec from = spec_of(held, params_of(held), m1.x);
         from.period_min = form.period_min;
         from.period_max = form.period_max;
-        m = minimise(form, ps, from);
+        m = minimise(ctx, form, ps, from);
         evaluations += m.evaluations;
       }
     }
@@ -434,7 +474,7 @@ StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& o) 
     cand.evaluations = evaluations;
     cand.converged = m.converged;
     std::vector<Univariate> u;
-    evaluate(cand.spec, true, u);
+    evaluate(ctx, cand.spec, true, u);
     // Lambda = D R D: scales from the profiles, correlations of the innovations.
     Vector sd(d);
     for (int j = 0; j < d; ++j) sd(j) = std::sqrt(u[static_cast<std::size_t>(j)].scale2);
