@@ -14,10 +14,12 @@
 # Writes bench/results/series_cycle_checks.md.
 suppressMessages(library(ditimpute))
 start_new <- ditimpute:::series_cycle_start
-txt <- paste(deparse(start_new), collapse = "\n")
+# The last step lives in series_cycle_peak() (which series_cycle_start() calls).
+txt <- paste(deparse(ditimpute:::series_cycle_peak), collapse = "\n")
 stopifnot(grepl("near <- intersect(best + (-1):1, k)", txt, fixed = TRUE))
-start_old <- eval(parse(text = sub("near <- intersect(best + (-1):1, k)", "near <- best", txt, fixed = TRUE)))
-environment(start_old) <- asNamespace("ditimpute")
+peak_old <- eval(parse(text = sub("near <- intersect(best + (-1):1, k)", "near <- best", txt, fixed = TRUE)))
+environment(peak_old) <- asNamespace("ditimpute")
+start_old <- function(v) peak_old(v)$period
 starts <- t(vapply(1:40, function(s) {
   set.seed(s)
   n <- 300
