@@ -1,14 +1,17 @@
 # Why ETTh1's oil temperature given as a plain vector imputes worse than as a
 # ts of frequency 24 on bench/series_long.R's first repetition of gaps
 # (bench/results/series_long_ETTh1_OT-ETTh2_OT-BeijingAir_PM2.5-BeijingAir_O3-gp-gp_plain.md):
-# the default's cycle (period free, started from the periodogram's 23.99
-# hours) against a two-stage fit of the same form (level, cycle, the same
-# envelope and harmonics): first with the period held at 24 (a seasonal form),
-# then with the period freed from that optimum, on the same standardised
-# values and stretch. Log-likelihoods and the MAE of each form's conditional
-# mean on the hidden values (the series is on its own scale: no transform).
-# A diagnosis for a possible change of the cycle's fit; nothing here is a
-# default.
+# the default's cycle (started from the periodogram's 23.99 hours; since
+# 2026-12-02 the core checks the period fitted free from there against the
+# form with the period held at its start, and frees the period from the held
+# optimum when that is the better: the two stages below) against a two-stage fit of the same form (level,
+# cycle, the same envelope and harmonics): first with the period held at 24
+# (a seasonal form), then with the period freed from that optimum, on the
+# same standardised values and stretch. Log-likelihoods and the MAE of each
+# form's conditional mean on the hidden values (the series is on its own
+# scale: no transform). Before the core fitted the two stages, the default
+# stopped at a 25.5-hour local optimum
+# (bench/results/series_cycle_two_stage_2026-12-02_one_stage.md).
 #
 # Usage: Rscript bench/series_cycle_two_stage.R [rep]   (repository root;
 # rep: bench/series_long.R's repetition, default 1)
@@ -43,7 +46,7 @@ mae <- function(cand) {
   mu <- ditimpute:::cpp_structural_moments(list(y), cand, list(threads = 2L))[[1]]$mean
   mean(abs(mu[hidden] * m$scale + m$center - g$truth))
 }
-rows <- data.frame(fit = c("default: cycle, period free from the periodogram's start",
+rows <- data.frame(fit = c("default: cycle from the periodogram's start, checked against the period held there",
                            "stage 1: the same form, period held at 24", "stage 2: period freed from stage 1"),
                    period = c(spec$period, 24, stage2$spec$period),
                    loglik = c(m$candidate$loglik, stage1$loglik, stage2$loglik),
