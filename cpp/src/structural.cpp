@@ -415,7 +415,9 @@ StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& o) 
   // below the held form's. (Fitting both stages always, and keeping the
   // better of that and the free fit, cost 2-3 times the evaluations on lynx
   // and the sunspot series for at most 1.1 log-likelihood units; the check
-  // costs about 1.7 times.) The held form keeps the free one's harmonics
+  // costs 1.3-1.9 times the evaluations and, with the held fit a parallel
+  // job, 1.04-1.44 times the time of an imputation:
+  // bench/results/series_cycle_check.md.) The held form keeps the free one's harmonics
   // (counted from the shortest period searched). A budget of one evaluation
   // evaluates the likelihood at the spec as given (the proper draws'
   // information, rpkg/R/proper.R): no check then.
