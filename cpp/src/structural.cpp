@@ -388,14 +388,13 @@ StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& o) 
           univariate(proc, s.nugget, cols[static_cast<std::size_t>(j)], c.means[static_cast<std::size_t>(j)], keep);
     });
   };
-  // Minimises minus the log-likelihood of the form `base` over its
-  // parameters `bps`, from the spec `from`.
-  auto minimise = [&](const Context& c, const StructuralSpec& base, const std::vector<Param>& bps,
-                      const StructuralSpec& from) {
+  // Minimises minus the log-likelihood of the form `base` (whose context is
+  // `c`) over its parameters, from the spec `from`.
+  auto minimise = [&](const Context& c, const StructuralSpec& base, const StructuralSpec& from) {
     auto objective = [&](const Vector& th) {
       std::vector<Univariate> u;
       try {
-        evaluate(c, spec_of(base, bps, th), false, u);
+        evaluate(c, spec_of(base, c.ps, th), false, u);
       } catch (const numeric_error&) {
         return 1e300;
       }
@@ -403,7 +402,7 @@ StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& o) 
       for (const Univariate& v : u) ll += v.loglik;
       return std::isfinite(ll) ? -ll : 1e300;
     };
-    return nelder_mead(objective, theta_of(from, bps), 1.0, o.tol, o.max_evaluations);
+    return nelder_mead(objective, theta_of(from, c.ps), 1.0, o.tol, o.max_evaluations);
   };
   // A fitted period is checked against the same form with the period held at
   // its start: started free, the simplex can move the period while the
@@ -428,46 +427,42 @@ StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& o) 
     held.period_min = held.period_max = 0.0;
     return held;
   };
-  // The fits from the start: one job per form, and one more per fitted
-  // period (the held form), all in parallel.
-  std::vector<std::pair<int, bool>> jobs;  // (candidate, held)
+  auto checked = [&](int ci) {
+    return free_period(o.candidates[static_cast<std::size_t>(ci)]) && o.max_evaluations > 1;
+  };
+  // The fits from the start, all in parallel: job 2 ci fits candidate ci,
+  // job 2 ci + 1 its held form (when its period is checked).
+  std::vector<int> jobs;
   for (int ci = 0; ci < n_cand; ++ci) {
-    jobs.emplace_back(ci, false);
-    if (free_period(o.candidates[static_cast<std::size_t>(ci)]) && o.max_evaluations > 1) jobs.emplace_back(ci, true);
+    jobs.push_back(2 * ci);
+    if (checked(ci)) jobs.push_back(2 * ci + 1);
   }
-  std::vector<Minimum> first(jobs.size());
+  std::vector<Minimum> first(2 * static_cast<std::size_t>(n_cand));
   parallel_for(static_cast<int>(jobs.size()), outer, [&](int k) {
-    const StructuralSpec& form = o.candidates[static_cast<std::size_t>(jobs[static_cast<std::size_t>(k)].first)];
-    if (jobs[static_cast<std::size_t>(k)].second) {
-      const StructuralSpec held = held_of(form);
-      first[static_cast<std::size_t>(k)] = minimise(context_of(held), held, params_of(held), held);
-    } else {
-      StructuralSpec start_spec = form;
-      start_spec.smooth_var = 1.0;
-      const Context c = context_of(form);
-      first[static_cast<std::size_t>(k)] = minimise(c, form, c.ps, start_spec);
-    }
+    const int job = jobs[static_cast<std::size_t>(k)];
+    const StructuralSpec& form = o.candidates[static_cast<std::size_t>(job / 2)];
+    StructuralSpec start_spec = job % 2 ? held_of(form) : form;
+    start_spec.smooth_var = 1.0;
+    const StructuralSpec& base = job % 2 ? start_spec : form;
+    first[static_cast<std::size_t>(job)] = minimise(context_of(base), base, start_spec);
   });
-  std::vector<int> job_of(static_cast<std::size_t>(n_cand), -1), held_job_of(static_cast<std::size_t>(n_cand), -1);
-  for (std::size_t k = 0; k < jobs.size(); ++k)
-    (jobs[k].second ? held_job_of : job_of)[static_cast<std::size_t>(jobs[k].first)] = static_cast<int>(k);
   parallel_for(n_cand, outer, [&](int ci) {
     const StructuralSpec& form = o.candidates[static_cast<std::size_t>(ci)];
     const Context ctx = context_of(form);
     const std::vector<Param>& ps = ctx.ps;
     const bool stationary = ctx.stationary;
     const double mean_df = ctx.mean_df;
-    Minimum m = first[static_cast<std::size_t>(job_of[static_cast<std::size_t>(ci)])];
+    Minimum m = first[2 * static_cast<std::size_t>(ci)];
     int evaluations = m.evaluations;
-    if (held_job_of[static_cast<std::size_t>(ci)] >= 0) {
-      const Minimum& m1 = first[static_cast<std::size_t>(held_job_of[static_cast<std::size_t>(ci)])];
+    if (checked(ci)) {
+      const Minimum& m1 = first[2 * static_cast<std::size_t>(ci) + 1];
       evaluations += m1.evaluations;
       if (m1.f < m.f) {
         const StructuralSpec held = held_of(form);
         StructuralSpec from = spec_of(held, params_of(held), m1.x);
         from.period_min = form.period_min;
         from.period_max = form.period_max;
-        m = minimise(ctx, form, ps, from);
+        m = minimise(ctx, form, from);
         evaluations += m.evaluations;
       }
     }
