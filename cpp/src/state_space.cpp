@@ -474,14 +474,14 @@ void store_moments(double* s, const V& m, const M& P) {
 }  // namespace
 
 double StateSpaceGP::filter_univariate(const Mask& mask, const double* x, double* store, long* used,
-                                       RowMatrix* innovations) const {
+                                       RowMatrix* innovations, int condition_on) const {
   const int H = this->H(), n = process_.dimension();
   // The state keeps the unit scale of the general filter (what the smoother
   // reads back); the value is L h^T s with L = sqrt(Lambda).
   const double lam = Lambda_(0, 0), l = std::sqrt(lam), noise = nugget_ * lam;
   const std::size_t stride = static_cast<std::size_t>(n * (n + 1) / 2 + n);
   if (innovations) innovations->setConstant(H, 1, std::numeric_limits<double>::quiet_NaN());
-  long diffuse_left = process_.diffuse_count();
+  long diffuse_left = std::max(process_.diffuse_count(), condition_on);
   const Vector hv = process_.readout();
   const SmallVector h = hv;
   Matrix A1, Q1;
@@ -535,15 +535,16 @@ double StateSpaceGP::filter_univariate(const Mask& mask, const double* x, double
 }
 
 double StateSpaceGP::filter(const Mask& mask, const double* x, double* store, long* used,
-                            RowMatrix* innovations) const {
+                            RowMatrix* innovations, int condition_on) const {
   const int H = this->H(), d = this->d(), p = process_.dimension(), n = d * p;
-  if (d == 1 && p <= kSmall) return filter_univariate(mask, x, store, used, innovations);
+  if (d == 1 && p <= kSmall) return filter_univariate(mask, x, store, used, innovations, condition_on);
   const Frames fr{mask, x, mean_, d, p, process_.readout()};
   const std::size_t stride = static_cast<std::size_t>(n * (n + 1) / 2 + n);
   if (innovations) innovations->setConstant(H, d, std::numeric_limits<double>::quiet_NaN());
-  // The first observed entries, as many as there are diffuse coordinates,
-  // are conditioned on, not scored: they only start the level (and slope).
-  long diffuse_left = static_cast<long>(process_.diffuse_count()) * d;
+  // The first observed entries, as many as there are diffuse coordinates
+  // (or condition_on per variable, if more), are conditioned on, not scored:
+  // they only start the level (and slope).
+  long diffuse_left = static_cast<long>(std::max(process_.diffuse_count(), condition_on)) * d;
   Matrix A1, Q1, A, Q;
   double cached = -1.0;
   Vector mt = Vector::Zero(n);
@@ -598,10 +599,11 @@ double StateSpaceGP::filter(const Mask& mask, const double* x, double* store, lo
   return loglik;
 }
 
-double StateSpaceGP::log_likelihood(const Mask& mask, const double* x, long* used, RowMatrix* innovations) const {
+double StateSpaceGP::log_likelihood(const Mask& mask, const double* x, long* used, RowMatrix* innovations,
+                                    int condition_on) const {
   if (mask.H != H() || mask.d != d())
     throw input_error("x", "the mask is " + dims(mask.H, mask.d) + ", the process " + dims(H(), d()) + ".");
-  return filter(mask, x, nullptr, used, innovations);
+  return filter(mask, x, nullptr, used, innovations, condition_on);
 }
 
 SmoothedConditional StateSpaceGP::conditional(const Mask& mask, const double* x, int Z, Rng& rng) const {

@@ -207,14 +207,15 @@ struct Univariate {
   RowMatrix innovations;
 };
 
-// The concentrated log-likelihood of one variable under the process (scale 1).
+// The concentrated log-likelihood of one variable under the process (scale 1),
+// given its first max(condition_on, diffuse count) observed values.
 Univariate univariate(const LatentProcess& process, double nugget, const Column& col, const RowMatrix& mean,
-                      bool keep_innovations) {
+                      bool keep_innovations, int condition_on = 0) {
   Univariate u;
   const StateSpaceGP ss(process, nugget, Matrix::Identity(1, 1), mean);
   RowMatrix w;
   long used = 0;
-  const double ll1 = ss.log_likelihood(col.mask, col.values.data(), &used, &w);
+  const double ll1 = ss.log_likelihood(col.mask, col.values.data(), &used, &w, condition_on);
   double quad = 0.0;
   for (Eigen::Index t = 0; t < w.rows(); ++t)
     if (!std::isnan(w(t, 0))) quad += w(t, 0) * w(t, 0);
@@ -351,6 +352,17 @@ StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& o) 
 
   // One variable: the candidates run in parallel; several: the variables do.
   const int n_cand = static_cast<int>(o.candidates.size());
+  // Every candidate's likelihood is reported given the first `common`
+  // observed values of each variable, the most that any candidate's diffuse
+  // start conditions on (1 for a level, 2 for a trend): the candidates then
+  // score the same values, so their likelihoods and BICs compare, and the
+  // comparison does not move with the data's units (with its own diffuse
+  // count each, a trend scored one value a variable fewer than a level, and
+  // the log-Jacobian of the units, added in R, then favoured the trend on
+  // data in large units and the stationary form on small ones). The fits
+  // themselves maximise each form's own likelihood.
+  int common = 0;
+  for (const StructuralSpec& form : o.candidates) common = std::max(common, structural_process(form).diffuse_count());
   const int inner = d == 1 ? 1 : o.threads, outer = d == 1 ? o.threads : 1;
   fit.candidates.assign(static_cast<std::size_t>(n_cand), StructuralCandidate());
   // What the likelihood of a candidate form needs: its parameters and each
@@ -506,9 +518,13 @@ StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& o) 
     double ll = 0.0;
     long used = 0;
     if (d == 1 || d * proc.dimension() > 120) {
-      for (const Univariate& v : u) {
-        ll += v.loglik;
-        used += v.used;
+      const bool own = proc.diffuse_count() >= common;  // u already scores the common values
+      for (int j = 0; j < d; ++j) {
+        const Univariate v = own ? Univariate() : univariate(proc, cand.spec.nugget, cols[static_cast<std::size_t>(j)],
+                                                             ctx.means[static_cast<std::size_t>(j)], false, common);
+        const Univariate& w = own ? u[static_cast<std::size_t>(j)] : v;
+        ll += w.loglik;
+        used += w.used;
       }
     } else {
       RowMatrix ys = y.block(start, 0, frames, d);
@@ -521,7 +537,7 @@ StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& o) 
         }
       RowMatrix mean = structural_mean(cand, T).middleRows(start, frames);
       const StateSpaceGP ss(proc, cand.spec.nugget, cand.Lambda, mean);
-      ll = ss.log_likelihood(mask, ys.data(), &used);
+      ll = ss.log_likelihood(mask, ys.data(), &used, nullptr, common);
     }
     cand.loglik = ll;
     cand.nobs = used;

@@ -238,6 +238,71 @@ TEST_CASE("maximum likelihood recovers a simulated local level and BIC prefers i
   CHECK(fit.best().converged);
 }
 
+TEST_CASE("candidates with different diffuse starts are scored on the same values, so their BICs compare",
+          "[structural]") {
+  // A stationary form conditions on nothing, a level on its first value, a
+  // trend on its first two: scored each on its own values, their
+  // likelihoods covered different data, and in R the log-Jacobian of the
+  // data's units (added per scored value) then moved the choice with the
+  // units. Every candidate now scores the values after each variable's
+  // first two observed ones.
+  Rng rng(31);
+  std::normal_distribution<double> n01(0.0, 1.0);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (const int d : {1, 2}) {
+    const int T = 300;
+    RowMatrix y(T, d);
+    for (int j = 0; j < d; ++j) {
+      double level = 0.0;
+      for (int t = 0; t < T; ++t) {
+        level += 0.2 * n01(rng);
+        y(t, j) = level + 0.5 * n01(rng);
+      }
+    }
+    for (int t = 0; t < T; ++t)
+      for (int j = 0; j < d; ++j)
+        if (t == 0 || u(rng) < 0.1) y(t, j) = std::nan("");  // the first frame missing too
+    long observed = 0;
+    for (int t = 0; t < T; ++t)
+      for (int j = 0; j < d; ++j) observed += std::isnan(y(t, j)) ? 0 : 1;
+    StructuralFitOptions o;
+    o.threads = 1;
+    for (const auto trend : {StructuralSpec::Trend::none, StructuralSpec::Trend::level, StructuralSpec::Trend::trend}) {
+      StructuralSpec s;
+      s.trend = trend;
+      o.candidates.push_back(s);
+    }
+    const StructuralFit fit = fit_structural(y, o);
+    REQUIRE(fit.candidates.size() == 3);
+    INFO("d = " << d);
+    // (The joint filter conditions on whole frames until 2 d values are
+    // reached: 2 d or a few more.)
+    for (const StructuralCandidate& c : fit.candidates) {
+      CHECK(c.nobs == fit.candidates[0].nobs);
+      CHECK(c.nobs <= observed - 2 * d);
+      CHECK(c.nobs >= observed - 3 * d);
+    }
+    if (d == 2) {
+      // The joint likelihood with the fitted Lambda, given the first two
+      // observed values of each variable (the first two observed frames here).
+      Mask mask(T, d, true);
+      RowMatrix ys = y;
+      for (int t = 0; t < T; ++t)
+        for (int j = 0; j < d; ++j)
+          if (std::isnan(ys(t, j))) {
+            mask.observed[static_cast<std::size_t>(t) * d + j] = 0;
+            ys(t, j) = 0.0;
+          }
+      for (const StructuralCandidate& c : fit.candidates) {
+        const StateSpaceGP ss(structural_process(c.spec), c.spec.nugget, c.Lambda, structural_mean(c, T));
+        long used = 0;
+        CHECK(c.loglik == Approx(ss.log_likelihood(mask, ys.data(), &used, nullptr, 2)).epsilon(1e-10));
+        CHECK(used == c.nobs);
+      }
+    }
+  }
+}
+
 TEST_CASE("a cycle's period is fitted within its bounds and beats a fixed wrong period on BIC", "[structural]") {
   // A cycle of 37 frames whose amplitude drifts, on a random-walk level, with
   // noise and 10% missing: 54 cycles, so the period is known to a fraction of

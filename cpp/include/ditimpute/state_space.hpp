@@ -133,9 +133,12 @@ class StateSpaceGP {
   // receives the number of observed entries that count; `innovations`
   // (optional, H x d, NaN elsewhere) each counted entry's one-step innovation
   // over its predictive sd (for d = 1 the standardised innovations, white
-  // under the model).
+  // under the model). `condition_on` k > the diffuse count conditions on the
+  // first k d observed entries instead (k per variable), so that processes
+  // with different diffuse counts score the same entries and their
+  // likelihoods can be compared (structural.cpp's candidates).
   double log_likelihood(const Mask& mask, const double* x, long* used = nullptr,
-                        RowMatrix* innovations = nullptr) const;
+                        RowMatrix* innovations = nullptr, int condition_on = 0) const;
 
   // Transition A(delta) of one component's state (p x p; its noise is
   // Q(delta)) and the covariance of its starting state (for a Matern kernel
@@ -150,11 +153,12 @@ class StateSpaceGP {
   // of every frame into `store` when it is given (H (n (n + 1) / 2 + n)
   // doubles for a state of n coordinates, each frame's mean then the lower
   // triangle of its covariance), adds the log-likelihood of the innovations.
-  double filter(const Mask& mask, const double* x, double* store, long* used, RowMatrix* innovations) const;
+  double filter(const Mask& mask, const double* x, double* store, long* used, RowMatrix* innovations,
+                int condition_on = 0) const;
   // The same for one variable and a state of at most 20 coordinates, without
   // allocating per frame (the structural fits run it hundreds of times).
   double filter_univariate(const Mask& mask, const double* x, double* store, long* used,
-                           RowMatrix* innovations) const;
+                           RowMatrix* innovations, int condition_on) const;
 
   LatentProcess process_;
   double nugget_ = 0.0;

@@ -74,10 +74,12 @@ struct StructuralFitOptions {
 
 struct StructuralCandidate {
   StructuralSpec spec;
-  double loglik = 0.0;  // of the fitting stretch, all variables jointly with the fitted Lambda
+  double loglik = 0.0;  // of the fitting stretch, all variables jointly with the fitted Lambda, given
+                        // each variable's first k observed values, k the largest diffuse count among
+                        // the candidates fitted together (so that all of them score the same values)
   double df = 0.0;      // parameters: the form's, d scales, d (d - 1) / 2 correlations, the mean's or
                         // the diffuse starts' d per coordinate
-  long nobs = 0;        // observed entries that count in the likelihood
+  long nobs = 0;        // observed entries that count in the likelihood (the same for every candidate)
   double aic = 0.0, bic = 0.0;
   int evaluations = 0;
   bool converged = false;
