@@ -208,23 +208,30 @@ frame_grid <- function(time, what, col, arg, call) {
                            unit(step[i]), unit(usual), fix), call = call)
 }
 
-# Consecutive calendar months with some missing (all on one day of the month):
-# an input error in months, or NULL when the stamps are not of that kind.
+# Calendar stamps (series.R's calendar_months(): one day of the month, or
+# month ends) whose usual step of k months is broken somewhere: an input
+# error in months, or NULL when the stamps are not of that kind.
 check_month_gaps <- function(time, what, col, arg, call) {
-  if (!inherits(time, c("Date", "POSIXt")) || anyNA(time) || length(time) < 3) return(NULL)
-  lt <- as.POSIXlt(time)
-  if (length(unique(lt$mday)) != 1 || length(unique(lt$hour * 60 + lt$min)) != 1) return(NULL)
-  m <- diff(12 * lt$year + lt$mon)
-  if (any(m < 1) || all(m == 1)) return(NULL)
-  i <- which(m != 1)[1]
-  fix <- if (!is.null(col)) {
-    sprintf(" Complete a regular grid with NA rows, e.g. grid <- data.frame(%s = seq(min(x$%s), max(x$%s), by = \"month\")); x <- merge(grid, x, all.x = TRUE).",
-            col, col, col)
+  m <- if (length(time) >= 3) calendar_months(time)
+  if (is.null(m)) return(NULL)
+  dm <- diff(m)
+  if (any(dm < 1)) return(NULL)
+  tab <- table(dm)
+  usual <- as.numeric(names(tab)[which.max(tab)])
+  if (all(dm == usual)) return(NULL)
+  i <- which(dm != usual)[1]
+  by <- switch(as.character(usual), `1` = "month", `3` = "quarter", `12` = "year", sprintf("%d months", usual))
+  month_end <- length(unique(as.POSIXlt(time)$mday)) > 1
+  fix <- if (any(dm %% usual != 0)) {
+    " impute_series() needs a regular grid: aggregate the values onto one, with NA where nothing was observed."
+  } else if (!is.null(col) && !month_end) {
+    sprintf(" Complete a regular grid with NA rows, e.g. grid <- data.frame(%s = seq(min(x$%s), max(x$%s), by = \"%s\")); x <- merge(grid, x, all.x = TRUE).",
+            col, col, col, by)
   } else {
-    " Complete a regular grid: add the missing months as rows of NA values."
+    sprintf(" Complete a regular grid: add the missing %ss as rows of NA values.", if (usual %in% c(1, 3, 12)) by else "time point")
   }
-  abort_input(arg, sprintf("%s are not equally spaced: rows %d and %d are %s apart, most rows 1 month.%s", what, i,
-                           i + 1, plural(m[i], "month"), fix), call = call)
+  abort_input(arg, sprintf("%s are not equally spaced: rows %d and %d are %s apart, most rows %s.%s", what, i,
+                           i + 1, plural(dm[i], "month"), plural(usual, "month"), fix), call = call)
 }
 
 plural <- function(n, unit) sprintf("%s %s%s", format(n), unit, if (n == 1) "" else "s")

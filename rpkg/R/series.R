@@ -71,7 +71,12 @@
 #' comparison. BIC ranks one-step fit and can prefer a monthly series'
 #' 12-month season although an 11-year cycle fills its long gaps better. A
 #' variable's first values under a level or trend only start the level: they
-#' count as parameters, not as likelihood.
+#' count as parameters, not as likelihood. So that the forms compare, every
+#' candidate's likelihood is that of the same values: those after each
+#' variable's first observed ones that any candidate's start takes (two when
+#' a trend is among them), given those. The choice then does not depend on the data's units (scored
+#' each on its own values, the forms' likelihoods covered different data,
+#' and rescaling a series could change the form chosen).
 #'
 #' **Intervals** are the model's exact Gaussian intervals,
 #' `mean +/- z sd` on the model's scale; the point is the conditional mean.
@@ -182,7 +187,10 @@
 #'   98.2-99.7% and 47.4-56.2%
 #'   (`bench/results/series_long_levels_BeijingAir_PM2.5_BeijingAir_O3_treering_sunspot.month.md`).
 #' @param n_samples Sample paths (at least 20; with `method = "dit"` enough
-#'   for finite-sample intervals at `level`, see Details).
+#'   for finite-sample intervals at `level`, see Details). The joint region
+#'   (`radius`) at `level` needs `ceiling((n_samples + 1) * level) <=
+#'   n_samples` (19 paths at 0.95, 99 at 0.99); with fewer the imputation has
+#'   no region (`radius` is `NA`), only its intervals.
 #' @param period Season length in frames; by default `frequency(x)` for a
 #'   `ts`, 12 for monthly, 7 for daily and 24 for hourly time stamps, none
 #'   otherwise (then only the smooth kernel is fitted). With `kernel =
@@ -339,6 +347,11 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
                           calibrate = FALSE, proper = "auto", separate = "auto", dit = list(), seed = NULL, threads = NULL,
                           time = NULL, ...) {
   check_dots(environment(), "impute_series()")
+  # Settings of one method given with the other are errors (below); missing()
+  # is reliable only before the arguments are checked and reassigned.
+  gp_only <- c(model = !missing(model), kernel = !missing(kernel), fit_frames = !missing(fit_frames),
+               ridge = !missing(ridge))
+  dit_given <- !missing(dit)
   x <- frame_time(x, time); truth <- frame_time(truth, time, "truth")  # time = columns of a data frame
   method <- check_string(method, c("gp", "dit"))
   level <- check_level(level)
@@ -374,8 +387,23 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   if (method == "dit" && transform != "auto") {
     abort_input("transform", "is available for method = \"gp\" only (the DiT models the data on their own scale).")
   }
+  if (method == "dit" && n_samples < cpp_min_samples(level)) {  # before minutes of training, not after
+    abort_input("n_samples", sprintf(paste("the DiT's intervals and region at level %g come from its sample paths",
+                                           "alone and need at least %d of them, not %d."),
+                                     level, cpp_min_samples(level), n_samples))
+  }
   if (method == "dit" && !identical(separate, "auto")) {
     abort_input("separate", "is available for method = \"gp\" only (the DiT models all variables together).")
+  }
+  # The structural model's settings, and the DiT's: each is an error with the
+  # other method, not silently unused.
+  if (method == "dit") {
+    if (any(gp_only)) {
+      abort_input(names(gp_only)[gp_only][1], paste("sets the structural model of method = \"gp\"; the DiT's settings",
+                                                    "go in `dit = list(...)` (see ?impute_series)."))
+    }
+  } else if (dit_given) {
+    abort_input("dit", "holds the DiT's settings, used with method = \"dit\" only.")
   }
   two <- series_two_valued_warning(v)
   if (!is.null(two)) cli::cli_warn("{two}")
@@ -473,9 +501,9 @@ frame_input <- function(x, arg, call) {
   if (length(bad)) abort_input(arg, non_numeric_advice(x, bad[1]), call = call)
   if (!length(others)) abort_input(arg, "has no numeric column to impute.", call = call)
   period <- NULL
-  months <- if (inherits(time, c("Date", "POSIXt"))) monthly_index(time)
+  months <- calendar_step(time)
   if (!is.null(months)) {
-    period <- 12
+    period <- if (12 %% months == 0 && months < 12) 12 / months  # months 12, quarters 4, half-years 2; years none
   } else {
     check_month_gaps(time, given$what, col, arg, call)
     step <- frame_grid(time, given$what, col, arg, call)
@@ -486,14 +514,30 @@ frame_input <- function(x, arg, call) {
        rebuild = function(vals) { out <- x; out[others] <- as.data.frame(vals); out })
 }
 
-# Month numbers of time stamps that fall on consecutive months (same day of
-# the month), or NULL when they do not.
-monthly_index <- function(time) {
-  if (anyNA(time) || length(time) < 2) return(NULL)
+# Calendar stamps: Date/POSIXct time stamps all on one day of the month, or
+# all on the last day of their month, at one time of day -> their month
+# numbers (12 year + month), else NULL.
+calendar_months <- function(time) {
+  if (!inherits(time, c("Date", "POSIXt")) || anyNA(time) || length(time) < 2) return(NULL)
   lt <- as.POSIXlt(time)
-  m <- 12 * lt$year + lt$mon
-  if (all(diff(m) == 1) && length(unique(lt$mday)) == 1 && any(diff(as.numeric(as.POSIXct(time))) !=
-                                                                 diff(as.numeric(as.POSIXct(time)))[1])) m else NULL
+  if (length(unique(lt$hour * 3600 + lt$min * 60 + lt$sec)) != 1) return(NULL)
+  next_day <- as.POSIXlt(as.Date(sprintf("%04d-%02d-%02d", lt$year + 1900, lt$mon + 1, lt$mday)) + 1)
+  month_end <- all(next_day$mday == 1)
+  if (length(unique(lt$mday)) != 1 && !month_end) return(NULL)
+  12 * lt$year + lt$mon
+}
+
+# The step in months of calendar stamps that run a whole number of months
+# apart, always the same (monthly, quarterly, yearly data, at the start, on
+# one day or at the end of the month), or NULL when they do not (then
+# check_month_gaps() and frame_grid() say what is wrong, or the stamps are
+# equally spaced in time anyway).
+calendar_step <- function(time) {
+  m <- calendar_months(time)
+  if (is.null(m)) return(NULL)
+  dm <- diff(m)
+  secs <- diff(as.numeric(as.POSIXct(time)))
+  if (dm[1] >= 1 && all(dm == dm[1]) && any(secs != secs[1])) dm[1] else NULL
 }
 
 # A warning (or NULL) naming the variables with missing entries whose
@@ -572,8 +616,12 @@ new_series_imputation <- function(input, v, iv, model, level, n_samples, win, tr
   point <- iv$point; lower <- iv$lower; upper <- iv$upper; samples <- iv$samples; ij <- iv$ij
   radius <- NA_real_
   if (nrow(ij)) {
+    # The in-sample radius needs ceiling((n + 1) level) <= n paths (99 at
+    # level 0.99); with fewer there is no region (the intervals, exact for
+    # the GP, are unaffected), not a radius capped at the farthest path.
     dist <- sqrt(rowSums(sweep(samples, 2, point[ij])^2))
-    radius <- sort(dist)[min(n_samples, ceiling((n_samples + 1) * level))]
+    k <- ceiling((n_samples + 1) * level - 1e-12)
+    radius <- if (k <= n_samples) sort(dist)[k] else NA_real_
   }
   cases <- list(arr = array(v, c(1L, n_time, d)), single = TRUE, H = n_time, d = d, dimnames = dimnames(v))
   core <- list(point = array(point, c(1L, n_time, d)), lower = array(lower, c(1L, n_time, d)),

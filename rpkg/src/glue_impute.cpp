@@ -3,6 +3,8 @@
 // down together and the summaries come back in place.
 #include "glue.h"
 
+#include <algorithm>
+
 namespace {
 
 // The exact conditional sampler, or the diffusion sampler with the exact
@@ -51,6 +53,15 @@ Rcpp::List cpp_impute_samples(Rcpp::NumericVector x, Rcpp::List samples, Rcpp::L
   for (R_xlen_t i = 0; i < samples.size(); ++i) s.push_back(Rcpp::as<Eigen::MatrixXd>(samples[i]));
   return glue::imputation_to_r(
       ditimpute::summarise_samples(b, ditimpute::masks_from_nan(b), std::move(s), glue::impute_options_from_r(options)));
+  DITIMPUTE_GLUE_END
+}
+
+// The fewest samples whose finite-sample intervals and region both exist at
+// `level` (region.hpp): what an imputation from samples alone needs.
+// [[Rcpp::export]]
+int cpp_min_samples(double level) {
+  DITIMPUTE_GLUE_BEGIN
+  return std::max(ditimpute::min_samples_split(level), ditimpute::min_samples_intervals(level));
   DITIMPUTE_GLUE_END
 }
 

@@ -115,3 +115,24 @@ test_that("truth is accepted in the form of x, and completions come in that form
                          threads = 1)
   expect_equal(t_imp$truth[20:25, 1], aq$v[20:25])
 })
+
+test_that("quarterly, yearly and month-end data frames are regular calendar series", {
+  set.seed(3)
+  q <- data.frame(d = seq(as.Date("2000-01-01"), by = "quarter", length.out = 40), y = cumsum(rnorm(40)) + 20)
+  q$y[10:13] <- NA
+  imp_q <- impute_series(q, n_samples = 20, seed = 1, threads = 1)
+  expect_equal(imp_q$model$period, 4)
+  expect_false(anyNA(completed_series(imp_q)$y))
+  yr <- q
+  yr$d <- seq(as.Date("1950-01-01"), by = "year", length.out = 40)
+  imp_y <- impute_series(yr, n_samples = 20, seed = 1, threads = 1)
+  expect_true(is.na(imp_y$model$period) || imp_y$model$period <= 1)
+  me <- data.frame(d = seq(as.Date("2000-02-01"), by = "month", length.out = 60) - 1,
+                   y = sin(2 * pi * (1:60) / 12) + rnorm(60, sd = 0.1))
+  me$y[20:24] <- NA
+  expect_equal(impute_series(me, n_samples = 20, seed = 1, threads = 1)$model$period, 12)
+  # A missing quarter is reported in the data's own step, with the fix.
+  cnd <- expect_input_error(impute_series(q[-(20:21), ]), "x")
+  expect_match(conditionMessage(cnd), "are 9 months apart, most rows 3 months", fixed = TRUE)
+  expect_match(conditionMessage(cnd), "by = \"quarter\"", fixed = TRUE)
+})

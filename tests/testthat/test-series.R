@@ -772,3 +772,43 @@ test_that("a two-valued variable with missing entries is named in a warning: the
   expect_match(series_two_valued_warning(cbind(a = c(1, 2, NA, 1), b = c(0, NA, 5, 0))),
                "Variables \"a\" \\(1 and 2\\), \"b\" \\(0 and 5\\) take only two values")
 })
+
+test_that("the chosen model and the imputations do not depend on the data's units", {
+  # Candidates with diffuse starts (a level conditions on one value, a trend
+  # on two) are scored on the same values; scored each on its own, the
+  # log-Jacobian of the units moved the choice: Nile in thousands chose the
+  # stationary form, in units a level, in thousandths a trend.
+  fits <- lapply(c(1e-3, 1, 1e3), function(sc) {
+    y <- datasets::Nile * sc
+    y[40:45] <- NA
+    list(sc = sc, imp = impute_series(y, n_samples = 20, seed = 1, transform = "none", threads = 1))
+  })
+  models <- vapply(fits, function(f) f$imp$model$model_name, "")
+  expect_identical(models, rep(models[2], 3))
+  base <- fits[[2]]$imp
+  for (f in fits[-2]) {
+    expect_equal(f$imp$model$candidates$BIC - min(f$imp$model$candidates$BIC),
+                 base$model$candidates$BIC - min(base$model$candidates$BIC), tolerance = 1e-6)
+    expect_equal(as.numeric(f$imp$point) / f$sc, as.numeric(base$point), tolerance = 1e-6)
+  }
+})
+
+test_that("each method's own settings are errors with the other method, not silently unused", {
+  y <- datasets::Nile
+  y[40:50] <- NA
+  expect_input_error(impute_series(y, method = "dit", model = "trend"), "model")
+  expect_input_error(impute_series(y, method = "dit", kernel = "smooth"), "kernel")
+  expect_input_error(impute_series(y, method = "dit", fit_frames = 50), "fit_frames")
+  expect_input_error(impute_series(y, method = "dit", ridge = 0.5), "ridge")
+  expect_input_error(impute_series(y, dit = list(steps = 10)), "dit")
+  # Too few paths for the DiT's intervals at the level: said before training.
+  cnd <- expect_input_error(impute_series(y, method = "dit", level = 0.99, n_samples = 40), "n_samples")
+  expect_match(conditionMessage(cnd), "at least 199", fixed = TRUE)
+  # The GP's intervals are exact at any n_samples; too few paths for the
+  # region leave it out instead of capping its radius at the farthest path.
+  few <- impute_series(y, level = 0.99, n_samples = 20, seed = 1, threads = 1)
+  expect_true(is.na(few$radius))
+  expect_true(all(is.finite(few$lower[is.na(y)])))
+  enough <- impute_series(y, level = 0.99, n_samples = 99, seed = 1, threads = 1)
+  expect_true(is.finite(enough$radius))
+})
