@@ -1,7 +1,7 @@
 # autoplot() methods for ggplot2 users: the generic is ggplot2's, so the
 # methods are registered for it when ggplot2 is loaded (S3method(ggplot2::autoplot, ...)
 # in NAMESPACE, R's delayed registration). They return the ggplot that plot()
-# builds, so both share one colour scheme and legend (plot-style.R).
+# draws, so both share one colour scheme and legend (plot-style.R).
 
 #' ggplot2's autoplot() for imputations
 #'
@@ -24,11 +24,11 @@
 #' p + ggplot2::labs(caption = "Nile, two gaps")
 #' @rawNamespace S3method(ggplot2::autoplot, ditimpute_imputation)
 autoplot.ditimpute_imputation <- function(object, ...) {
-  plot.ditimpute_imputation(object, ...)
+  ggplot_imputation(object, ...)
 }
 
 #' @rdname autoplot.ditimpute_imputation
 #' @rawNamespace S3method(ggplot2::autoplot, ditimpute_series_imputation)
 autoplot.ditimpute_series_imputation <- function(object, ...) {
-  plot.ditimpute_series_imputation(object, ...)
+  ggplot_series_imputation(object, ...)
 }

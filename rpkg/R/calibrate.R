@@ -151,9 +151,17 @@ calibrate <- function(object, x = NULL, missing = NULL, level = 0.95, n_samples 
       abort_input("level", sprintf("must be %g, the level of the series imputation (impute it again for another).",
                                    object$level))
     }
+    if (!base::missing(n_samples)) {
+      abort_input("n_samples", "is not used for a series imputation: its calibration rounds re-impute with exact moments, no samples.")
+    }
     if (!groups %in% c("auto", "gap", "none")) abort_input("groups", "a series is calibrated by \"gap\" (or \"auto\") or \"none\".")
     return(calibrate_series(object, missing, object$level, groups, n_groups, check_count(rounds, min = 2),
                             share, resolve_seed(seed), resolve_threads(threads)))
+  }
+  # rounds and share say how a series hides its own values: for windows
+  # they would be silently unused.
+  if (!base::missing(rounds) || !is.null(share)) {
+    abort_input(if (!is.null(share)) "share" else "rounds", "is used only when calibrating a series imputation (impute_series()).")
   }
   if (groups == "kappa" && !inherits(object, "ditimpute_gp")) {
     abort_input("groups", "\"kappa\" needs a Gaussian-process imputer (kappa_cond of its covariance).")
@@ -168,6 +176,14 @@ calibrate <- function(object, x = NULL, missing = NULL, level = 0.95, n_samples 
     truth <- check_truth_shape(truth, imp$x)
     if (!any(imp$missing & is.finite(truth))) abort_input("truth", "has no finite value at a missing entry: nothing to score.")
     cal <- list(truth = truth)
+    # The imputation's own level and samples are what is scored.
+    if (!base::missing(level) && !isTRUE(all.equal(level, imp$level))) {
+      abort_input("level", sprintf("must be %g, the level of the imputation (impute again at another level).", imp$level))
+    }
+    if (!base::missing(n_samples) && !isTRUE(all.equal(n_samples, imp$n_samples))) {
+      abort_input("n_samples", sprintf("must be %d, the samples of the imputation (impute again for more).",
+                                       as.integer(imp$n_samples)))
+    }
     level <- imp$level
     n_samples <- imp$n_samples
     key <- imputation_key(object)
@@ -564,12 +580,12 @@ plot.ditimpute_calibration <- function(x, ...) {
     data.frame(group = d$group, when = "calibrated", coverage = d$region_cal, lower = d$region_cal_lower,
                upper = d$region_cal_upper))
   df$when <- factor(df$when, levels = c("raw", "calibrated"))
-  ggplot2::ggplot(df, ggplot2::aes(x = .data$group, y = .data$coverage, colour = .data$when)) +
+  drawn(ggplot2::ggplot(df, ggplot2::aes(x = .data$group, y = .data$coverage, colour = .data$when)) +
     ggplot2::geom_hline(yintercept = x$level, linetype = 2) +
     ggplot2::geom_pointrange(ggplot2::aes(ymin = .data$lower, ymax = .data$upper),
                              position = ggplot2::position_dodge(width = 0.4)) +
     ggplot2::labs(x = NULL, y = "region coverage of held-out truths", colour = NULL,
                   title = sprintf("Coverage per group at nominal %g%%", 100 * x$level)) +
     ggplot2::scale_colour_manual(values = coverage_colours, name = NULL) +
-    plot_theme() + ggplot2::theme(axis.text.x = ggplot2::element_text(angle = 20, hjust = 1))
+    plot_theme() + ggplot2::theme(axis.text.x = ggplot2::element_text(angle = 20, hjust = 1)))
 }

@@ -307,7 +307,7 @@ plot.ditimpute_coverage_curve <- function(x, ...) {
                                                    ymax = .data$interval_upper, colour = "intervals"),
                                       position = ggplot2::position_nudge(x = 0.005))
   }
-  p + ggplot2::labs(x = "nominal level", y = "empirical coverage", colour = NULL,
-                    title = sprintf("Calibration curve: %s", attr(x, "method"))) +
-    ggplot2::scale_colour_manual(values = coverage_colours, name = NULL) + plot_theme()
+  drawn(p + ggplot2::labs(x = "nominal level", y = "empirical coverage", colour = NULL,
+                          title = sprintf("Calibration curve: %s", attr(x, "method"))) +
+          ggplot2::scale_colour_manual(values = coverage_colours, name = NULL) + plot_theme())
 }

@@ -11,7 +11,9 @@
 #' @param sequence Which sequence of an array to draw.
 #' @param variables Which variables (indices or names); by default up to the first 8.
 #' @param ... Unused: a named argument here is an input error.
-#' @return A ggplot object (printing it draws the plot).
+#' @return The ggplot object, invisibly, after drawing it (add layers and
+#'   print it to change the plot; [autoplot.ditimpute_imputation()] returns it
+#'   without drawing).
 #' @examples
 #' spec <- gp_spec(48, d = 2, kernel = gp_kernel("laplace", lengthscale = 20))
 #' truth <- gp_simulate(spec, 1, seed = 1)[1, , ]
@@ -20,6 +22,11 @@
 #' plot(impute(spec, x, n_samples = 200, truth = truth, seed = 2))
 #' @export
 plot.ditimpute_imputation <- function(x, sequence = 1, variables = NULL, ...) {
+  drawn(ggplot_imputation(x, sequence, variables, ...))
+}
+
+# The ggplot of plot.ditimpute_imputation() (and autoplot()).
+ggplot_imputation <- function(x, sequence = 1, variables = NULL, ...) {
   check_dots(environment(), "plot()")
   x <- as3(x)
   n <- dim(x$x)[1]
@@ -38,11 +45,13 @@ plot.ditimpute_imputation <- function(x, sequence = 1, variables = NULL, ...) {
   miss$run <- cumsum(c(1, diff(miss$frame) != 1 | diff(as.integer(miss$variable)) != 0))
   single <- miss[single_frame_runs(miss$run), , drop = FALSE]
   has_truth <- !is.null(x$truth)
-  p <- ggplot2::ggplot(df, ggplot2::aes(x = .data$frame)) +
+  # A deterministic imputer (impute_baseline()) has no intervals: no band.
+  band <- if (any(is.finite(miss$lower))) list(
     ggplot2::geom_ribbon(data = miss, ggplot2::aes(ymin = .data$lower, ymax = .data$upper, group = .data$run,
-                                                   fill = "interval"), alpha = 0.3) +
+                                                   fill = "interval"), alpha = 0.3),
     ggplot2::geom_linerange(data = single, ggplot2::aes(ymin = .data$lower, ymax = .data$upper),
-                            colour = plot_colours[["imputed"]], alpha = 0.6, linewidth = 1.2) +
+                            colour = plot_colours[["imputed"]], alpha = 0.6, linewidth = 1.2))
+  p <- ggplot2::ggplot(df, ggplot2::aes(x = .data$frame)) + band +
     ggplot2::geom_line(data = miss, ggplot2::aes(y = .data$estimate, group = .data$run),
                        colour = plot_colours[["imputed"]]) +
     ggplot2::geom_point(data = miss, ggplot2::aes(y = .data$estimate, colour = "imputed", shape = "imputed"),
@@ -53,8 +62,11 @@ plot.ditimpute_imputation <- function(x, sequence = 1, variables = NULL, ...) {
     value_scales(c("observed", "imputed", if (has_truth) "truth")) + interval_scale(x$level) +
     ggplot2::labs(x = "frame", y = "value",
                   title = sprintf("Imputation by %s (sequence %d)", x$method, sequence),
-                  subtitle = sprintf("imputed: %s of the samples with its %g%% per-entry interval", x$point_type,
-                                     100 * x$level)) +
+                  subtitle = if (length(band)) {
+                    sprintf("imputed: %s of the samples with its %g%% per-entry interval", x$point_type, 100 * x$level)
+                  } else {
+                    "imputed values (a deterministic imputer: no intervals)"
+                  }) +
     plot_theme()
   if (has_truth) {
     p <- p + ggplot2::geom_point(data = miss, ggplot2::aes(y = .data$truth, colour = "truth", shape = "truth"),

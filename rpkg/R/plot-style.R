@@ -27,3 +27,11 @@ single_frame_runs <- function(run) {
 }
 
 plot_theme <- function() ggplot2::theme_bw() + ggplot2::theme(legend.position = "bottom")
+
+# plot() methods draw, as base R's do (also inside a loop or a function,
+# where a returned ggplot would not be printed), and return the ggplot
+# invisibly, to be extended and printed again; autoplot() returns it undrawn.
+drawn <- function(p) {
+  print(p)
+  invisible(p)
+}

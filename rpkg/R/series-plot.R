@@ -12,13 +12,20 @@
 #' @param variables Which variables (indices or names); by default up to the first 8.
 #' @param from,to Optional range of frames (row numbers) to draw.
 #' @param ... Unused: a named argument here is an input error.
-#' @return A ggplot object (printing it draws the plot).
+#' @return The ggplot object, invisibly, after drawing it (add layers and
+#'   print it to change the plot; [autoplot.ditimpute_imputation()] returns it
+#'   without drawing).
 #' @examples
 #' y <- datasets::co2
 #' y[c(100:130, sample(468, 30))] <- NA
 #' plot(impute_series(y, n_samples = 30, seed = 1), from = 60, to = 180)
 #' @export
 plot.ditimpute_series_imputation <- function(x, variables = NULL, from = 1, to = NULL, ...) {
+  drawn(ggplot_series_imputation(x, variables, from, to, ...))
+}
+
+# The ggplot of plot.ditimpute_series_imputation() (and autoplot()).
+ggplot_series_imputation <- function(x, variables = NULL, from = 1, to = NULL, ...) {
   check_dots(environment(), "plot()")
   vars <- colnames(x$x)
   n_time <- nrow(x$x)

@@ -289,12 +289,12 @@ plot.ditimpute_series_calibration <- function(x, ...) {
               data.frame(group = d$group, when = "calibrated", coverage = d$interval_cal, lower = d$interval_cal_lower,
                          upper = d$interval_cal_upper))
   df$when <- factor(df$when, levels = c("raw", "calibrated"))
-  ggplot2::ggplot(df, ggplot2::aes(x = .data$group, y = .data$coverage, colour = .data$when)) +
+  drawn(ggplot2::ggplot(df, ggplot2::aes(x = .data$group, y = .data$coverage, colour = .data$when)) +
     ggplot2::geom_hline(yintercept = x$level, linetype = 2) +
     ggplot2::geom_point(position = ggplot2::position_dodge(width = 0.4)) +
     ggplot2::geom_errorbar(ggplot2::aes(ymin = .data$lower, ymax = .data$upper), width = 0.2, na.rm = TRUE,
                            position = ggplot2::position_dodge(width = 0.4)) +
     ggplot2::labs(x = NULL, y = "interval coverage of hidden values", colour = NULL,
                   title = sprintf("Series self-calibration at nominal %g%%", 100 * x$level)) +
-    ggplot2::scale_colour_manual(values = coverage_colours, name = NULL) + plot_theme()
+    ggplot2::scale_colour_manual(values = coverage_colours, name = NULL) + plot_theme())
 }

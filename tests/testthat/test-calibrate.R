@@ -171,3 +171,22 @@ test_that("an outside imputer is calibrated from its imputation of the calibrati
   expect_input_error(impute(cal, held$x[test_rows, , ]), "object")
   expect_input_error(calibrate(cal_imp), "truth")
 })
+
+test_that("arguments a branch of calibrate() cannot use are errors, not silently dropped", {
+  spec <- cal_spec(10)
+  held <- gp_simulate(spec, 60, seed = 1)
+  x <- held
+  x[, 19:24, ] <- NA
+  imp <- impute(spec, x, n_samples = 50, level = 0.9, seed = 1, threads = 1)
+  # An imputation is scored at its own level and samples.
+  expect_input_error(calibrate(imp, truth = held, level = 0.5), "level")
+  expect_input_error(calibrate(imp, truth = held, n_samples = 500), "n_samples")
+  expect_identical(calibrate(imp, truth = held, level = 0.9)$level, 0.9)
+  # rounds and share are how a series hides its own values.
+  expect_input_error(calibrate(spec, held, missing = pattern_tail(24, 6), rounds = 3), "rounds")
+  expect_input_error(calibrate(spec, held, missing = pattern_tail(24, 6), share = 0.5), "share")
+  y <- datasets::Nile
+  y[40:45] <- NA
+  si <- impute_series(y, n_samples = 20, seed = 1, threads = 1)
+  expect_input_error(calibrate(si, n_samples = 500), "n_samples")
+})

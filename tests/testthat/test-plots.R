@@ -56,3 +56,25 @@ test_that("imputation and series plots share one colour scheme and a legend", {
   for (kind in c("observed", "imputed", "truth")) expect_identical(colour_of(p1, kind), colour_of(p2, kind))
   expect_false(colour_of(p1, "observed") == colour_of(p1, "imputed"))
 })
+
+test_that("plot() draws, also inside a loop or a function, and returns the ggplot invisibly", {
+  spec <- gp_spec(30, d = 2, kernel = gp_kernel("matern32", lengthscale = 6))
+  x <- gp_simulate(spec, 1, seed = 1)[1, , ]
+  x[10:14, ] <- NA
+  imp <- impute(spec, x, n_samples = 50, seed = 2, threads = 1)
+  size_of <- function(draw) {
+    f <- tempfile(fileext = ".png")
+    grDevices::png(f)
+    draw()
+    grDevices::dev.off()
+    file.size(f)
+  }
+  blank <- size_of(function() graphics::plot.new())  # an empty page
+  in_loop <- size_of(function() for (v in 1:2) plot(imp, variables = v))
+  expect_gt(in_loop, 2 * blank)
+  expect_invisible(p <- plot(imp))
+  expect_s3_class(p, "ggplot")
+  # A deterministic imputer: no band, no warning.
+  lin <- impute_baseline(array(x, c(1, 30, 2)), "linear", means = 0)
+  expect_no_warning(size_of(function() plot(lin)))
+})
