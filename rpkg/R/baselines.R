@@ -43,7 +43,8 @@
 #' @export
 impute_baseline <- function(x, method = c("linear", "mean"), means = 0, truth = NULL) {
   method <- check_string(method, c("linear", "mean"))
-  filled <- if (method == "linear") impute_linear(x, means = means) else impute_mean(x, means = means)
+  fill <- if (method == "linear") impute_linear else impute_mean
+  filled <- if (missing(means)) fill(x) else fill(x, means = means)  # the default's check (resolve_means())
   imputation_from_completions(x, list(filled),
                               method = if (method == "linear") "linear interpolation" else "mean", truth = truth)
 }

@@ -87,7 +87,7 @@ with_local_seed <- function(seed, expr, call = rlang::caller_env()) {
 #' @export
 impute_linear <- function(x, means = 0) {
   d <- check_value_shape(x, "x")
-  means <- resolve_means(means, x, d)
+  means <- resolve_means(means, x, d, default = missing(means))
   dims <- dim(x)
   # Frames along the rows: an H x (windows * variables) matrix, variable slowest.
   by_time <- if (length(dims) == 3) matrix(aperm(x, c(2, 1, 3)), nrow = dims[2]) else unclass(x)
@@ -126,14 +126,30 @@ interpolate_columns <- function(m, fallback) {
 #' @export
 impute_mean <- function(x, means = 0) {
   d <- check_value_shape(x, "x")
-  means <- resolve_means(means, x, d)
+  means <- resolve_means(means, x, d, default = missing(means))
   fill <- rep(means, each = length(x) / d)
   miss <- is.na(x)
   x[miss] <- fill[miss]
   x
 }
 
-resolve_means <- function(means, x, d, call = rlang::caller_env()) {
+resolve_means <- function(means, x, d, default = FALSE, call = rlang::caller_env()) {
+  # The default 0 is the training mean of standardised data: on data that
+  # are plainly not standardised it would fill in values far from the data.
+  if (default && !isTRUE(attr(x, "ditimpute_scaled"))) {
+    v <- matrix(as.numeric(x), ncol = d, dimnames = list(NULL, var_names(x)))  # the variables are the slowest index
+    mu <- colMeans(v, na.rm = TRUE)
+    s <- apply(v, 2, stats::sd, na.rm = TRUE)
+    far <- which(is.finite(mu) & abs(mu) > 3 * pmax(s, 0, na.rm = TRUE))
+    if (length(far)) {
+      j <- far[1]
+      cli::cli_warn(sprintf(paste("{.arg means} is 0, the default for standardised data, but variable %s averages %s",
+                                  "where observed (sd %s): give the training means (a fit_scaler() result or",
+                                  "numbers), or standardise {.arg x} first (scale_data())."),
+                            var_label(v, j), format(signif(mu[j], 4)), format(signif(s[j], 3))),
+                    call = call)
+    }
+  }
   if (inherits(means, "ditimpute_scaler")) {
     if (isTRUE(attr(x, "ditimpute_scaled"))) {
       abort_input("means", paste("is a scaler but `x` is standardised (from scale_data()), where the training",

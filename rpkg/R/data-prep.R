@@ -39,6 +39,7 @@ make_windows <- function(series, length, stride = length) {
                dimnames = list(NULL, NULL, colnames(src$values)))
   attr(out, "start") <- src$time[starts]
   attr(out, "freq") <- src$freq
+  if (isTRUE(attr(series, "ditimpute_scaled"))) attr(out, "ditimpute_scaled") <- TRUE  # standardised windows
   out
 }
 
@@ -123,7 +124,8 @@ split_by_time <- function(x, train = 0.8) {
 #' @return `fit_scaler()`: an object of class `ditimpute_scaler`, a list with
 #'   `center` and `scale` (named d-vectors). `scale_data()` and
 #'   `unscale_data()`: `x` transformed, of the same shape. `scale_data()` marks
-#'   matrices and arrays with the attribute `ditimpute_scaled = TRUE`, which
+#'   its result with the attribute `ditimpute_scaled = TRUE` (a series passes
+#'   it on to the windows [make_windows()] cuts from it), which
 #'   [impute_mean()] and [impute_linear()] check.
 #' @examples
 #' x <- matrix(c(1, 2, 3, NA, 10, 20, 30, 40), 4, 2, dimnames = list(NULL, c("a", "b")))
@@ -165,7 +167,7 @@ print.ditimpute_scaler <- function(x, ...) {
 scale_data <- function(x, scaler) {
   out <- transform_values(x, scaler, function(v, each) (v - rep(scaler$center, each = each)) /
                             rep(scaler$scale, each = each))
-  if (!inherits(out, "ditimpute_series")) attr(out, "ditimpute_scaled") <- TRUE
+  attr(out, "ditimpute_scaled") <- TRUE  # a series passes it on to its windows (make_windows())
   out
 }
 

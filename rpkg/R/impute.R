@@ -325,8 +325,11 @@ summary.ditimpute_imputation <- function(object, ...) {
 print.summary.ditimpute_imputation <- function(x, ...) {
   cat(sprintf("Imputation by %s: %d sequence(s) of %d frames x %d variables, %d samples each\n", x$method, x$n,
               x$H, x$d, x$n_samples))
-  cat(sprintf("Point estimate: %s. Confidence level: %g%%.\n", x$point_type, 100 * x$level))
-  tab <- data.frame(sequence = seq_len(x$n), missing = x$n_missing, radius = x$radius, interval_width = x$width)
+  intervals <- any(is.finite(x$width))
+  cat(sprintf("Point estimate: %s. %s\n", x$point_type,
+              if (intervals) sprintf("Confidence level: %g%%.", 100 * x$level) else "No intervals or region (deterministic)."))
+  tab <- data.frame(sequence = seq_len(x$n), missing = x$n_missing)
+  if (intervals) tab <- cbind(tab, radius = x$radius, interval_width = x$width)
   if (!is.null(x$metrics)) tab <- cbind(tab, x$metrics[, c("mse", "mae", "crps", "interval_coverage")])
   print(utils::head(tab, 10), row.names = FALSE, digits = 4)
   if (x$n > 10) cat(sprintf("... %d more sequences\n", x$n - 10))
@@ -335,10 +338,18 @@ print.summary.ditimpute_imputation <- function(x, ...) {
 
 #' Confidence intervals of imputed values
 #'
-#' Per-entry equal-tailed intervals of the missing entries, from the samples'
-#' quantiles (R's type 7).
+#' Per-entry equal-tailed intervals of the missing entries. At the
+#' imputation's own level they are the intervals it holds: exact (`mean +/- z
+#' sd`, or its image on the data's scale) for a Gaussian process, [gp_smooth()]
+#' and [impute_series()], the samples' finite-sample intervals for a sampler.
+#' At another level they are rebuilt from the samples as [impute()] builds a
+#' sampler's: the order statistics `s_(a)` and `s_(Z + 1 - a)`, `a =
+#' floor((Z + 1)(1 - level) / 2)`, which hold the level for draws
+#' exchangeable with the truth and are a little wide for a few samples (for an
+#' exact imputer, impute again at that level for its exact intervals). They
+#' need `Z >= 2 / (1 - level) - 1` samples (39 at 0.95, 199 at 0.99).
 #'
-#' @param object An imputation from [impute()].
+#' @param object An imputation from [impute()] or [impute_series()].
 #' @param parm Unused (all missing entries are returned).
 #' @param level Confidence level; by default the imputation's.
 #' @param ... Unused: a named argument here is an input error.
@@ -358,6 +369,11 @@ confint.ditimpute_imputation <- function(object, parm, level = object$level, ...
   upper <- object$upper
   if (!isTRUE(all.equal(level, object$level))) {
     if (all(vapply(object$samples, is.null, TRUE))) abort_input("level", "cannot change: the imputation has no samples.")
+    if (object$n_samples < cpp_min_samples(level)) {
+      abort_input("level", sprintf(paste("intervals at level %g from the imputation's %d samples need at least %d of",
+                                         "them: impute again at this level, or with more samples."),
+                                   level, as.integer(object$n_samples), cpp_min_samples(level)))
+    }
     # Intervals at another level from the same samples, by the core's one routine.
     res <- core_call(cpp_impute_samples(object$x, object$samples, list(n_samples = object$n_samples, level = level)))
     lower <- res$lower

@@ -314,7 +314,7 @@ series_candidate_forms <- function(model, kernel, period, n_time, n_obs_min, cal
   forms$df <- mapply(series_form_df, forms$model, forms$kernel)
   ok <- n_obs_min >= 2 * forms$df
   if (!any(ok)) {
-    abort_input("x", sprintf("has a variable with %d observed values; impute_series() fits at least %d parameters per variable and needs at least %d observed values (impute so short a series with impute_baseline(), or give more data).",
+    abort_input("x", sprintf("has a variable with %d observed values; impute_series() fits at least %d parameters per variable and needs at least %d observed values (interpolate so short a series, e.g. with stats::approx(), or give more data).",
                              n_obs_min, min(forms$df), 2 * min(forms$df)), call = call)
   }
   if (model != "auto" && !all(ok)) {

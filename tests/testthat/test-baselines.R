@@ -26,6 +26,10 @@ test_that("impute_baseline wraps impute_linear and impute_mean without intervals
   out <- capture.output(print(impute_baseline(held$x, "linear", truth = x)))
   expect_true(any(grepl("no confidence region", out)))
   expect_false(any(grepl("NaN|NA%|NA to NA", out)))
+  # and so does summary(): no confidence level, radius or interval widths
+  out <- capture.output(print(summary(impute_baseline(held$x, "linear", truth = x))))
+  expect_true(any(grepl("No intervals or region (deterministic)", out, fixed = TRUE)))
+  expect_false(any(grepl("NaN|Confidence level|radius", out)))
 })
 
 test_that("imputation_metrics scores only hidden entries, never real gaps", {

@@ -77,7 +77,11 @@ test_that("impute_mean fills each variable with its training mean, in the data's
   imp <- impute_mean(x, sc)
   expect_equal(imp[is.na(x)], c(10, 10, 20, 20))
   expect_equal(imp[!is.na(x)], x[!is.na(x)])
-  expect_equal(impute_mean(x)[is.na(x)], rep(0, 4))
+  # The default 0 (standardised data) on data that are not: a warning naming
+  # the variable (b averages 7, sd 1.4).
+  expect_warning(zero <- impute_mean(x), "averages 7 where observed")
+  expect_equal(zero[is.na(x)], rep(0, 4))
+  expect_no_warning(impute_mean(x, means = 0))  # said explicitly
   z <- scale_data(array(c(1, 2, 3, 4, 10, 20, 30, NA), c(2, 2, 2)), sc)
   expect_input_error(impute_mean(z, sc), "means")        # standardised data: the means are 0
   expect_input_error(impute_linear(z, sc), "means")
@@ -108,4 +112,16 @@ test_that("load_real_data splits in time, windows and standardises with training
   expect_input_error(load_real_data("ett_h1", dir = file.path(dir, "absent")), "dir")
   expect_input_error(load_real_data("mnist", dir = dir), "name")
   expect_input_error(load_real_data("ett_h1", dir = dir, length = 500), "length")
+})
+
+test_that("windows cut from a standardised series keep the mark that guards impute_mean()", {
+  s <- ditimpute_series(as.matrix(datasets::EuStockMarkets)[1:200, ])
+  sc <- fit_scaler(s)
+  w <- make_windows(scale_data(s, sc), 24)
+  expect_true(isTRUE(attr(w, "ditimpute_scaled")))
+  h <- hide_mcar(w, rate = 0.2, seed = 1)
+  expect_input_error(impute_mean(h$x, means = sc), "means")
+  # Unscaled, the series' windows carry no mark and take the scaler.
+  raw <- hide_mcar(make_windows(s, 24), rate = 0.2, seed = 1)
+  expect_equal(range(impute_mean(raw$x, means = sc)[raw$hidden]), range(sc$center))
 })

@@ -73,6 +73,15 @@ test_that("impute returns the documented pieces for a matrix and an array", {
   expect_equal(names(ci), c("sequence", "frame", "variable", "estimate", "lower", "upper"))
   ci80 <- confint(imp, level = 0.8)
   expect_true(all(ci80$upper - ci80$lower <= ci$upper - ci$lower + 1e-12))
+  # Another level from 50 samples: the order statistics, as documented
+  # (a = floor(51 * 0.2 / 2) = 5: the 5th and 46th of each entry's samples).
+  s1 <- imp$samples[[1]]
+  m1 <- ci80[ci80$sequence == 1, ]
+  expect_equal(m1$lower, apply(s1, 2, function(v) sort(v)[5]))
+  expect_equal(m1$upper, apply(s1, 2, function(v) sort(v)[46]))
+  # Too few samples for the level: an error naming confint()'s own argument.
+  cnd <- expect_input_error(confint(imp, level = 0.99), "level")
+  expect_match(conditionMessage(cnd), "need at least 199", fixed = TRUE)
   df <- as.data.frame(imp)
   expect_equal(nrow(df), length(x))
   expect_true(all(c("estimate", "lower", "upper", "truth", "missing") %in% names(df)))
