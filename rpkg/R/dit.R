@@ -170,7 +170,10 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
 #'   2 hours 0.80-0.83x; `bench/results/real_data_ett_h1_stride2_*.md`), and
 #'   keep `validation` apart in time, since overlapping windows share values.
 #' @param config A [dit_config()]; by default the small model for `x`'s `H` and `d`.
-#' @param strategy A [mask_strategy()]; by default [strategy_preset()]`("S4")`.
+#' @param strategy A [mask_strategy()]; by default [strategy_preset()]`("S4")`,
+#'   whose patterns hide up to 16 frames and need windows of at least 23; for
+#'   shorter windows give one that fits, e.g. `mask_strategy(c("4x1", "2x2",
+#'   "tail4"))` (an input error naming `strategy` says so otherwise).
 #' @param steps Optimizer steps (in total, counting resumed ones). `NULL`:
 #'   2000, or no step limit when `time_limit` is given.
 #' @param time_limit Seconds to train for (`NULL`: no limit; training also

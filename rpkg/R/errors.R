@@ -163,6 +163,10 @@ check_dots <- function(env, fn, valid = NULL, call = env) {
 # or a valid name of 4 or more letters contained in it (`conf.level`).
 closest_name <- function(name, valid) {
   if (!length(valid)) return(NULL)
+  # Names one method calls by another's name: impute() takes the sampler as
+  # `sampler` for a GP and as `method` for a DiT.
+  synonyms <- c(sampler = "method", method = "sampler")
+  if (name %in% names(synonyms) && synonyms[[name]] %in% valid) return(synonyms[[name]])
   d <- drop(utils::adist(tolower(name), tolower(valid)))
   inside <- nchar(valid) >= 4 & vapply(tolower(valid), grepl, TRUE, x = tolower(name), fixed = TRUE)
   near <- d <= max(2, floor(nchar(name) / 3)) | inside

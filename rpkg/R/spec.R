@@ -45,9 +45,11 @@ gp_spec <- function(H, d = NULL, kernel = gp_kernel(), Lambda = NULL, mean = 0, 
   nugget <- check_number(nugget, lower = 0, upper = Inf, open = FALSE)
   diag(Gamma) <- diag(Gamma) + nugget
   mean <- expand_mean(mean, H, d)
+  here <- environment()  # the error is gp_spec()'s, not the handler's
   tryCatch(core_call(cpp_gp_validate(Gamma, Lambda, mean)), ditimpute_error_input = function(e) {
     if (identical(e$arg, "Gamma") && !is.null(kernel)) {
-      abort_input("kernel", sprintf("its Gamma (H = %d) is numerically singular; add a small `nugget` (e.g. 1e-6) or shorten the lengthscale.", H))
+      abort_input("kernel", sprintf("its Gamma (H = %d) is numerically singular; add a small `nugget` (e.g. 1e-6) or shorten the lengthscale.", H),
+                  call = here)
     }
     stop(e)
   })
@@ -89,7 +91,11 @@ print.ditimpute_gp <- function(x, ...) {
   ev <- eigen(x$Lambda, symmetric = TRUE, only.values = TRUE)$values
   cat(sprintf("  Lambda: %d x %d, kappa %.4g\n", x$d, x$d, max(ev) / min(ev)))
   m <- unique(as.vector(x$mean))
-  cat(sprintf("  mean: %s\n", if (length(m) == 1) format(m) else "varies"))
+  per_var <- apply(x$mean, 2, function(v) length(unique(v)) == 1)  # constant in time, per variable
+  cat(sprintf("  mean: %s\n", if (length(m) == 1) format(m) else if (all(per_var)) {
+    shown <- format(x$mean[1, seq_len(min(6, x$d))], digits = 4)
+    paste("per variable", paste(shown, collapse = ", "), if (x$d > 6) "..." else "")
+  } else "varies in time"))
   invisible(x)
 }
 

@@ -29,12 +29,21 @@ test_that("impute() methods reject misspelled arguments", {
   expect_misspelled(impute(dots_spec, dots_x, seeds = 1), "seeds", "seed")
   # `device` belongs to the DiT method, not to a Gaussian process.
   expect_misspelled(impute(dots_spec, dots_x, device = "cpu"), "device")
+  # The sampler is `sampler` for a GP and `method` for a DiT: each points to the other.
+  expect_misspelled(impute(dots_spec, dots_x, method = "ode"), "method", "sampler")
   skip_if_no_torch()
   cfg <- dit_config(12, 2, width = 16, depth = 1, heads = 2)
   fit <- dit_fit(gp_simulate(dots_spec, 8, seed = 2), cfg, strategy = mask_strategy("mcar0.2"), steps = 1,
                  seed = 1, threads = 1, progress = FALSE)
   expect_misspelled(impute(fit, dots_x, nsample = 40), "nsample", "n_samples")
-  expect_misspelled(impute(fit, dots_x, sampler = "ode"), "sampler")
+  expect_misspelled(impute(fit, dots_x, sampler = "ode"), "sampler", "method")
+  # The default strategy (S4) needs windows of 23 frames: an error naming
+  # `strategy`, before any training.
+  cnd <- expect_input_error(dit_fit(gp_simulate(dots_spec, 8, seed = 2), cfg, steps = 1, seed = 1, threads = 1,
+                                    progress = FALSE), "strategy")
+  expect_match(conditionMessage(cnd), "at least 23 frames", fixed = TRUE)
+  expect_s3_class(dit_fit(gp_simulate(dots_spec, 8, seed = 2), cfg, strategy = mask_strategy(c("4x1", "2x2", "tail4")),
+                          steps = 1, seed = 1, threads = 1, progress = FALSE), "ditimpute_dit")
 })
 
 test_that("calibrate() rejects names neither it nor the model's impute() takes", {

@@ -22,7 +22,8 @@ test_that("bad specifications give classed errors naming the argument", {
   expect_input_error(gp_spec(1), "H")
   expect_input_error(gp_spec(10, kernel = "laplace"), "kernel")
   # smooth kernels give singular Gamma: the error points at the kernel, a nugget fixes it
-  expect_input_error(gp_spec(20, kernel = gp_kernel("rbf", lengthscale = 4)), "kernel")
+  cnd <- expect_input_error(gp_spec(20, kernel = gp_kernel("rbf", lengthscale = 4)), "kernel")
+  expect_identical(deparse(cnd$call[[1]]), "gp_spec")  # gp_spec()'s error, not its handler's
   expect_s3_class(gp_spec(20, kernel = gp_kernel("rbf", lengthscale = 4), nugget = 1e-6), "ditimpute_gp")
   expect_input_error(gp_spec(20, nugget = -1), "nugget")
 })

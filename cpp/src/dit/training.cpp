@@ -236,6 +236,11 @@ TrainResult DiTModel::fit(const Batch& train, const Batch* val, const MaskStrate
   const auto& c = m.config;
   o.validate();
   strategy.validate();
+  if (c.H < strategy.min_H())
+    throw input_error("strategy", "its largest pattern needs windows of at least " + std::to_string(strategy.min_H()) +
+                                      " frames (keeping one frame observed), but the model's have H = " +
+                                      std::to_string(c.H) + ": choose patterns with fewer missing frames, or longer "
+                                      "windows.");
   detail::check_batch(train, c, "train");
   if (val) detail::check_batch(*val, c, "val");
   const GaussianProcess* gp = m.gp.get();
