@@ -179,12 +179,12 @@
 #'   length, the 50% ones 58-80% and the 99% ones 96.3-99.0%
 #'   (`bench/results/series_long_tails.md`); on BeijingAir's PM2.5 and O3,
 #'   treering and sunspot.month (kurtosis 3.3-43.6, the scale right) the 50%
-#'   ones 48.5-70.1% and the 99% ones 96.3-99.1%
+#'   ones 51.2-70.1% and the 99% ones 96.3-99.1%
 #'   (`bench/results/series_long_tails_BeijingAir_PM2.5_BeijingAir_O3_treering_sunspot.month.md`).
 #'   `calibrate = TRUE` rescales at the level asked: on ETT 99% intervals
 #'   then covered 98.4-99.4% and 50% ones 47.9-60.2% in every gap-length group
 #'   (`bench/results/series_long_levels.md`), on the four other series
-#'   98.2-99.7% and 47.4-56.2%
+#'   98.3-99.7% and 46.5-56.2%
 #'   (`bench/results/series_long_levels_BeijingAir_PM2.5_BeijingAir_O3_treering_sunspot.month.md`).
 #' @param n_samples Sample paths (at least 20; with `method = "dit"` enough
 #'   for finite-sample intervals at `level`, see Details). The joint region
