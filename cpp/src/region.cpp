@@ -96,6 +96,8 @@ int min_samples_intervals(double level) {
     if (static_cast<int>(std::floor((Z + 1) * (1.0 - level) / 2.0 + 1e-12)) >= 1) return Z;
 }
 
+int min_samples_finite(double level) { return std::max(min_samples_split(level), min_samples_intervals(level)); }
+
 namespace {
 
 void check_enough(const Matrix& samples, double level, int needed, const std::string& what) {

@@ -392,12 +392,13 @@ StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& o) 
     }
     return c;
   };
-  auto evaluate = [&](const Context& c, const StructuralSpec& s, bool keep, std::vector<Univariate>& out) {
+  auto evaluate = [&](const Context& c, const StructuralSpec& s, bool keep, std::vector<Univariate>& out,
+                      int condition_on = 0) {
     const LatentProcess proc = structural_process(s);
     out.assign(static_cast<std::size_t>(d), Univariate());
     parallel_for(d, inner, [&](int j) {
-      out[static_cast<std::size_t>(j)] =
-          univariate(proc, s.nugget, cols[static_cast<std::size_t>(j)], c.means[static_cast<std::size_t>(j)], keep);
+      out[static_cast<std::size_t>(j)] = univariate(proc, s.nugget, cols[static_cast<std::size_t>(j)],
+                                                    c.means[static_cast<std::size_t>(j)], keep, condition_on);
     });
   };
   // Minimises minus the log-likelihood of the form `base` (whose context is
@@ -518,13 +519,12 @@ StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& o) 
     double ll = 0.0;
     long used = 0;
     if (d == 1 || d * proc.dimension() > 120) {
-      const bool own = proc.diffuse_count() >= common;  // u already scores the common values
-      for (int j = 0; j < d; ++j) {
-        const Univariate v = own ? Univariate() : univariate(proc, cand.spec.nugget, cols[static_cast<std::size_t>(j)],
-                                                             ctx.means[static_cast<std::size_t>(j)], false, common);
-        const Univariate& w = own ? u[static_cast<std::size_t>(j)] : v;
-        ll += w.loglik;
-        used += w.used;
+      // u scores the common values already unless the form's own start takes fewer.
+      std::vector<Univariate> rescored;
+      if (proc.diffuse_count() < common) evaluate(ctx, cand.spec, false, rescored, common);
+      for (const Univariate& v : rescored.empty() ? u : rescored) {
+        ll += v.loglik;
+        used += v.used;
       }
     } else {
       RowMatrix ys = y.block(start, 0, frames, d);

@@ -3,8 +3,6 @@
 // down together and the summaries come back in place.
 #include "glue.h"
 
-#include <algorithm>
-
 namespace {
 
 // The exact conditional sampler, or the diffusion sampler with the exact
@@ -56,12 +54,11 @@ Rcpp::List cpp_impute_samples(Rcpp::NumericVector x, Rcpp::List samples, Rcpp::L
   DITIMPUTE_GLUE_END
 }
 
-// The fewest samples whose finite-sample intervals and region both exist at
-// `level` (region.hpp): what an imputation from samples alone needs.
+// region.hpp's min_samples_finite(level).
 // [[Rcpp::export]]
 int cpp_min_samples(double level) {
   DITIMPUTE_GLUE_BEGIN
-  return std::max(ditimpute::min_samples_split(level), ditimpute::min_samples_intervals(level));
+  return ditimpute::min_samples_finite(level);
   DITIMPUTE_GLUE_END
 }
 

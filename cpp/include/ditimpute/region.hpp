@@ -62,5 +62,7 @@ int min_samples_split(double level);
 // min_samples_intervals(level): input_error "n_samples" otherwise. m x 2.
 Matrix order_intervals(const Matrix& samples, double level);
 int min_samples_intervals(double level);
+// The fewest samples for both (what an imputation from samples alone needs).
+int min_samples_finite(double level);
 
 }  // namespace ditimpute
