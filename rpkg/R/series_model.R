@@ -491,14 +491,38 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
   best_in <- function(sel) which(sel)[which.min(tab$BIC[sel])]
   best <- best_in(family)
   selection <- NULL
-  if (nrow(forms) > n_calendar) {
-    rival <- best_in(!family)
-    selection <- series_gap_selection(v, fit, y, tab[c(best, rival), ], fit$candidates[c(best, rival)], seed, threads,
-                                      call)
-    if (selection$chosen[2]) {
-      best <- rival
-      family <- !family
-    }
+  scorer <- NULL
+  prefer_rival <- function(step, pair, rival) {
+    if (is.null(scorer)) scorer <<- series_gap_scorer(v, fit, y, seed, threads, call)
+    sel <- cbind(step = step, series_gap_compare(scorer, tab[pair, ], pair, series_gap_margin[[rival]]),
+                 stringsAsFactors = FALSE)
+    selection <<- rbind(selection, sel)
+    sel$chosen[2]
+  }
+  if (nrow(forms) > n_calendar && prefer_rival("kernel", c(best, best_in(!family)), "cycle")) {
+    best <- best_in(!family)
+    family <- !family
+  }
+  # The model class (stationary, or a local level or trend) of the chosen
+  # kernel on the same hidden gaps, when the series has gaps to impute and
+  # model = "auto" fitted both classes: BIC's class unless the other class's
+  # best form imputes the hidden gaps better, leaning to the local level or
+  # trend. A level or trend replaces BIC's stationary form when its mean
+  # CRPS is lower at all; a stationary form replaces BIC's level or trend
+  # only by the one-standard-error rule. The classes' best forms have about as
+  # many parameters (a stationary form's linear trend against the level's
+  # start), so neither is simpler; but their failures differ: a stationary
+  # form wrongly chosen reverts to the series' mean and trend inside a long
+  # gap with intervals that stop widening (what impute_series() did on long
+  # sensor series before it had levels), while a level wrongly chosen bridges
+  # the gap from both ends, as interpolation does, with intervals that widen.
+  # A class chosen against BIC keeps only its own forms for proper draws.
+  stationary <- tab$model == "stationary"
+  other <- family & stationary != stationary[best]
+  if (series_gap_models && anyNA(v) && any(other) &&
+      prefer_rival("model", c(best, best_in(other)), if (stationary[best]) "nonstationary" else "stationary")) {
+    best <- best_in(other)
+    family <- other
   }
   tab$chosen <- seq_len(nrow(tab)) == best
   b <- fit$candidates[[best]]
@@ -569,7 +593,14 @@ series_auto_cycle <- function(v, tr, model, period, forms, n_time, n_obs_min) {
 # standardised series it was fitted to, `tab_rows` the two forms' rows of the
 # candidate table and `cands` their fitted forms (calendar's, then cycle's).
 series_gap_rounds <- 10L
-series_gap_selection <- function(v, fit, y, tab_rows, cands, seed, threads, call) {
+
+# The hidden gaps' scores of fitted forms: series_gap_rounds masks of the
+# fitting stretch (drawn once, so that every comparison of one fit scores
+# the same hidden values), each form's CRPS per hidden value computed once
+# (a form compared twice, as the kernel's winner then against the other
+# model class, is imputed once). Returns the scores as a function of a
+# candidate's index in fit$candidates, and the hidden gaps' ids.
+series_gap_scorer <- function(v, fit, y, seed, threads, call) {
   y <- y[fit$fit_start + seq_len(fit$fit_frames) - 1L, , drop = FALSE]
   miss <- is.na(y)
   lens <- unlist(lapply(seq_len(ncol(v)), function(j) {
@@ -585,29 +616,47 @@ series_gap_selection <- function(v, fit, y, tab_rows, cands, seed, threads, call
     u <- (z - mu) / sd
     sd * (u * (2 * stats::pnorm(u) - 1) + 2 * stats::dnorm(u) - 1 / sqrt(pi))
   }
-  scores <- lapply(cands, function(cand) {
-    res <- core_call(cpp_structural_moments(versions, cand, list(threads = threads)), call = call)
-    unlist(Map(function(m, ver, r) {
-      ij <- missing_index(is.na(ver))
-      hidden <- m[ij]
-      crps(y[ij][hidden], r$mean[hidden], r$sd[hidden])
-    }, masks, versions, res))
-  })
   gap <- unlist(Map(function(m, ver, r) {
     ij <- missing_index(is.na(ver))
     paste(r, run_ids(m)[ij][m[ij]])
   }, masks, versions, seq_along(masks)))
+  memo <- list()
+  score <- function(i) {
+    key <- as.character(i)
+    if (is.null(memo[[key]])) {
+      res <- core_call(cpp_structural_moments(versions, fit$candidates[[i]], list(threads = threads)), call = call)
+      memo[[key]] <<- unlist(Map(function(m, ver, r) {
+        ij <- missing_index(is.na(ver))
+        hidden <- m[ij]
+        crps(y[ij][hidden], r$mean[hidden], r$sd[hidden])
+      }, masks, versions, res))
+    }
+    memo[[key]]
+  }
+  list(score = score, gap = gap)
+}
+
+# Compares two forms (the incumbent, then its rival) on the scorer's hidden
+# gaps: the rival is chosen when its mean CRPS is lower by more than
+# `margin` standard errors (series_gap_margin, by what the rival is: the
+# one-standard-error rule above for a cycle and for a stationary form, none
+# for a level or trend; see fit_series_model()).
+series_gap_compare <- function(scorer, tab_rows, pair, margin) {
+  scores <- lapply(pair, scorer$score)
+  gap <- scorer$gap
   diff <- scores[[2]] - scores[[1]]
   per_gap <- tapply(diff, gap, sum)
   n_gap <- tapply(diff, gap, length)
   mean_diff <- sum(per_gap) / sum(n_gap)
   g <- length(per_gap)
   se <- if (g > 1) sqrt(g / (g - 1) * sum((per_gap - mean_diff * n_gap)^2)) / sum(n_gap) else Inf
-  chosen <- g > 1 && mean_diff + se < 0
+  chosen <- g > 1 && mean_diff + margin * se < 0
   data.frame(model = tab_rows$model, kernel = tab_rows$kernel,
              crps = vapply(scores, mean, 0), difference = c(NA, mean_diff), se = c(NA, se),
              hidden_values = length(diff), hidden_gaps = g, chosen = c(!chosen, chosen), stringsAsFactors = FALSE)
 }
+series_gap_margin <- c(cycle = 1, stationary = 1, nonstationary = 0)
+series_gap_models <- TRUE
 
 # The share of each variable's one-step changes that the other variables
 # explain: the squared multiple correlation of its standardised one-step
@@ -879,12 +928,17 @@ print.ditimpute_series_model <- function(x, ...) {
   cat(sprintf("  fitted on frames %d-%d: log-likelihood %.2f, %d parameters, BIC %.2f\n", x$fit_start,
               x$fit_start + x$fit_frames - 1L, x$loglik, as.integer(x$df), x$candidates$BIC[x$candidates$chosen]))
   sel <- x$selection
-  if (!is.null(sel)) {
-    won <- which(sel$chosen)
-    cat(sprintf("  kernel chosen on %d hidden gaps of the series' own lengths (%d values): %s, mean CRPS %.3g against %.3g for the %s (difference of the cycle's %.3g, SE %.2g)\n",
-                sel$hidden_gaps[1], sel$hidden_values[1], if (won == 2) "the cycle" else sprintf("the %s kernel", sel$kernel[1]),
-                sel$crps[won], sel$crps[3 - won], if (won == 2) sprintf("%s kernel", sel$kernel[1]) else "cycle",
-                sel$difference[2], sel$se[2]))
+  for (step in unique(sel$step)) {
+    st <- sel[sel$step == step, ]
+    won <- which(st$chosen)
+    name <- if (step == "kernel") {
+      c(sprintf("the %s kernel", st$kernel[1]), "the cycle")
+    } else {
+      sprintf("the %s model", st$model)
+    }
+    cat(sprintf("  %s chosen on %d hidden gaps of the series' own lengths (%d values): %s, mean CRPS %.3g against %.3g for %s (difference of %s's %.3g, SE %.2g)\n",
+                step, st$hidden_gaps[1], st$hidden_values[1], name[won], st$crps[won], st$crps[3 - won], name[3 - won],
+                name[2], st$difference[2], st$se[2]))
   }
   invisible(x)
 }

@@ -511,6 +511,7 @@ test_that("kernel = \"auto\" weighs a cycle on the series' own hidden gaps and k
   expect_true(all(is.na(tab$period[tab$kernel == "smooth"])))
   expect_true(all(abs(tab$period[tab$kernel == "cycle"] - 37) < 3))
   sel <- imp$model$selection
+  sel <- sel[sel$step == "kernel", ]
   expect_identical(sel$kernel, c("smooth", "cycle"))
   expect_identical(sel$chosen, c(FALSE, TRUE))
   expect_lt(sel$difference[2] + 2 * sel$se[2], 0)
@@ -528,7 +529,7 @@ test_that("kernel = \"auto\" weighs a cycle on the series' own hidden gaps and k
   wtab <- weekly$model$candidates
   expect_true(any(wtab$kernel == "seasonal"))
   expect_true(all(wtab$period[wtab$kernel == "seasonal"] == 7))
-  expect_output(print(summary(imp)), "kernel chosen on hidden gaps")
+  expect_output(print(summary(imp)), "kernel and model class chosen on hidden gaps")
   # A random walk with noise whose highest periodogram peak passes the
   # screen (prominence 2.56 > 2.5, by a margin a change of the periodogram
   # rule could take away; 4 of 400 such walks, seeds 1-400, pass:
@@ -544,14 +545,69 @@ test_that("kernel = \"auto\" weighs a cycle on the series' own hidden gaps and k
   expect_gt(ditimpute:::series_cycle_peak(matrix(z))$prominence, ditimpute:::series_cycle_prominence)
   walk <- impute_series(z, level = 0.9, n_samples = 20, seed = 1)
   expect_identical(walk$model$kernel_name, "smooth")
-  expect_identical(walk$model$selection$chosen, c(TRUE, FALSE))
+  expect_identical(walk$model$selection$chosen[walk$model$selection$step == "kernel"], c(TRUE, FALSE))
   expect_equal(walk$point, impute_series(z, level = 0.9, n_samples = 20, seed = 1, kernel = "smooth")$point)
-  # The calendar's own peak (co2's 12 months) is screened out, and a series
-  # without gaps weighs nothing: no comparison either way.
+  # The calendar's own peak (co2's 12 months) is screened out (only the
+  # model class is weighed), and a series without gaps weighs nothing: no
+  # comparison either way.
   co2 <- datasets::co2
   co2[c(30:40, 200:229)] <- NA
-  expect_null(impute_series(co2, n_samples = 20, seed = 1)$model$selection)
+  expect_identical(unique(impute_series(co2, n_samples = 20, seed = 1)$model$selection$step), "model")
   expect_null(impute_series(y0, n_samples = 20, seed = 1)$model$selection)
+})
+
+test_that("model = \"auto\" weighs the model class on the series' own hidden gaps, against BIC when they say so", {
+  # ldeaths with 7 random holes: BIC prefers the stationary seasonal form
+  # (by 5.3), but the local level imputes the series' hidden gaps better
+  # (mean CRPS lower by about 1.5 SEs of the paired difference; a level
+  # rival needs only a lower mean), so the level class is used, print() says
+  # so, and proper draws take forms of that class only.
+  set.seed(3)
+  y <- datasets::ldeaths
+  y[sample(length(y), 7)] <- NA
+  imp <- impute_series(y, level = 0.9, n_samples = 20, seed = 1)
+  tab <- imp$model$candidates
+  expect_identical(tab$model[which.min(tab$BIC)], "stationary")
+  sel <- imp$model$selection
+  expect_identical(sel$step, c("model", "model"))
+  expect_identical(sel$model, c("stationary", "level"))
+  expect_identical(sel$chosen, c(FALSE, TRUE))
+  expect_lt(sel$difference[2] + sel$se[2], 0)
+  expect_identical(imp$model$model_name, "level")
+  expect_true(tab$chosen[tab$model == "level" & tab$kernel == "seasonal"])
+  expect_false(any(vapply(imp$model$forms$candidates, function(c) c$spec$model == "stationary", TRUE)))
+  expect_output(print(imp$model), "model chosen on [0-9]+ hidden gaps .*: the level model, .* for the stationary model")
+  # A class given by the user is not weighed.
+  expect_null(impute_series(y, level = 0.9, n_samples = 20, seed = 1, model = "stationary")$model$selection)
+  # The rule: a rival stationary form needs a mean CRPS lower by more than
+  # one standard error of the paired difference (each hidden gap one unit),
+  # a rival level or trend only a lower one. Scores of 40 hidden gaps of two
+  # values each, the rival's per-value difference -c +- 0.1 (alternating by
+  # gap), so that its standard error is sqrt(40 / 39 * 40) * 0.2 / 80 and
+  # c half of that: better by 0.5 SE.
+  se <- sqrt(40 / 39 * 40) * 0.2 / 80
+  c <- 0.5 * se
+  scorer <- list(gap = rep(1:40, each = 2),
+                 score = function(i) if (i == 1) rep(1, 80) else rep(1 - c + rep(c(0.1, -0.1), 20), each = 2))
+  rows <- data.frame(model = c("level", "stationary"), kernel = "smooth")
+  cmp <- function(margin) ditimpute:::series_gap_compare(scorer, rows, 1:2, margin)
+  expect_equal(cmp(0)$difference[2], -c)
+  expect_equal(cmp(0)$se[2], se)
+  expect_identical(cmp(0)$chosen, c(FALSE, TRUE))
+  expect_identical(cmp(ditimpute:::series_gap_margin[["nonstationary"]])$chosen, c(FALSE, TRUE))
+  expect_identical(cmp(ditimpute:::series_gap_margin[["stationary"]])$chosen, c(TRUE, FALSE))
+  expect_identical(cmp(ditimpute:::series_gap_margin[["cycle"]])$chosen, c(TRUE, FALSE))
+  # A local level with noise: BIC's class (level or trend) is kept, the
+  # stationary rival doing worse on the hidden gaps.
+  set.seed(12)
+  z <- cumsum(rnorm(600, sd = 0.3)) + rnorm(600, sd = 0.5)
+  z[c(100:140, 300:330, sample(600, 40))] <- NA
+  walk <- impute_series(z, level = 0.9, n_samples = 20, seed = 1)
+  wsel <- walk$model$selection
+  expect_identical(wsel$model[2], "stationary")
+  expect_identical(wsel$chosen, c(TRUE, FALSE))
+  expect_gt(wsel$difference[2], 0)
+  expect_false(walk$model$model_name == "stationary")
 })
 
 test_that("the model's 90% intervals hold their level on series simulated from a local level model", {
