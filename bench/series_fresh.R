@@ -94,7 +94,7 @@ md <- c("# impute_series() on R series it was not developed on (bench/series_fre
         "`ratio_linear`: over linear interpolation's; `se_*`: delta-method standard errors counting each hidden gap",
         "as one unit; `coverage90`: hidden values inside the raw 90% intervals, `calibrated`: with `calibrate = TRUE`;",
         "`nonpositive`: imputations or lower bounds <= 0 on a positive series (all repetitions); `gp_seconds`: per",
-        "repetition; `models`: the forms BIC chose, with counts.", "",
+        "repetition; `models`: the forms chosen, with counts.", "",
         "| series | frames | hidden | gaps | best_imputeTS | ratio_best | se_best | ratio_linear | se_linear | coverage90 | coverage_se | calibrated | nonpositive | gp_seconds | models |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         sprintf("| %s | %d | %.1f | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %s |", per$series, per$frames,
