@@ -427,7 +427,7 @@ series_fit_evaluations <- function(n_time, fit_frames) as.integer(min(3000, max(
 
 # Fits every candidate form in one core call and keeps the one with the
 # smallest BIC (with kernel = "auto" and a cycle weighed, the smallest of the
-# kernel that series_gap_selection() chooses). The log-likelihood is reported on the data's scale: that of
+# kernel and model class that series_gap_compare() chooses). The log-likelihood is reported on the data's scale: that of
 # the standardised (and transformed) values plus the log-Jacobian of the map
 # from the data, -log(scale_j) per observed value and (lambda - 1) log(y) per
 # transformed one (over
@@ -552,7 +552,7 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
 # (natural log units: 12 times, averaged over three bins), and no calendar
 # season holds it (no seasonal form, or a period over 1.5 calendar periods).
 # The prominence is a screen that spares most series the cycle's fit; what
-# decides is series_gap_selection(). On whole series
+# decides is series_gap_compare(). On whole series
 # (bench/results/series_cycle_peak.md) the real cycles stand at 2.58 (lynx),
 # 3.42 (sunspot.year), 3.64 (sunspots) and 4.31 (sunspot.month); 30 simulated
 # noise series (white, AR(1), random walks; 500 frames) at 1.99 at most; R's
@@ -589,9 +589,6 @@ series_auto_cycle <- function(v, tr, model, period, forms, n_time, n_obs_min) {
 # one-standard-error rule of cross-validation, leaning to the calendar's form.
 # With two standard errors sunspot.month's first repetition of
 # bench/series_long.R's gaps kept the season (difference -0.017, SE 0.011).
-# `fit`: the core's fit of both forms (its fitting stretch), `y` the
-# standardised series it was fitted to, `tab_rows` the two forms' rows of the
-# candidate table and `cands` their fitted forms (calendar's, then cycle's).
 series_gap_rounds <- 10L
 
 # The hidden gaps' scores of fitted forms: series_gap_rounds masks of the
@@ -599,7 +596,9 @@ series_gap_rounds <- 10L
 # the same hidden values), each form's CRPS per hidden value computed once
 # (a form compared twice, as the kernel's winner then against the other
 # model class, is imputed once). Returns the scores as a function of a
-# candidate's index in fit$candidates, and the hidden gaps' ids.
+# candidate's index in fit$candidates, and the hidden gaps' ids. `fit`: the
+# core's fit of every form (its fitting stretch), `y` the standardised series
+# it was fitted to.
 series_gap_scorer <- function(v, fit, y, seed, threads, call) {
   y <- y[fit$fit_start + seq_len(fit$fit_frames) - 1L, , drop = FALSE]
   miss <- is.na(y)
@@ -620,24 +619,24 @@ series_gap_scorer <- function(v, fit, y, seed, threads, call) {
     ij <- missing_index(is.na(ver))
     paste(r, run_ids(m)[ij][m[ij]])
   }, masks, versions, seq_along(masks)))
-  memo <- list()
+  memo <- vector("list", length(fit$candidates))
   score <- function(i) {
-    key <- as.character(i)
-    if (is.null(memo[[key]])) {
+    if (is.null(memo[[i]])) {
       res <- core_call(cpp_structural_moments(versions, fit$candidates[[i]], list(threads = threads)), call = call)
-      memo[[key]] <<- unlist(Map(function(m, ver, r) {
+      memo[[i]] <<- unlist(Map(function(m, ver, r) {
         ij <- missing_index(is.na(ver))
         hidden <- m[ij]
         crps(y[ij][hidden], r$mean[hidden], r$sd[hidden])
       }, masks, versions, res))
     }
-    memo[[key]]
+    memo[[i]]
   }
   list(score = score, gap = gap)
 }
 
-# Compares two forms (the incumbent, then its rival) on the scorer's hidden
-# gaps: the rival is chosen when its mean CRPS is lower by more than
+# Compares two forms (`pair`: the incumbent's and its rival's indices in
+# fit$candidates, `tab_rows` their rows of the candidate table) on the
+# scorer's hidden gaps: the rival is chosen when its mean CRPS is lower by more than
 # `margin` standard errors (series_gap_margin, by what the rival is: the
 # one-standard-error rule above for a cycle and for a stationary form, none
 # for a level or trend; see fit_series_model()).
