@@ -82,22 +82,7 @@ if (!is.null(pick)) series <- c(series, fresh, short)[pick]
 # Stock prices have no season: frequency 260 only counts trading days.
 periods <- list(EuStockMarkets = 1)
 
-hide <- function(y, kind, seed) {
-  set.seed(seed)
-  v <- as.matrix(y)
-  n <- nrow(v)
-  miss <- matrix(FALSE, n, ncol(v))
-  if (kind == "random") {
-    miss[sample(length(miss), round(0.1 * length(miss)))] <- TRUE
-  } else {
-    len <- max(round(0.1 * n), min(2 * stats::frequency(y), n %/% 4), 6)
-    for (j in seq_len(ncol(v))) {
-      s <- sample(2:(n - len), 1)  # interior: interpolation needs both ends
-      miss[s:(s + len - 1), j] <- TRUE
-    }
-  }
-  miss
-}
+source("bench/series_hide.R")  # hide()
 
 with_na <- function(y, miss) { y[miss] <- NA; y }
 

@@ -19,20 +19,7 @@ args <- commandArgs(trailingOnly = TRUE)
 reps <- if (length(args)) as.integer(args[1]) else 10L
 series <- list(co2 = datasets::co2, nottem = datasets::nottem, UKgas = log(datasets::UKgas),
                ldeaths = datasets::ldeaths, Nile = datasets::Nile)
-# bench/series.R's hide(), for one variable.
-hide <- function(y, kind, seed) {
-  set.seed(seed)
-  n <- length(y)
-  miss <- rep(FALSE, n)
-  if (kind == "random") {
-    miss[sample(n, round(0.1 * n))] <- TRUE
-  } else {
-    len <- max(round(0.1 * n), min(2 * stats::frequency(y), n %/% 4), 6)
-    s <- sample(2:(n - len), 1)
-    miss[s:(s + len - 1)] <- TRUE
-  }
-  miss
-}
+source("bench/series_hide.R")  # bench/series.R's hide()
 ns <- asNamespace("ditimpute")
 # Runs expr with the class weighed on hidden gaps (models = TRUE) or not, and
 # the margins (in standard errors) a stationary rival and a level or trend
