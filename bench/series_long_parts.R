@@ -61,9 +61,13 @@ series_picked <- function(args, name) {
 # Box-Cox or log intervals are symmetric only there): (truth - centre) / sd,
 # with sd the half-width over qnorm(0.95).
 standardised_errors <- function(truth, lower, upper, transform) {
+  lo <- fitted_scale(lower, transform); hi <- fitted_scale(upper, transform)
+  (fitted_scale(truth, transform) - (lo + hi) / 2) / ((hi - lo) / (2 * stats::qnorm(0.95)))
+}
+
+# Values of a univariate series on the model's scale (`transform` as
+# impute_series() fitted it; NULL: the data's own scale).
+fitted_scale <- function(x, transform) {
   tr <- if (is.null(transform)) list(lambda = NA_real_) else transform
-  cj <- rep(1L, length(truth))
-  lo <- ditimpute:::on_model_scale(lower, cj, tr); hi <- ditimpute:::on_model_scale(upper, cj, tr)
-  y <- ditimpute:::on_model_scale(truth, cj, tr)
-  (y - (lo + hi) / 2) / ((hi - lo) / (2 * stats::qnorm(0.95)))
+  ditimpute:::on_model_scale(as.numeric(x), rep(1L, length(x)), tr)
 }

@@ -24,9 +24,7 @@ local_vol <- function(y) {
 }
 res <- series_repetitions(parts, data_dir, reps, picked$names, function(g, name, r) {
   fit <- parts$gp_run(g$y)
-  tr <- if (is.null(fit$transform)) list(lambda = NA_real_) else fit$transform
-  ym <- ditimpute:::on_model_scale(as.numeric(g$y), rep(1L, length(g$y)), tr)
-  v <- local_vol(ym)
+  v <- local_vol(fitted_scale(g$y, fit$transform))
   data.frame(series = name, rep = r, group = g$grp, v = v[g$h],
              z = standardised_errors(g$truth, fit$lower[g$h], fit$upper[g$h], fit$transform))
 })
