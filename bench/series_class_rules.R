@@ -36,7 +36,9 @@ all <- list(co2 = datasets::co2, nottem = datasets::nottem, UKgas = log(datasets
             lynx = log(datasets::lynx), LakeHuron = datasets::LakeHuron, airmiles = datasets::airmiles,
             WWWusage = datasets::WWWusage, austres = datasets::austres, JohnsonJohnson = log(datasets::JohnsonJohnson),
             treering200 = stats::ts(datasets::treering[1:200]),
-            USAccDeaths = datasets::USAccDeaths, discoveries = datasets::discoveries)
+            USAccDeaths = datasets::USAccDeaths, discoveries = datasets::discoveries,
+            # long series on which the default chooses the stationary class (bench/results/series_long.md)
+            treering = datasets::treering, sunspot.month = datasets::sunspot.month)
 series <- all[pick]
 source("bench/series_hide.R")  # bench/series.R's hide()
 ns <- asNamespace("ditimpute")
