@@ -26,29 +26,20 @@
 suppressMessages(library(ditimpute))
 args <- commandArgs(trailingOnly = TRUE)
 reps <- as.integer(args[1]); pick <- strsplit(args[2], ",")[[1]]
-all <- list(co2 = datasets::co2, nottem = datasets::nottem, UKgas = log(datasets::UKgas),
-            ldeaths = datasets::ldeaths, Nile = datasets::Nile, lh = datasets::lh, uspop = datasets::uspop,
-            UKLungDeaths = cbind(mdeaths = datasets::mdeaths, fdeaths = datasets::fdeaths),
-            BJsales = cbind(sales = datasets::BJsales, lead = datasets::BJsales.lead),
-            beaver2 = stats::ts(as.matrix(datasets::beaver2[, c("temp", "activ")])),
-            freeny = stats::ts(as.matrix(datasets::freeny), start = c(1962, 2), frequency = 4),
-            longley = stats::ts(as.matrix(datasets::longley[, names(datasets::longley) != "Year"]), start = 1947),
-            lynx = log(datasets::lynx), LakeHuron = datasets::LakeHuron, airmiles = datasets::airmiles,
-            WWWusage = datasets::WWWusage, austres = datasets::austres, JohnsonJohnson = log(datasets::JohnsonJohnson),
-            treering200 = stats::ts(datasets::treering[1:200]),
-            USAccDeaths = datasets::USAccDeaths, discoveries = datasets::discoveries,
-            # long series on which the default chooses the stationary class (bench/results/series_long.md)
-            treering = datasets::treering, sunspot.month = datasets::sunspot.month)
+source("bench/series_sets.R")  # bench/series.R's series, fresh (and short)
+# Short series that neither the class rules nor bench/series.R's sets were
+# developed on, and two long ones on which the default chooses the stationary
+# class (bench/results/series_long.md).
+heldout <- list(lynx = log(datasets::lynx), LakeHuron = datasets::LakeHuron, airmiles = datasets::airmiles,
+                WWWusage = datasets::WWWusage, austres = datasets::austres,
+                JohnsonJohnson = log(datasets::JohnsonJohnson), treering200 = stats::ts(datasets::treering[1:200]),
+                USAccDeaths = datasets::USAccDeaths, discoveries = datasets::discoveries,
+                treering = datasets::treering, sunspot.month = datasets::sunspot.month)
+all <- c(series, fresh, heldout)
 series <- all[pick]
 source("bench/series_hide.R")  # bench/series.R's hide()
 ns <- asNamespace("ditimpute")
-# Runs expr with a package object replaced, restoring it after.
-with_object <- function(name, value, expr) {
-  old <- get(name, ns)
-  utils::assignInNamespace(name, value, "ditimpute")
-  on.exit(utils::assignInNamespace(name, old, "ditimpute"))
-  force(expr)
-}
+source("bench/with_object.R")  # with_object()
 lean_margin <- replace(get("series_gap_margin", ns), "nonstationary", -1)
 never_margin <- replace(get("series_gap_margin", ns), c("stationary", "nonstationary"), c(1e6, -1e6))
 mask_plain <- get("series_calibration_mask", ns)
@@ -57,9 +48,8 @@ mask_buffered <- function(miss, ...) {
   near <- miss | rbind(miss[-1, , drop = FALSE], FALSE) | rbind(FALSE, miss[-n, , drop = FALSE])
   mask_plain(near, ...)
 }
-auto <- function(y) impute_series(y, level = 0.9, n_samples = 50, seed = 1)
-fits <- list(stationary = function(y) impute_series(y, model = "stationary", level = 0.9, n_samples = 50, seed = 1),
-             level = function(y) impute_series(y, model = "level", level = 0.9, n_samples = 50, seed = 1),
+auto <- function(y, ...) impute_series(y, level = 0.9, n_samples = 50, seed = 1, ...)
+fits <- list(stationary = function(y) auto(y, model = "stationary"), level = function(y) auto(y, model = "level"),
              auto_gaps = auto,
              auto_lean = function(y) with_object("series_gap_margin", lean_margin, auto(y)),
              auto_buffer = function(y) with_object("series_calibration_mask", mask_buffered, auto(y)),

@@ -6,7 +6,8 @@
 # form's log-likelihood and BIC.
 # Usage: Rscript bench/series_longley_model.R   (writes bench/results/series_longley_model.md)
 suppressMessages(library(ditimpute))
-y <- stats::ts(as.matrix(datasets::longley[, names(datasets::longley) != "Year"]), start = 1947)
+source("bench/series_sets.R")
+y <- fresh$longley  # bench/series.R's Longley: the six variables but Year
 set.seed(3)
 y[sample(16, 2), "Armed.Forces"] <- NA
 y[sample(16, 2), "GNP"] <- NA

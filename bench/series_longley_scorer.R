@@ -9,7 +9,8 @@
 # Usage: Rscript bench/series_longley_scorer.R   (writes bench/results/series_longley_scorer.md)
 suppressMessages(library(ditimpute))
 source("bench/series_hide.R")  # bench/series.R's hide()
-y <- stats::ts(as.matrix(datasets::longley[, names(datasets::longley) != "Year"]), start = 1947)
+source("bench/series_sets.R")
+y <- fresh$longley  # bench/series.R's Longley: the six variables but Year
 ns <- asNamespace("ditimpute")
 cap <- new.env()
 suppressMessages(trace(ditimpute:::series_gap_compare, exit = quote({ cap$scorer <- scorer; cap$scores <- scores }),

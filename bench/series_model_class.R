@@ -24,17 +24,11 @@ ns <- asNamespace("ditimpute")
 # Runs expr with the class weighed on hidden gaps (models = TRUE) or not, and
 # the margins (in standard errors) a stationary rival and a level or trend
 # rival need.
+source("bench/with_object.R")  # with_object()
 with_rule <- function(models, to_stationary, to_nonstationary, expr) {
-  old_models <- get("series_gap_models", ns)
-  old_margin <- get("series_gap_margin", ns)
-  utils::assignInNamespace("series_gap_models", models, "ditimpute")
-  utils::assignInNamespace("series_gap_margin", c(cycle = old_margin[["cycle"]], stationary = to_stationary,
-                                                  nonstationary = to_nonstationary), "ditimpute")
-  on.exit({
-    utils::assignInNamespace("series_gap_models", old_models, "ditimpute")
-    utils::assignInNamespace("series_gap_margin", old_margin, "ditimpute")
-  })
-  force(expr)
+  margin <- c(cycle = get("series_gap_margin", ns)[["cycle"]], stationary = to_stationary,
+              nonstationary = to_nonstationary)
+  with_object("series_gap_models", models, with_object("series_gap_margin", margin, expr))
 }
 auto <- function(y) impute_series(y, level = 0.9, n_samples = 50, seed = 1)
 fits <- list(stationary = function(y) impute_series(y, model = "stationary", level = 0.9, n_samples = 50, seed = 1),
