@@ -284,8 +284,7 @@ series_proper_intervals <- function(model, v, level, n_samples, seed, threads, c
       samples[k, ] <- res$samples[1, ]
     }
   }
-  sc <- model$scale[ij[, 2]]; ce <- model$center[ij[, 2]]
-  back <- function(z) from_model_scale_vec(ce + sc * z, ij[, 2], model$transform)  # over the m missing entries
+  back <- series_back(model, v, ij)
   z <- stats::qnorm(1 - (1 - level) / 2)
   point <- v
   lower <- upper <- matrix(NA_real_, nrow(v), ncol(v), dimnames = dimnames(v))

@@ -258,7 +258,79 @@ transform_label <- function(lambda, lower = NULL, upper = NULL, margin = NULL, l
 
 # Standardised values on the model's scale are what the core models.
 scale_cols <- function(v, model) {
-  sweep(sweep(to_model_scale(v, model$transform), 2, model$center), 2, model$scale, "/")
+  u <- to_model_scale(v, model$transform) - series_profile_frames(model$profile, nrow(v))
+  sweep(sweep(u, 2, model$center), 2, model$scale, "/")
+}
+
+# The fixed seasonal shape (series_profile()) at frames 1..n: an n x d
+# matrix, or 0 when the model has none.
+series_profile_frames <- function(profile, n) {
+  if (is.null(profile)) return(0)
+  profile[(seq_len(n) - 1L) %% nrow(profile) + 1L, , drop = FALSE]
+}
+
+# The calendar season's shape held fixed where the season's kernel cannot
+# hold it: a p x d matrix (p the period; zero columns for variables without
+# one), or NULL. The seasonal kernel holds the first `harmonics` harmonics of
+# the period (3-5), enough for a monthly season; a long period with a sharp
+# shape inside it (half-hourly electricity demand with a weekly period of
+# 336 frames: its daily cycle is the 7th harmonic of the week) is out of
+# its reach, and inside a long gap such a series was imputed as a smooth
+# curve (forecast::taylor: MAE 8.7x na_seadec's; bench/results/series_fresh_packages_2026-12-03_before_profile.md).
+# Per variable, on the model's scale: the values less a centred moving
+# average over one period (stats::decompose()'s trend; gaps interpolated
+# linearly for it), averaged by position in the period and centred: the
+# shape. It is held fixed (every form is fitted to the values less it, and
+# the season's kernel takes what moves around it) when the period is a
+# whole number of frames of at least 2 * harmonics + 2, the series holds four
+# periods, every position at least 3 values, and the shape's harmonics above
+# `harmonics` (what the kernel cannot hold) carry at least
+# series_profile_share of the variable's variance and series_profile_snr
+# times what the noise of the position means would give them (the
+# within-position variance over each position's count, times the share of
+# the shape's dimensions above the harmonics). On every series of the
+# benchmarks but taylor that share is 0.025 or less (wineind's sharp
+# December; 0.0001 on ETTh1 with its daily period) and taylor's 0.79
+# (bench/results/series_profile_scan.md). On taylor the whole shape held
+# fixed imputes better than its harmonics above the kernel's only (MAE 1.043x
+# na_seadec's against 1.113x, 1.093x against 1.192x on gaps of 21-60 frames;
+# without a shape 8.665x: bench/results/series_profile_variants.md).
+series_profile_share <- 0.05
+series_profile_snr <- 4
+series_profile <- function(u, period, harmonics) {
+  n <- nrow(u); p <- period
+  if (!isTRUE(p == round(p)) || p < 2 * harmonics + 2 || n < 4 * p) return(NULL)
+  out <- matrix(0, p, ncol(u))
+  for (j in seq_len(ncol(u))) {
+    sh <- series_profile_shape(u[, j], p, harmonics)
+    if (!is.null(sh) && sh$share >= series_profile_share && sh$snr >= series_profile_snr) out[, j] <- sh$shape
+  }
+  if (any(out != 0)) out else NULL
+}
+
+# One variable's seasonal shape (series_profile()): the centred position
+# means `shape`, the share of x's variance its harmonics above `harmonics`
+# carry and their ratio to what noise would give them (`snr`); NULL when x
+# has under four periods of values or a position with under 3.
+series_profile_shape <- function(x, p, harmonics) {
+  n <- length(x)
+  ok <- which(!is.na(x))
+  if (length(ok) < 4 * p) return(NULL)
+  pos <- (seq_len(n) - 1L) %% p + 1L
+  w <- if (p %% 2 == 0) c(0.5, rep(1, p - 1), 0.5) / p else rep(1, p) / p
+  xi <- stats::approx(ok, x[ok], xout = seq_len(n), rule = 2)$y
+  dt <- x - as.numeric(stats::filter(xi, w, sides = 2))
+  cnt <- tabulate(pos[!is.na(dt)], p)
+  if (any(cnt < 3)) return(NULL)
+  m <- vapply(split(dt, pos), mean, 0, na.rm = TRUE)
+  m <- m - mean(m)
+  f <- stats::fft(m)
+  k <- 0:(p - 1)
+  f[pmin(k, p - k) <= harmonics] <- 0
+  vb <- mean((Re(stats::fft(f, inverse = TRUE)) / p)^2)
+  within <- sum((dt - m[pos])^2, na.rm = TRUE) / (sum(cnt) - p)
+  noise <- within * mean(1 / cnt) * (p - 1 - 2 * harmonics) / p
+  list(shape = unname(m), share = vb / stats::var(x, na.rm = TRUE), snr = vb / noise)
 }
 
 # The parameters of a candidate form (as the core counts them), plus the
@@ -446,9 +518,16 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
   specs <- series_start_specs(forms, period)
   evaluations <- series_fit_evaluations(n_time, fit_frames)
   if (is.null(tr)) tr <- series_transforms(v, transform, bounds, call = call)
+  u <- to_model_scale(v, tr)
+  # A sharp seasonal shape the season's harmonics cannot hold, held fixed
+  # (series_profile()); every form is fitted to the values less it.
+  harmonics <- if (any(forms$kernel == "seasonal")) max(forms$harmonics, na.rm = TRUE) else NA_integer_
+  profile <- if (!is.na(harmonics)) series_profile(u, period, harmonics)
+  profile_df <- if (is.null(profile)) 0 else sum(colSums(profile != 0) > 0) * (period - 1)
+  u <- u - series_profile_frames(profile, n_time)
   n_calendar <- nrow(forms)
   if (kernel == "auto") {  # a cycle the calendar does not hold, to be weighed on hidden gaps
-    cyc <- series_auto_cycle(v, tr, model, period, forms, n_time, n_obs_min)
+    cyc <- series_auto_cycle(u, model, period, forms, n_time, n_obs_min)
     if (!is.null(cyc)) {
       more <- series_candidate_forms(model, "cycle", cyc, n_time, n_obs_min, call)
       forms <- rbind(forms, more)
@@ -456,7 +535,6 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
     }
   }
   lambda <- tr$lambda
-  u <- to_model_scale(v, tr)
   center <- colMeans(u, na.rm = TRUE)
   scale <- apply(u, 2, stats::sd, na.rm = TRUE)
   y <- sweep(sweep(u, 2, center), 2, scale, "/")
@@ -479,7 +557,7 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
                     period = vapply(fit$candidates, function(c) if (isTRUE(c$spec$seasonal)) c$spec$period else NA_real_, 0),
                     transform = paste(unique(transform_label(tr$lambda, tr$lower, tr$upper)), collapse = ", "),
                     logLik = vapply(fit$candidates, function(c) c$loglik - c$nobs * per_obs, 0),
-                    df = vapply(fit$candidates, `[[`, 0, "df"), nobs = vapply(fit$candidates, `[[`, 0, "nobs"),
+                    df = vapply(fit$candidates, `[[`, 0, "df") + profile_df, nobs = vapply(fit$candidates, `[[`, 0, "nobs"),
                     evaluations = vapply(fit$candidates, `[[`, 0L, "evaluations"),
                     converged = vapply(fit$candidates, `[[`, TRUE, "converged"), stringsAsFactors = FALSE)
   tab$AIC <- -2 * tab$logLik + 2 * tab$df
@@ -534,7 +612,9 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
                  # kernel = "cycle", `period` is the cycle's start, not a calendar's)
                  calendar_period = if (kernel == "auto") period else NA_real_,
                  lambda = lambda, transform = tr,
-                 center = center, scale = scale, loglik = tab$logLik[best], df = b$df, nobs = b$nobs,
+                 center = center, scale = scale, profile = profile,
+                 profile_harmonics = if (is.null(profile)) NULL else harmonics, loglik = tab$logLik[best], df = b$df + profile_df,
+                 nobs = b$nobs,
                  fit_start = fit$fit_start, fit_frames = fit$fit_frames,
                  candidates = tab[, c("model", "kernel", "envelope", "harmonics", "period", "transform", "logLik", "df", "AIC", "BIC", "evaluations",
                                       "converged", "chosen")],
@@ -563,9 +643,9 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
 # under 0.4% of the CRPS (section 4 of the same file). Returns the cycle's
 # start, or NULL.
 series_cycle_prominence <- 2.5
-series_auto_cycle <- function(v, tr, model, period, forms, n_time, n_obs_min) {
-  if (!anyNA(v)) return(NULL)
-  peak <- series_cycle_peak(to_model_scale(v, tr))
+series_auto_cycle <- function(u, model, period, forms, n_time, n_obs_min) {
+  if (!anyNA(u)) return(NULL)
+  peak <- series_cycle_peak(u)
   if (is.null(peak) || peak$prominence < series_cycle_prominence) return(NULL)
   if (any(forms$kernel == "seasonal") && peak$period <= 1.5 * period) return(NULL)
   models <- if (model == "auto") c("stationary", "level", "trend") else model
@@ -789,11 +869,22 @@ series_model_set <- function(parts, groups, vars, shares) {
                                   margin = per_variable(function(p) p$transform$margin)),
                  lambda = per_variable(function(p) p$lambda),
                  center = per_variable(function(p) p$center), scale = per_variable(function(p) p$scale),
+                 profile = series_set_profile(parts, groups, d),
                  Lambda = Lambda, innovation_r2 = if (is.null(shares)) stats::setNames(rep(NA_real_, d), vars) else shares,
                  period = parts[[1]]$period,
                  loglik = sum(vapply(parts, `[[`, 0, "loglik")), df = sum(vapply(parts, `[[`, 0, "df")),
                  nobs = sum(vapply(parts, `[[`, 0, "nobs")), candidates = cands),
             class = c("ditimpute_series_model_set", "ditimpute_series_model"))
+}
+
+# The groups' fixed seasonal shapes (series_profile()) as one p x d matrix
+# (the groups share the calendar's period), or NULL when none has one.
+series_set_profile <- function(parts, groups, d) {
+  has <- which(!vapply(parts, function(p) is.null(p$profile), TRUE))
+  if (!length(has)) return(NULL)
+  out <- matrix(0, nrow(parts[[has[1]]]$profile), d)
+  for (g in has) out[, groups[[g]]] <- parts[[g]]$profile
+  out
 }
 
 # "local level, seasonal kernel" (per group for a set).
@@ -853,14 +944,21 @@ series_model_intervals <- function(model, v, level, n_samples, seed, threads, ca
   c(iv[c("point", "lower", "upper")], list(samples = samples, ij = iv$ij, sd = res$sd))
 }
 
+# The map of values of v's missing entries `ij` (frame-major) from the
+# model's standardised scale to the data's units.
+series_back <- function(model, v, ij) {
+  sc <- model$scale[ij[, 2]]; ce <- model$center[ij[, 2]]
+  if (!is.null(model$profile)) ce <- ce + series_profile_frames(model$profile, nrow(v))[ij]
+  function(z) from_model_scale_vec(ce + sc * z, ij[, 2], model$transform)  # over the m missing entries
+}
+
 # The point and the per-entry intervals of v's missing entries (frame-major)
 # from their conditional means and sds on the model's standardised scale, in
 # the data's units (exact Gaussian quantiles, mapped back); `back` maps values
 # of those entries from the standardised scale.
 series_bands <- function(model, v, mean, sd, level) {
   ij <- missing_index(is.na(v))
-  sc <- model$scale[ij[, 2]]; ce <- model$center[ij[, 2]]
-  back <- function(z) from_model_scale_vec(ce + sc * z, ij[, 2], model$transform)  # over the m missing entries
+  back <- series_back(model, v, ij)
   z <- stats::qnorm(1 - (1 - level) / 2)
   point <- v
   lower <- upper <- matrix(NA_real_, nrow(v), ncol(v), dimnames = dimnames(v))
@@ -915,6 +1013,10 @@ print.ditimpute_series_model <- function(x, ...) {
               if (isTRUE(s$seasonal)) sprintf(", %s %.3f (periodic lengthscale %.3g, decay %.3g)",
                                                if (x$kernel_name == "cycle") "cycle" else "season", s$season_var / tot,
                                                s$periodic_lengthscale, s$season_decay) else "", s$nugget / tot))
+  if (!is.null(x$profile)) {
+    cat(sprintf("  seasonal shape held fixed (its harmonics above the season's %d beyond the kernel's reach): %s\n",
+                x$profile_harmonics, paste(x$variables[colSums(x$profile != 0) > 0], collapse = ", ")))
+  }
   if (x$model_name != "stationary") {
     cat(sprintf("  level noise per frame: %.3g of the stationary variance%s\n", s$level_rate / tot,
                 if (x$model_name == "trend") sprintf("; slope noise %.3g", s$slope_rate / tot) else ""))

@@ -701,6 +701,51 @@ test_that("a short monthly series keeps a sharp seasonal peak (5 harmonics)", {
                              threads = 1)$model$spec$harmonics, 3)
 })
 
+test_that("a sharp shape inside a long calendar period is held fixed, and a long gap follows it", {
+  # A "week" of 7 "days" of 8 frames (period 56, 5 harmonics in the kernel):
+  # the daily peak is the week's 7th harmonic, beyond the kernel's reach (as
+  # half-hourly demand with a weekly period, forecast::taylor).
+  set.seed(11)
+  p <- 56
+  n <- 12 * p
+  shape <- rep(c(0, 0, 1, 4, 6, 5, 2, 0), 7) * rep(c(1, 1, 1, 1, 1, 0.5, 0.5), each = 8)
+  y0 <- 20 + cumsum(rnorm(n, sd = 0.05)) + rep(shape, 12) + rnorm(n, sd = 0.2)
+  y <- ts(y0, frequency = p)
+  gap <- 400:447  # six days
+  y[gap] <- NA
+  imp <- impute_series(y, n_samples = 20, seed = 1, threads = 1)
+  expect_equal(dim(imp$model$profile), c(p, 1L))
+  expect_output(print(imp$model), "seasonal shape held fixed")
+  # Without the fixed shape (the kernel's 5 harmonics only) the gap is a
+  # smoothed week; the shape's daily peaks are 3-6 high.
+  old <- ditimpute:::series_profile
+  utils::assignInNamespace("series_profile", function(...) NULL, "ditimpute")
+  without <- tryCatch(impute_series(y, n_samples = 20, seed = 1, threads = 1),
+                      finally = utils::assignInNamespace("series_profile", old, "ditimpute"))
+  expect_null(without$model$profile)
+  mae <- mean(abs(imp$point[gap] - y0[gap]))
+  expect_lt(mae, 0.5)
+  expect_lt(mae, 0.5 * mean(abs(without$point[gap] - y0[gap])))
+  expect_gt(mean(imp$lower[gap] <= y0[gap] & y0[gap] <= imp$upper[gap]), 0.75)
+  # The proper draws and a second variable go through the same shift.
+  pr <- impute_series(y, n_samples = 20, seed = 1, threads = 1, proper = TRUE)
+  expect_lt(mean(abs(pr$point[gap] - y0[gap])), 0.5)
+  two <- impute_series(cbind(a = y, b = ts(rnorm(n), frequency = p)), n_samples = 20, seed = 1, threads = 1)
+  expect_equal(colSums(two$model$profile != 0) > 0, c(TRUE, FALSE))
+  expect_lt(mean(abs(two$point[gap, "a"] - y0[gap])), 0.5)
+  # Noise with the same period has no shape to hold: the position means'
+  # noise alone carries about 7% of its variance above the 5th harmonic, so
+  # the signal-to-noise screen (4) decides, on every one of 20 series.
+  held <- vapply(1:20, function(s) {
+    set.seed(100 + s)
+    !is.null(ditimpute:::series_profile(matrix(rnorm(n)), p, 5))
+  }, TRUE)
+  expect_false(any(held))
+  # Too short (under four periods) or a period the kernel holds whole: none.
+  expect_null(ditimpute:::series_profile(matrix(y0[1:200]), p, 5))
+  expect_null(ditimpute:::series_profile(matrix(y0), 12, 5))
+})
+
 test_that("positive data spanning an order of magnitude get a Box-Cox scale under \"auto\", skewed or not", {
   # airmiles (412 to 30,514 passenger-miles, sample skewness 0.68): on its own
   # scale the 90% intervals of its first gap reach -1,001.
