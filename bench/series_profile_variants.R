@@ -5,6 +5,9 @@
 # whole shape (the default). bench/series_fresh.R's gaps of taylor (the same
 # seeds: 15% hidden, P(L) ~ L^-1.5 up to an eighth of the series), MAE and raw
 # 90% coverage by gap-length group, with imputeTS::na_seadec beside them.
+# Also both given the series with the daily period (frequency 48) instead of
+# the weekly one (`day` and `na_seadec_day`): what a user who gives the
+# shorter period gets.
 # Usage: Rscript bench/series_profile_variants.R [reps]   (from the repository root)
 # Writes bench/results/series_profile_variants.md.
 suppressMessages(library(ditimpute))
@@ -39,13 +42,21 @@ for (r in seq_len(reps)) {
                                            cover = imp$lower[g$h] <= g$truth & g$truth <= imp$upper[g$h],
                                            model = paste(imp$model$model_name, imp$model$kernel_name))
   }
-  sd <- as.numeric(suppressWarnings(imputeTS::na_seadec(g$y)))
-  rows[[length(rows) + 1]] <- data.frame(rep = r, method = "na_seadec", gap = gap, group = g$grp,
-                                         abs = abs(sd[g$h] - g$truth), cover = NA, model = "")
+  day <- stats::ts(as.numeric(g$y), frequency = 48)
+  imp <- impute_series(day, level = 0.9, n_samples = 50, seed = 1)
+  rows[[length(rows) + 1]] <- data.frame(rep = r, method = "day", gap = gap, group = g$grp,
+                                         abs = abs(as.numeric(imp$point)[g$h] - g$truth),
+                                         cover = imp$lower[g$h] <= g$truth & g$truth <= imp$upper[g$h],
+                                         model = paste(imp$model$model_name, imp$model$kernel_name))
+  for (m in c("na_seadec", "na_seadec_day")) {
+    sd <- as.numeric(suppressWarnings(imputeTS::na_seadec(if (m == "na_seadec") g$y else day)))
+    rows[[length(rows) + 1]] <- data.frame(rep = r, method = m, gap = gap, group = g$grp,
+                                           abs = abs(sd[g$h] - g$truth), cover = NA, model = "")
+  }
 }
 res <- do.call(rbind, rows)
 groups <- c("all", levels(res$group))
-tab <- do.call(rbind, lapply(c(names(variants), "na_seadec"), function(m) {
+tab <- do.call(rbind, lapply(c(names(variants), "na_seadec", "day", "na_seadec_day"), function(m) {
   d <- res[res$method == m, ]; s <- res[res$method == "na_seadec", ]
   do.call(rbind, lapply(groups, function(k) {
     sel <- if (k == "all") rep(TRUE, nrow(d)) else d$group == k
@@ -53,7 +64,7 @@ tab <- do.call(rbind, lapply(c(names(variants), "na_seadec"), function(m) {
                se = src$ratio_se(d$abs[sel], s$abs[sel], d$gap[sel]), coverage90 = mean(d$cover[sel]))
   }))
 }))
-models <- sapply(names(variants), function(v) {
+models <- sapply(c(names(variants), "day"), function(v) {
   t <- table(res$model[res$method == v & !duplicated(paste(res$rep, res$method))])
   paste(sprintf("%s %d", names(t), as.integer(t)), collapse = "; ")
 })
@@ -65,8 +76,9 @@ md <- c("# The seasonal shape held fixed on forecast::taylor (bench/series_profi
         sprintf("of taylor (4,032 half-hours, period 336); 90%% intervals, 50 sample paths. Whole run %.0f s; load average %s.",
                 proc.time()[["elapsed"]] - t_start, load), "",
         "`none`: no shape held (the seasonal kernel's 3 harmonics only); `above`: the shape's harmonics above the kernel's;",
-        "`whole`: the whole shape (impute_series()'s default). `ratio_seadec`: MAE over imputeTS::na_seadec's on the same",
-        "hidden values, `se`: its standard error counting each hidden gap as one unit.", "",
+        "`whole`: the whole shape (impute_series()'s default). `day` and `na_seadec_day`: impute_series() (default) and",
+        "na_seadec given the series with the daily period (frequency 48). `ratio_seadec`: MAE over imputeTS::na_seadec's",
+        "(weekly period) on the same hidden values, `se`: its standard error counting each hidden gap as one unit.", "",
         "| method | group | MAE | ratio_seadec | se | coverage90 |", "|---|---|---|---|---|---|",
         sprintf("| %s | %s | %s | %s | %s | %s |", tab$method, tab$group, fmt(tab$mae, 1), fmt(tab$ratio_seadec), fmt(tab$se),
                 fmt(tab$coverage90)), "",

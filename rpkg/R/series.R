@@ -42,7 +42,11 @@
 #'   position; `print(fit$model)` says when a variable has one
 #'   (`forecast::taylor`: MAE from 8.7x `imputeTS::na_seadec()`'s to 1.04x,
 #'   `bench/results/series_fresh_packages_gp_nonstationary.md`; no series of
-#'   R's `datasets`, ETT or BeijingAir gets one);
+#'   R's `datasets`, ETT or BeijingAir gets one). So give sub-daily data the
+#'   longest period they repeat over (`frequency = 336` for half-hours with
+#'   a weekly pattern, as `forecast::msts()` does): given the day's 48,
+#'   taylor's MAE was 4.9x `na_seadec()`'s with the week's
+#'   (`bench/results/series_profile_variants.md`);
 #' * or, with `kernel = "cycle"`, the same quasi-periodic term with its period
 #'   fitted too: a cycle whose length is not the calendar's, such as the
 #'   sunspots' 11 years or a predator-prey cycle. The fit starts from the
