@@ -308,6 +308,20 @@ series_profile <- function(u, period, harmonics) {
   if (any(out != 0)) out else NULL
 }
 
+# The centred moving average over one period p (stats::decompose()'s: p
+# values, or p + 1 with half weights at the ends when p is even; NA within
+# half a period of the ends), from cumulative sums: O(n) at any period
+# (stats::filter() took 18 s at p = 8,760 on 600,000 frames).
+series_moving_average <- function(x, p) {
+  n <- length(x); h <- p %/% 2
+  out <- rep(NA_real_, n)
+  t <- seq.int(h + 1, length.out = max(0, n - 2 * h))
+  s <- c(0, cumsum(x))
+  tot <- s[t + h + 1] - s[t - h]
+  out[t] <- if (p %% 2 == 0) (tot - (x[t - h] + x[t + h]) / 2) / p else tot / p
+  out
+}
+
 # One variable's seasonal shape (series_profile()): the centred position
 # means `shape`, the share of x's variance its harmonics above `harmonics`
 # carry and their ratio to what noise would give them (`snr`); NULL when x
@@ -317,9 +331,8 @@ series_profile_shape <- function(x, p, harmonics) {
   ok <- which(!is.na(x))
   if (length(ok) < 4 * p) return(NULL)
   pos <- (seq_len(n) - 1L) %% p + 1L
-  w <- if (p %% 2 == 0) c(0.5, rep(1, p - 1), 0.5) / p else rep(1, p) / p
   xi <- stats::approx(ok, x[ok], xout = seq_len(n), rule = 2)$y
-  dt <- x - as.numeric(stats::filter(xi, w, sides = 2))
+  dt <- x - series_moving_average(xi, p)
   cnt <- tabulate(pos[!is.na(dt)], p)
   if (any(cnt < 3)) return(NULL)
   m <- vapply(split(dt, pos), mean, 0, na.rm = TRUE)

@@ -741,6 +741,11 @@ test_that("a sharp shape inside a long calendar period is held fixed, and a long
     !is.null(ditimpute:::series_profile(matrix(rnorm(n)), p, 5))
   }, TRUE)
   expect_false(any(held))
+  # The moving average is stats::decompose()'s (from cumulative sums).
+  for (q in c(7, 12, 56)) {
+    expect_equal(ditimpute:::series_moving_average(y0, q),
+                 as.numeric(stats::filter(y0, if (q %% 2 == 0) c(0.5, rep(1, q - 1), 0.5) / q else rep(1, q) / q, sides = 2)))
+  }
   # Too short (under four periods) or a period the kernel holds whole: none.
   expect_null(ditimpute:::series_profile(matrix(y0[1:200]), p, 5))
   expect_null(ditimpute:::series_profile(matrix(y0), 12, 5))
