@@ -41,7 +41,7 @@ source("bench/series_hide.R")  # bench/series.R's hide()
 ns <- asNamespace("ditimpute")
 source("bench/with_object.R")  # with_object()
 lean_margin <- replace(get("series_gap_margin", ns), "nonstationary", -1)
-never_margin <- replace(get("series_gap_margin", ns), c("stationary", "nonstationary"), c(1e6, -1e6))
+never_margin <- never_stationary_margin()
 mask_plain <- get("series_calibration_mask", ns)
 mask_buffered <- function(miss, ...) {
   n <- nrow(miss)
