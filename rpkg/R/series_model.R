@@ -1004,9 +1004,32 @@ series_model_bands <- function(model, vs, level, threads, call = rlang::caller_e
     }
     return(out)
   }
-  res <- core_call(cpp_structural_moments(lapply(vs, scale_cols, model = model), model$candidate,
+  # Each version's seasonal shape estimated without its hidden values, as a
+  # real gap's is (series_profile_refit()).
+  models <- lapply(vs, series_profile_refit, model = model)
+  res <- core_call(cpp_structural_moments(Map(scale_cols, vs, models), model$candidate,
                                           list(threads = threads)), call = call)
-  Map(function(v, r) series_bands(model, v, r$mean, r$sd, level)[c("lower", "upper")], vs, res)
+  Map(function(v, m, r) series_bands(m, v, r$mean, r$sd, level)[c("lower", "upper")], vs, models, res)
+}
+
+# The model with its fixed seasonal shape (series_profile()) estimated again
+# from v, a version of the series with further values hidden (the rounds of a
+# self-calibration), for the variables that hold one; every other parameter
+# stays. The shape is the position means of about n / p values each; with
+# the hidden values inside them the rounds' errors were smaller than a real
+# gap's, and the calibration narrowed intervals that were not too wide
+# (forecast::taylor, 12 weeks of a 336-frame week: raw 90% coverage 88.9%,
+# calibrated 86.8% with the shape kept, 92.1% with it estimated again, on the
+# same rounds: bench/results/series_profile_calibration.md).
+# A variable whose version leaves a position under 3 values keeps its shape.
+series_profile_refit <- function(model, v) {
+  if (is.null(model$profile)) return(model)
+  u <- to_model_scale(v, model$transform)
+  for (j in which(colSums(model$profile != 0) > 0)) {
+    sh <- series_profile_shape(u[, j], nrow(model$profile), model$profile_harmonics)
+    if (!is.null(sh)) model$profile[, j] <- sh$shape
+  }
+  model
 }
 
 #' @export
