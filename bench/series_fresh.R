@@ -25,8 +25,8 @@
 # Further methods, run when named in the third argument: bench/series_long.R's
 # variants (gp_level, gp_trend, gp_stationary, ...) and gp_nonstationary, the
 # default with the stationary class never chosen (BIC's best level or trend
-# form; bench/series_class_rules.R's auto_nonstationary); each is reported
-# as its MAE over the default's and its coverage.
+# form; bench/series_class_rules.R's auto_nonstationary) and gp_proper (proper = TRUE
+# at any length); each is reported as its MAE over the default's and its coverage.
 #
 # Usage: Rscript bench/series_fresh.R [reps] [datasets|packages] [method,...]
 #   (from the repository root). Writes bench/results/series_fresh.md for the
@@ -62,7 +62,10 @@ series <- if (set == "datasets") list(AirPassengers = AirPassengers, lynx = lynx
 source("bench/with_object.R")
 never_margin <- never_stationary_margin()
 local_variants <- list(gp_nonstationary = function(y, name) with_object("series_gap_margin", never_margin,
-                                                                            src$gp_run(y)))
+                                                                            src$gp_run(y)),
+                       # proper multiple imputation (form and parameters drawn per path) at any length;
+                       # the default has it on series of under 60 frames only.
+                       gp_proper = function(y, name) src$gp_run(y, proper = TRUE))
 known <- c(names(src$variants), names(local_variants))
 if (length(bad <- setdiff(extra, known))) stop("unknown methods: ", paste(bad, collapse = ", "), "; known: ",
                                                  paste(known, collapse = ", "))
