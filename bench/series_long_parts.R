@@ -71,3 +71,16 @@ fitted_scale <- function(x, transform) {
   tr <- if (is.null(transform)) list(lambda = NA_real_) else transform
   ditimpute:::on_model_scale(as.numeric(x), rep(1L, length(x)), tr)
 }
+
+# The opening lines of a result file of a bench on bench/series_fresh.R's gaps
+# of forecast::taylor (bench/series_profile_variants.R,
+# bench/series_profile_calibration.R): title, command, date, package version,
+# `setting` (what was run on each repetition) and the run's time and load.
+taylor_header <- function(title, script, reps, setting, t_start) {
+  load <- tryCatch(readLines("/proc/loadavg"), error = function(e) "unknown")
+  c(sprintf("# %s (bench/%s)", title, script), "",
+    sprintf("`Rscript bench/%s %d` on %s (ditimpute %s): %d repetitions of bench/series_fresh.R's gaps",
+            script, reps, format(Sys.Date()), as.character(utils::packageVersion("ditimpute")), reps),
+    sprintf("of taylor (4,032 half-hours, %s. Whole run %.0f s; load average %s.",
+            setting, proc.time()[["elapsed"]] - t_start, load), "")
+}

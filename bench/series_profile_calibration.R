@@ -61,12 +61,9 @@ tab <- do.call(rbind, lapply(groups, function(k) {
 }))
 ftab <- aggregate(factor ~ method + group, fac, function(f) sprintf("%.3f (%.3f-%.3f)", mean(f), min(f), max(f)))
 fmt <- function(x, d = 3) ifelse(is.na(x), "NA", formatC(x, format = "f", digits = d))
-load <- tryCatch(readLines("/proc/loadavg"), error = function(e) "unknown")
-md <- c("# Self-calibration with a fixed seasonal shape on forecast::taylor (bench/series_profile_calibration.R)", "",
-        sprintf("`Rscript bench/series_profile_calibration.R %d` on %s (ditimpute %s): %d repetitions of bench/series_fresh.R's gaps",
-                reps, format(Sys.Date()), as.character(utils::packageVersion("ditimpute")), reps),
-        sprintf("of taylor (4,032 half-hours, weekly period 336, 15%% hidden); impute_series(level = 0.9) once per repetition, then `calibrate(seed = rep)` twice on it (the same hidden rounds for both). Whole run %.0f s; load average %s.",
-                proc.time()[["elapsed"]] - t_start, load), "",
+md <- c(taylor_header("Self-calibration with a fixed seasonal shape on forecast::taylor", "series_profile_calibration.R", reps,
+                      paste("weekly period 336, 15% hidden); impute_series(level = 0.9) once per repetition, then",
+                            "`calibrate(seed = rep)` twice on it (the same hidden rounds for both)"), t_start),
         "`raw`: the imputation's 90% intervals; `kept`: self-calibrated with each round's shape estimated with its hidden values",
         "(before 2026-12-03); `refit`: each round's shape estimated without them (series_profile_refit(), the default now).",
         "Coverage of the hidden values; `_se`: its standard error counting each hidden gap as one unit.", "",

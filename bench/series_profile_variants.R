@@ -69,12 +69,8 @@ models <- sapply(c(names(variants), "day"), function(v) {
   paste(sprintf("%s %d", names(t), as.integer(t)), collapse = "; ")
 })
 fmt <- function(x, d = 3) ifelse(is.na(x), "NA", formatC(x, format = "f", digits = d))
-load <- tryCatch(readLines("/proc/loadavg"), error = function(e) "unknown")
-md <- c("# The seasonal shape held fixed on forecast::taylor (bench/series_profile_variants.R)", "",
-        sprintf("`Rscript bench/series_profile_variants.R %d` on %s (ditimpute %s): %d repetitions of bench/series_fresh.R's gaps",
-                reps, format(Sys.Date()), as.character(utils::packageVersion("ditimpute")), reps),
-        sprintf("of taylor (4,032 half-hours, period 336); 90%% intervals, 50 sample paths. Whole run %.0f s; load average %s.",
-                proc.time()[["elapsed"]] - t_start, load), "",
+md <- c(taylor_header("The seasonal shape held fixed on forecast::taylor", "series_profile_variants.R", reps,
+                      "period 336); 90% intervals, 50 sample paths", t_start),
         "`none`: no shape held (the seasonal kernel's 3 harmonics only); `above`: the shape's harmonics above the kernel's;",
         "`whole`: the whole shape (impute_series()'s default). `day` and `na_seadec_day`: impute_series() (default) and",
         "na_seadec given the series with the daily period (frequency 48). `ratio_seadec`: MAE over imputeTS::na_seadec's",
