@@ -42,11 +42,19 @@
 #'   position; `print(fit$model)` says when a variable has one
 #'   (`forecast::taylor`: MAE from 8.7x `imputeTS::na_seadec()`'s to 1.04x,
 #'   `bench/results/series_fresh_packages_gp_nonstationary.md`; no series of
-#'   R's `datasets`, ETT or BeijingAir gets one). So give sub-daily data the
-#'   longest period they repeat over (`frequency = 336` for half-hours with
-#'   a weekly pattern, as `forecast::msts()` does): given the day's 48,
-#'   taylor's MAE was 4.9x `na_seadec()`'s with the week's
-#'   (`bench/results/series_profile_variants.md`);
+#'   R's `datasets`, ETT or BeijingAir gets one at its calendar's period, the
+#'   day for hourly data). So the period of sub-daily data matters. Demand
+#'   that differs between weekdays and weekends needs the week
+#'   (`frequency = 336` for half-hours, the longest period `forecast::msts()`
+#'   gives): given the day's 48, taylor's MAE was 4.9x `na_seadec()`'s with
+#'   the week's (`bench/results/series_profile_variants.md`). Where the daily
+#'   cycle changes through the year and the week adds little, the day is
+#'   better: given the week's 168 hours (a fixed shape held, or none), ETTh1's
+#'   oil temperature and two of its loads were imputed with 1.13-1.37x the MAE
+#'   they had with the day's 24 (up to 1.54x on gaps over 20 hours), four
+#'   hourly BeijingAir series with 0.96-1.01x
+#'   (`bench/results/series_period_choice.md`). When unsure, hide some
+#'   observed stretches and compare both;
 #' * or, with `kernel = "cycle"`, the same quasi-periodic term with its period
 #'   fitted too: a cycle whose length is not the calendar's, such as the
 #'   sunspots' 11 years or a predator-prey cycle. The fit starts from the
