@@ -47,14 +47,13 @@
 #'   that differs between weekdays and weekends needs the week
 #'   (`frequency = 336` for half-hours, the longest period `forecast::msts()`
 #'   gives): given the day's 48, taylor's MAE was 4.9x `na_seadec()`'s with
-#'   the week's (`bench/results/series_profile_variants.md`). Where the daily
-#'   cycle changes through the year and the week adds little, the day is
-#'   better: given the week's 168 hours (a fixed shape held, or none), ETTh1's
-#'   oil temperature and two of its loads were imputed with 1.13-1.37x the MAE
-#'   they had with the day's 24 (up to 1.54x on gaps over 20 hours), four
-#'   hourly BeijingAir series with 0.96-1.01x
-#'   (`bench/results/series_period_choice.md`). When unsure, hide some
-#'   observed stretches and compare both;
+#'   the week's (`bench/results/series_profile_variants.md`). Given the week,
+#'   `kernel = "auto"` weighs the day too, as a cycle (below): on hourly
+#'   series whose daily cycle changes through the year, the week's 168 hours
+#'   then cost 1.00-1.06x the MAE of the day's 24 (ETTh1's oil temperature
+#'   and two of its loads; 1.13-1.37x before the day was weighed) and gave
+#'   0.94-0.99x on four BeijingAir series
+#'   (`bench/results/series_period_choice.md`);
 #' * or, with `kernel = "cycle"`, the same quasi-periodic term with its period
 #'   fitted too: a cycle whose length is not the calendar's, such as the
 #'   sunspots' 11 years or a predator-prey cycle. The fit starts from the
@@ -71,7 +70,9 @@
 #'   stands well above its background (a screen: at least 12 times the
 #'   geometric mean of the periodogram at frequencies 1.3 to 3 times higher
 #'   and lower, three bins averaged) and the calendar's season does not hold
-#'   it (a period over 1.5 calendar periods);
+#'   it (a period over 1.5 calendar periods, or a harmonic of the calendar's
+#'   period beyond the season's harmonics: the day of an hourly series given
+#'   the week's 168 hours is its 7th);
 #' * white noise (the nugget).
 #'
 #' Every part is Markov, so the core fits and conditions exactly in time and

@@ -644,6 +644,12 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
 # peak stands at least series_cycle_prominence above its local background
 # (natural log units: 12 times, averaged over three bins), and no calendar
 # season holds it (no seasonal form, or a period over 1.5 calendar periods).
+# A shorter peak is a harmonic of the calendar's period, held only up to the
+# season's harmonics: the day in an hourly series given the week (168 hours)
+# is the week's 7th harmonic, beyond its 3, and was lost (given the week,
+# ETTh1's oil temperature and two of its loads were imputed with 1.13-1.37x
+# the MAE of the day's period; with the day weighed as a cycle, 1.00-1.06x;
+# bench/results/series_period_choice.md).
 # The prominence is a screen that spares most series the cycle's fit; what
 # decides is series_gap_compare(). On whole series
 # (bench/results/series_cycle_peak.md) the real cycles stand at 2.58 (lynx),
@@ -660,7 +666,8 @@ series_auto_cycle <- function(u, model, period, forms, n_time, n_obs_min) {
   if (!anyNA(u)) return(NULL)
   peak <- series_cycle_peak(u)
   if (is.null(peak) || peak$prominence < series_cycle_prominence) return(NULL)
-  if (any(forms$kernel == "seasonal") && peak$period <= 1.5 * period) return(NULL)
+  if (any(forms$kernel == "seasonal") && peak$period <= 1.5 * period &&
+      period / peak$period < max(forms$harmonics, na.rm = TRUE) + 0.5) return(NULL)
   models <- if (model == "auto") c("stationary", "level", "trend") else model
   if (n_obs_min < 2 * max(vapply(models, series_form_df, 0, kernel = "cycle"))) return(NULL)  # as series_candidate_forms()
   peak$period

@@ -751,6 +751,47 @@ test_that("a sharp shape inside a long calendar period is held fixed, and a long
   expect_null(ditimpute:::series_profile(matrix(y0), 12, 5))
 })
 
+test_that("given a long period, a short cycle beyond the season's harmonics is weighed on hidden gaps", {
+  # A "week" of 56 frames given as the period; the "day" of 8 frames is its
+  # 7th harmonic, beyond the season's 5, and the day's amplitude drifts
+  # (1 to 5) through the series, as ETTh1's daily cycle through the year. The
+  # fixed shape holds the average day; only a cycle of the day's length
+  # follows its size into a gap. Given the week, hourly ETTh1 series were
+  # imputed with 1.13-1.37x the MAE of the day's period before the day was
+  # weighed, 1.00-1.06x after (bench/results/series_period_choice.md).
+  set.seed(21)
+  p <- 56
+  n <- 16 * p
+  tt <- seq_len(n)
+  y0 <- 10 + (3 + 2 * sin(2 * pi * tt / (n / 1.5))) * sin(2 * pi * tt / 8) + cumsum(rnorm(n, sd = 0.05)) +
+    rnorm(n, sd = 0.3)
+  y <- ts(y0, frequency = p)
+  gap <- 425:472  # the day at its smallest (amplitude about 1, the average 3)
+  y[c(gap, 100, 300:302, 700:710)] <- NA
+  imp <- impute_series(y, n_samples = 20, seed = 1, threads = 1)
+  expect_equal(imp$model$kernel_name, "cycle")
+  expect_lt(abs(imp$model$period - 8), 0.2)
+  expect_equal(dim(imp$model$profile), c(p, 1L))
+  # The former rule (a peak within 1.5 calendar periods counted as held):
+  # the week's season, which fills the gap with the average day.
+  rule <- ditimpute:::series_auto_cycle
+  utils::assignInNamespace("series_auto_cycle", function(u, model, period, forms, n_time, n_obs_min) {
+    forms$harmonics <- Inf
+    rule(u, model, period, forms, n_time, n_obs_min)
+  }, "ditimpute")
+  held <- tryCatch(impute_series(y, n_samples = 20, seed = 1, threads = 1),
+                   finally = utils::assignInNamespace("series_auto_cycle", rule, "ditimpute"))
+  expect_equal(held$model$kernel_name, "seasonal")
+  mae <- mean(abs(imp$point[gap] - y0[gap]))  # measured 0.34, the season 1.88
+  expect_lt(mae, 0.5)
+  expect_lt(mae, 0.5 * mean(abs(held$point[gap] - y0[gap])))
+  # A peak the season holds (the period's 2nd harmonic) is not weighed.
+  y2 <- ts(10 + 3 * sin(2 * pi * tt / 28) + rnorm(n, sd = 0.3), frequency = p)
+  y2[c(100, 300:310)] <- NA
+  expect_null(ditimpute:::series_auto_cycle(matrix(as.numeric(y2)), "auto", p,
+                                            data.frame(kernel = "seasonal", harmonics = 5L), n, sum(!is.na(y2))))
+})
+
 test_that("a self-calibration estimates a fixed seasonal shape again without each round's hidden values", {
   # Two one-frame peaks in a period of 24 (beyond the kernel's 5 harmonics)
   # on white noise of sd 1, six periods: each position's mean holds about
