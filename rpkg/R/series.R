@@ -72,7 +72,11 @@
 #'   and lower, three bins averaged) and the calendar's season does not hold
 #'   it (a period over 1.5 calendar periods, or a harmonic of the calendar's
 #'   period beyond the season's harmonics: the day of an hourly series given
-#'   the week's 168 hours is its 7th);
+#'   the week's 168 hours is its 7th). Such a harmonic is the calendar's:
+#'   where the peak lies within two periodogram bins of it, the cycle's
+#'   period is held at the harmonic (24 hours exactly; `print(fit$model)`
+#'   says "held"): on the hourly series above as accurate as a fitted period
+#'   (0.997-1.004x its MAE by gap length) and 1.01-1.68x faster;
 #' * white noise (the nugget).
 #'
 #' Every part is Markov, so the core fits and conditions exactly in time and

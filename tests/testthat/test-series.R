@@ -770,7 +770,14 @@ test_that("given a long period, a short cycle beyond the season's harmonics is w
   y[c(gap, 100, 300:302, 700:710)] <- NA
   imp <- impute_series(y, n_samples = 20, seed = 1, threads = 1)
   expect_equal(imp$model$kernel_name, "cycle")
-  expect_lt(abs(imp$model$period - 8), 0.2)
+  # The week's 7th harmonic exactly, its period held (not fitted): the
+  # cycle's forms have one parameter fewer than a fitted cycle's.
+  expect_identical(imp$model$period, 8)
+  expect_identical(imp$model$spec$period_min, imp$model$spec$period_max)
+  expect_match(paste(utils::capture.output(print(imp$model)), collapse = "\n"), "period 8, held: 1/7 of the calendar's 56",
+               fixed = TRUE)
+  cand <- imp$model$candidates
+  expect_equal(cand$df[cand$kernel == "cycle"] - cand$df[cand$kernel == "seasonal"], rep(0, 3))
   expect_equal(dim(imp$model$profile), c(p, 1L))
   # The former rule (a peak within 1.5 calendar periods counted as held):
   # the week's season, which fills the gap with the average day.
@@ -790,6 +797,29 @@ test_that("given a long period, a short cycle beyond the season's harmonics is w
   y2[c(100, 300:310)] <- NA
   expect_null(ditimpute:::series_auto_cycle(matrix(as.numeric(y2)), "auto", p,
                                             data.frame(kernel = "seasonal", harmonics = 5L), n, sum(!is.na(y2))))
+})
+
+test_that("a cycle weighed at a harmonic of the calendar's period is held at that harmonic", {
+  h <- ditimpute:::series_calendar_harmonic
+  # The day of 5,000 hourly frames given the week: the periodogram's peak at
+  # bin 207 (24.15 hours) is 1.3 bins from 24's frequency (ETTh1's).
+  expect_identical(h(5000 / 207, 168, 5000), 24)
+  expect_identical(h(5000 / 208, 168, 5000), 24)
+  expect_identical(h(12.004, 168, 5000), 12)
+  # Three bins away it is not the day: a cycle of its own, fitted.
+  expect_true(is.na(h(5000 / 211.5, 168, 5000)))
+  # Between harmonics (a lunar half-day tide, 12.42 hours), beyond 1.5
+  # calendar periods, the period itself (k = 1) or no calendar season.
+  expect_true(is.na(h(12.42, 168, 17420)))
+  expect_true(is.na(h(300, 168, 17420)))
+  expect_true(is.na(h(168, 168, 17420)))
+  expect_true(is.na(h(24, 1, 17420)))
+  # The tolerance is the periodogram's resolution: 500 frames cannot tell a
+  # peak at 22.2 hours from the week's 8th harmonic (21 hours, 1.3 bins
+  # away); 17,420 frames put it 46 bins from the 8th and 58 from the 7th.
+  expect_identical(h(500 / 20, 168, 500), 24)
+  expect_identical(h(500 / 22.5, 168, 500), 21)
+  expect_true(is.na(h(500 / 22.5, 168, 17420)))
 })
 
 test_that("a self-calibration estimates a fixed seasonal shape again without each round's hidden values", {
