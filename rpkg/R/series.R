@@ -277,8 +277,8 @@
 #'   a seasonal shape fixed, each round estimates the shape again without its
 #'   hidden values, as a real gap's is estimated without its own: with them in
 #'   it, the rounds' errors on `forecast::taylor` were too small and the
-#'   calibration took 90% coverage from 88.9% to 86.9%; estimated again, to
-#'   92.4% (91.2-93.2% by gap-length group,
+#'   calibration took 90% coverage from 88.9% to 86.8%; estimated again, to
+#'   92.4% (90.9-93.2% by gap-length group,
 #'   `bench/results/series_profile_calibration.md`). It repairs intervals
 #'   that are too narrow on average over a gap-length group (heavier tails,
 #'   changing volatility) and narrows those too wide where many gaps, or all

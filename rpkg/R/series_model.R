@@ -1055,7 +1055,7 @@ series_model_bands <- function(model, vs, level, threads, call = rlang::caller_e
 # the hidden values inside them the rounds' errors were smaller than a real
 # gap's, and the calibration narrowed intervals that were not too wide
 # (forecast::taylor, 12 weeks of a 336-frame week: raw 90% coverage 88.9%,
-# calibrated 86.9% with the shape kept, 92.4% with it estimated again, on the
+# calibrated 86.8% with the shape kept, 92.4% with it estimated again, on the
 # same rounds: bench/results/series_profile_calibration.md).
 # A variable whose version leaves a position under 3 values keeps its shape.
 series_profile_refit <- function(model, v) {

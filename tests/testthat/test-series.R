@@ -828,7 +828,7 @@ test_that("a self-calibration estimates a fixed seasonal shape again without eac
   # a fifth of each of its values. A round that hid values but kept the
   # shape estimated with them scored errors of sd about sqrt(4/5) of a real
   # gap's sqrt(6/5), and its factors came out too small (forecast::taylor:
-  # raw 90% coverage 88.9%, calibrated 86.9% with the shape kept and 92.4%
+  # raw 90% coverage 88.9%, calibrated 86.8% with the shape kept and 92.4%
   # with it estimated again, bench/results/series_profile_calibration.md).
   p <- 24
   shape <- replace(numeric(p), c(11, 23), 6)
