@@ -545,7 +545,8 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
       held <- series_calendar_harmonic(cyc, period, n_time)
       more <- if (is.na(held)) {
         series_candidate_forms(model, "cycle", cyc, n_time, n_obs_min, call)
-      } else {  # the season's forms at the harmonic, its period held (period_min = period_max)
+      } else {  # the season's forms at the harmonic (its harmonics and drift as that
+        # period given as the calendar's would have), the period held (period_min = period_max)
         cyc <- held
         f <- series_candidate_forms(model, "seasonal", held, n_time, n_obs_min, call)
         f$kernel <- "cycle"
