@@ -18,7 +18,8 @@
 # in the same run (accuracy and seconds per imputation beside the default).
 # Usage: Rscript bench/series_period_choice.R [reps] [data_dir] [series,...]
 #   (from the repository root; series by bench/series_long.R's names).
-# Writes bench/results/series_period_choice.md.
+# Writes bench/results/series_period_choice.md, or with series named
+# bench/results/series_period_choice_<series joined by _>.md.
 suppressMessages(library(ditimpute))
 args <- commandArgs(trailingOnly = TRUE)
 reps <- if (length(args) >= 1) as.integer(args[1]) else 3L
@@ -96,8 +97,8 @@ cycles <- aggregate(kernel ~ series + method, once, function(k) sum(k == "cycle"
 fmt <- function(x, d = 3) ifelse(is.na(x), "NA", formatC(x, format = "fg", digits = d, flag = "#"))
 load <- tryCatch(readLines("/proc/loadavg"), error = function(e) "unknown")
 md <- c("# The day or the week as the period of hourly series (bench/series_period_choice.R)", "",
-        sprintf("`Rscript bench/series_period_choice.R %d` on %s (ditimpute %s): %d repetitions of bench/series_long.R's gaps",
-                reps, format(Sys.Date()), as.character(utils::packageVersion("ditimpute")), reps),
+        sprintf("`Rscript bench/series_period_choice.R %s` on %s (ditimpute %s): %d repetitions of bench/series_long.R's gaps",
+                paste(if (length(args)) args else reps, collapse = " "), format(Sys.Date()), as.character(utils::packageVersion("ditimpute")), reps),
         sprintf("(15%% hidden, P(L) ~ L^-1.5 on 1..400) of each series; 90%% intervals, 50 sample paths. Whole run %.0f s; load average %s at the start, %s at the end.",
                 proc.time()[["elapsed"]] - t_start, load_start, load), "",
         "`gp_24` / `gp_168`: impute_series() with defaults, given the series with frequency 24 (the day) / 168 (the week);",
@@ -128,5 +129,7 @@ md <- c("# The day or the week as the period of hourly series (bench/series_peri
                   sec("gp_24"), sec("gp_24", "cpu"), sec("gp_168"), sec("gp_168", "cpu"), sec("gp_168_free"),
                   sec("gp_168_free", "cpu"), sec("gp_168_free") / sec("gp_168"))
         }, ""))
-writeLines(md, "bench/results/series_period_choice.md")
+out_file <- if (length(args) >= 3) sprintf("bench/results/series_period_choice_%s.md", paste(names_run, collapse = "_")) else
+  "bench/results/series_period_choice.md"
+writeLines(md, out_file)
 cat(md, sep = "\n")
