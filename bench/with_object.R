@@ -17,3 +17,8 @@ with_object <- function(name, value, expr) {
 never_stationary_margin <- function() {
   replace(get("series_gap_margin", asNamespace("ditimpute")), c("stationary", "nonstationary"), c(1e6, -1e6))
 }
+
+# series_calendar_harmonic() that never holds a cycle at a calendar harmonic:
+# its period fitted, the rule before 2026-12-03's held harmonic
+# (bench/series_period_choice.R's gp_168_free, bench/series_scaling.R's free).
+fitted_harmonic_rule <- function() function(cyc, period, n_time) NA_real_
