@@ -19,7 +19,9 @@
 # needs no truth (not in the package): the multiplier whose model imputes
 # best, by mean CRPS, the package's own hidden gaps of the fitting stretch
 # (series_gap_scorer(): 10 rounds of gaps of the series' own lengths, the
-# scorer behind the model-class step), scored on the real gaps. Besides
+# scorer behind the model-class step), scored on the real gaps; and the same
+# pick with the scorer given the whole series as its stretch (hidden gaps
+# anywhere: 10 smoother passes over the series per multiplier). Besides
 # imputeTS's series, any series of bench/series_long.R (ETTh1_OT, treering,
 # ...) runs with that bench's hidden gaps, repetitions 1..`reps`.
 #
@@ -82,8 +84,12 @@ for (name in names_run) for (ver in versions_of(name)) {
   scorer <- ns$series_gap_scorer(v, fit, u, 1L, threads, NULL)
   hidden_crps <- vapply(seq_along(mults), function(i) mean(scorer$score(i)), 0)
   pick <- which.min(hidden_crps)
+  # The same scorer with the whole series as its stretch: hidden gaps anywhere.
+  whole <- ns$series_gap_scorer(v, utils::modifyList(fit, list(fit_start = 1L, fit_frames = nrow(u))), u, 1L, threads, NULL)
+  hidden_whole <- vapply(seq_along(mults), function(i) mean(whole$score(i)), 0)
+  pick_whole <- which.min(hidden_whole)
   sp <- m$candidate$spec
-  chosen[[length(chosen) + 1]] <- data.frame(label = ver$label, name = name, mult = mults[pick],
+  chosen[[length(chosen) + 1]] <- data.frame(label = ver$label, name = name, mult = mults[pick], mult_whole = mults[pick_whole],
                                              form = sprintf(paste("%s %s fitted on frames %d-%d: level_rate %.4g, smooth lengthscale",
                                                                   "%.3g frames, nugget %.3g (the smooth term's variance is 1)"),
                                                             m$model_name, m$kernel_name, m$fit_start,
@@ -97,13 +103,15 @@ for (name in names_run) for (ver in versions_of(name)) {
     rows[[length(rows) + 1]] <- data.frame(series = name, label = ver$label, model = paste(m$model_name, m$kernel_name),
                                            mult = mults[i], level_rate = specs[[i]]$level_rate,
                                            loglik = fit$candidates[[i]]$loglik, hidden_crps = hidden_crps[i],
-                                           picked = i == pick, group = grp,
+                                           picked = i == pick, hidden_whole = hidden_whole[i],
+                                           picked_whole = i == pick_whole, group = grp,
                                            gap = paste(ver$label, cumsum(c(TRUE, diff(which(h)) > 1))),
                                            abs = abs(est - truth), abs_lin = abs(lin - truth),
                                            crps = crps_paths(iv$samples, truth),
                                            cover = iv$lower[h] <= truth & truth <= iv$upper[h])
   }
-  cat(sprintf("%s done, picked x%g (%.0f s)\n", ver$label, mults[pick], proc.time()[["elapsed"]] - t_start))
+  cat(sprintf("%s done, picked x%g, on the whole series x%g (%.0f s)\n", ver$label, mults[pick], mults[pick_whole],
+              proc.time()[["elapsed"]] - t_start))
 }
 # Where the fitted model's gap error comes from (imputeTS's series): the
 # same multipliers on random gaps of the *Complete* series (series_long.R's
@@ -146,7 +154,8 @@ summ <- do.call(rbind, lapply(split(res, list(res$label, res$mult), drop = TRUE)
   base <- res[res$label == d$label[1] & res$mult == 1, ]
   data.frame(label = d$label[1], model = d$model[1], mult = d$mult[1], level_rate = d$level_rate[1],
              dloglik = d$loglik[1] - base$loglik[1], hidden = d$hidden_crps[1] / base$hidden_crps[1],
-             picked = d$picked[1], ratio_linear = mean(d$abs) / mean(d$abs_lin),
+             picked = d$picked[1], hidden_whole = d$hidden_whole[1] / base$hidden_whole[1],
+             picked_whole = d$picked_whole[1], ratio_linear = mean(d$abs) / mean(d$abs_lin),
              se = src$ratio_se(d$abs, d$abs_lin, d$gap),
              by_group = paste(ifelse(is.na(by), "-", sprintf("%.3f", by)), collapse = " / "),
              crps = mean(d$crps) / mean(base$crps), coverage = mean(d$cover))
@@ -154,19 +163,20 @@ summ <- do.call(rbind, lapply(split(res, list(res$label, res$mult), drop = TRUE)
 summ <- summ[order(summ$label, summ$mult), ]
 # The picked multiplier against the fitted model (mult 1), pooled over each
 # series' versions, by group.
-vs <- do.call(rbind, lapply(unique(res$series), function(name) {
+vs <- do.call(rbind, lapply(c("picked", "picked_whole"), function(col) do.call(rbind, lapply(unique(res$series), function(name) {
   d <- res[res$series == name, ]
-  a <- d[d$mult == 1, ]; b <- d[d$picked, ]
+  a <- d[d$mult == 1, ]; b <- d[d[[col]], ]
   stopifnot(identical(a$gap, b$gap))
   do.call(rbind, lapply(c("all", groups), function(g) {
     s <- if (g == "all") rep(TRUE, nrow(a)) else a$group == g
     if (!any(s)) return(NULL)
-    data.frame(series = name, group = g, entries = sum(s), gaps = length(unique(a$gap[s])),
+    data.frame(scorer = if (col == "picked") "stretch" else "whole", series = name, group = g, entries = sum(s),
+               gaps = length(unique(a$gap[s])),
                mae = mean(b$abs[s]) / mean(a$abs[s]), se = src$ratio_se(b$abs[s], a$abs[s], a$gap[s]),
                linear_before = mean(a$abs[s]) / mean(a$abs_lin[s]), linear_after = mean(b$abs[s]) / mean(b$abs_lin[s]),
                crps = mean(b$crps[s]) / mean(a$crps[s]), cover_before = mean(a$cover[s]), cover_after = mean(b$cover[s]))
   }))
-}))
+}))))
 picks <- do.call(rbind, chosen)
 load <- tryCatch(readLines("/proc/loadavg"), error = function(e) "unknown")
 md <- c("# The level's noise rate against gap error (bench/series_level_rate.R)", "",
@@ -178,20 +188,23 @@ md <- c("# The level's noise rate against gap error (bench/series_level_rate.R)"
         sprintf("Whole run %.0f s; load average at the end: %s (2 cores).", proc.time()[["elapsed"]] - t_start, load), "",
         "`dloglik`: the fitting stretch's log-likelihood minus the fitted model's (mult 1); `hidden`: mean CRPS on the",
         "package's own hidden gaps of the fitting stretch (series_gap_scorer()) over mult 1's; `picked`: the lowest `hidden`",
-        "(the prototype's choice, no truth used); `ratio_linear`: MAE over linear interpolation's on the scored gaps (SE",
+        "(the prototype's choice, no truth used); `whole` / `picked (whole)`: the same with hidden gaps anywhere in the",
+        "series (the scorer given the whole series as its stretch); `ratio_linear`: MAE over linear interpolation's on the scored gaps (SE",
         "counting each gap as one unit); `by group`: the same in groups 1 / 2-5 / 6-20 / 21-60 / >60; `crps`: mean CRPS of",
         "the sample paths over mult 1's; `coverage`: raw 90% intervals.", "",
-        "| version | model | mult | level_rate | dloglik | hidden | picked | ratio_linear (SE) | by group | crps | coverage |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-        sprintf("| %s | %s | %g | %.4g | %.1f | %.3f | %s | %.3f (%.3f) | %s | %.3f | %.1f%% |", summ$label, summ$model,
-                summ$mult, summ$level_rate, summ$dloglik, summ$hidden, ifelse(summ$picked, "yes", ""), summ$ratio_linear,
+        "| version | model | mult | level_rate | dloglik | hidden | picked | whole | picked (whole) | ratio_linear (SE) | by group | crps | coverage |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        sprintf("| %s | %s | %g | %.4g | %.1f | %.3f | %s | %.3f | %s | %.3f (%.3f) | %s | %.3f | %.1f%% |", summ$label, summ$model,
+                summ$mult, summ$level_rate, summ$dloglik, summ$hidden, ifelse(summ$picked, "yes", ""), summ$hidden_whole,
+                ifelse(summ$picked_whole, "yes", ""), summ$ratio_linear,
                 summ$se, summ$by_group, summ$crps, 100 * summ$coverage), "",
         "## The prototype's pick against the fitted model", "",
-        sprintf("- %s: %s; picked x%g.", picks$label, picks$form, picks$mult), "",
+        sprintf("- %s: %s; picked x%g (x%g with hidden gaps anywhere).", picks$label, picks$form, picks$mult, picks$mult_whole), "",
         "`mae`: the picked model's MAE over the fitted model's (SE counting each gap as one unit); `linear`: each one's MAE",
         "over linear interpolation's; `crps`: mean CRPS ratio; `coverage`: raw 90%, fitted -> picked.", "",
-        "| series | group | entries | gaps | mae (SE) | linear: fitted -> picked | crps | coverage |", "|---|---|---|---|---|---|---|---|",
-        sprintf("| %s | %s | %d | %d | %.3f (%s) | %.3f -> %.3f | %.3f | %.1f%% -> %.1f%% |", vs$series, vs$group, vs$entries,
+        "`scorer`: the pick's hidden gaps, in the fitting stretch or anywhere in the series.", "",
+        "| scorer | series | group | entries | gaps | mae (SE) | linear: fitted -> picked | crps | coverage |", "|---|---|---|---|---|---|---|---|---|",
+        sprintf("| %s | %s | %s | %d | %d | %.3f (%s) | %.3f -> %.3f | %.3f | %.1f%% -> %.1f%% |", vs$scorer, vs$series, vs$group, vs$entries,
                 vs$gaps, vs$mae, ifelse(is.na(vs$se), "-", sprintf("%.3f", vs$se)), vs$linear_before, vs$linear_after,
                 vs$crps, 100 * vs$cover_before, 100 * vs$cover_after), "")
 if (length(where)) {
