@@ -85,11 +85,14 @@ for (name in names_run) for (ver in versions_of(name)) {
   hidden_crps <- vapply(seq_along(mults), function(i) mean(scorer$score(i)), 0)
   pick <- which.min(hidden_crps)
   # The same scorer with the whole series as its stretch: hidden gaps anywhere.
+  t_whole <- proc.time()[["elapsed"]]
   whole <- ns$series_gap_scorer(v, utils::modifyList(fit, list(fit_start = 1L, fit_frames = nrow(u))), u, 1L, threads, NULL)
   hidden_whole <- vapply(seq_along(mults), function(i) mean(whole$score(i)), 0)
+  t_whole <- proc.time()[["elapsed"]] - t_whole
   pick_whole <- which.min(hidden_whole)
   sp <- m$candidate$spec
   chosen[[length(chosen) + 1]] <- data.frame(label = ver$label, name = name, mult = mults[pick], mult_whole = mults[pick_whole],
+                                             t_whole = t_whole, t_default = imp$model$seconds,
                                              form = sprintf(paste("%s %s fitted on frames %d-%d: level_rate %.4g, smooth lengthscale",
                                                                   "%.3g frames, nugget %.3g (the smooth term's variance is 1)"),
                                                             m$model_name, m$kernel_name, m$fit_start,
@@ -199,7 +202,8 @@ md <- c("# The level's noise rate against gap error (bench/series_level_rate.R)"
                 ifelse(summ$picked_whole, "yes", ""), summ$ratio_linear,
                 summ$se, summ$by_group, summ$crps, 100 * summ$coverage), "",
         "## The prototype's pick against the fitted model", "",
-        sprintf("- %s: %s; picked x%g (x%g with hidden gaps anywhere).", picks$label, picks$form, picks$mult, picks$mult_whole), "",
+        sprintf("- %s: %s; picked x%g (x%g with hidden gaps anywhere: %.1f s for the %d rates' scores, against %.1f s for the default's whole call).",
+                picks$label, picks$form, picks$mult, picks$mult_whole, picks$t_whole, length(mults), picks$t_default), "",
         "`mae`: the picked model's MAE over the fitted model's (SE counting each gap as one unit); `linear`: each one's MAE",
         "over linear interpolation's; `crps`: mean CRPS ratio; `coverage`: raw 90%, fitted -> picked.", "",
         "`scorer`: the pick's hidden gaps, in the fitting stretch or anywhere in the series.", "",
