@@ -38,24 +38,17 @@ reps <- if (length(args) >= 3) as.integer(args[3]) else 2L
 source("bench/series_long_parts.R")
 src <- series_long_parts(kalman_limit = 0)
 src$data_dir <- file.path("..", "shared", "data")
-# Versions of a series to score: imputeTS's with their own gaps (one), or
-# bench/series_long.R's series with its hidden gaps (reps).
-versions_of <- function(name) {
-  its_names <- utils::data(package = "imputeTS")$results[, "Item"]
-  if (name %in% its_names) {
-    e <- new.env()
-    utils::data(list = c(name, paste0(name, "Complete")), package = "imputeTS", envir = e)
-    y <- get(name, e)
-    return(list(list(y = y, h = is.na(y), truth = as.numeric(get(paste0(name, "Complete"), e))[is.na(y)], label = name)))
-  }
-  y0 <- (if (name %in% names(src$series)) src$series[[name]] else src$other_series(name))()
-  lapply(seq_len(reps), function(r) {
-    g <- src$hide_repetition(y0, name, r)
-    list(y = g$y, h = g$h, truth = g$truth, label = sprintf("%s rep %d", name, r))
-  })
-}
 ns <- asNamespace("ditimpute")
 threads <- 2L
+# The fitted model m with its level_rate times each of `mults`: the core's fit
+# of those forms to u (m's standardised series) with one evaluation each (the
+# scale re-profiled, nothing searched), and m with candidate i in place.
+rate_fit <- function(m, u) {
+  specs <- lapply(mults, function(k) { s <- m$candidate$spec; s$level_rate <- s$level_rate * k; s })
+  ns$core_call(ns$cpp_structural_fit(u, specs, list(max_frames = m$fit_frames, ridge = 0,
+                                                    threads = threads, max_evaluations = 1L)))
+}
+with_candidate <- function(m, fit, i) { m$candidate <- fit$candidates[[i]]; m }
 # CRPS of each hidden value from the sample paths (rows: paths).
 crps_paths <- function(samples, truth) {
   vapply(seq_along(truth), function(i) {
@@ -65,8 +58,8 @@ crps_paths <- function(samples, truth) {
 }
 
 t_start <- proc.time()[["elapsed"]]
-rows <- list(); chosen <- list()
-for (name in names_run) for (ver in versions_of(name)) {
+rows <- list(); chosen <- list(); models <- list()
+for (name in names_run) for (ver in series_versions(src, name, reps)) {
   y <- ver$y; h <- ver$h; truth <- ver$truth
   grp <- src$group_of(src$run_len(h)[h])
   lin <- src$linear(y)$point[h]
@@ -76,11 +69,10 @@ for (name in names_run) for (ver in versions_of(name)) {
     cat(sprintf("%s: stationary model chosen, no level to move\n", ver$label))
     next
   }
+  models[[ver$label]] <- m
   v <- matrix(as.numeric(y), ncol = 1)
   u <- ns$scale_cols(v, m)
-  specs <- lapply(mults, function(k) { s <- m$candidate$spec; s$level_rate <- s$level_rate * k; s })
-  fit <- ns$core_call(ns$cpp_structural_fit(u, specs, list(max_frames = m$fit_frames, ridge = 0,
-                                                           threads = threads, max_evaluations = 1L)))
+  fit <- rate_fit(m, u)
   scorer <- ns$series_gap_scorer(v, fit, u, 1L, threads, NULL)
   hidden_crps <- vapply(seq_along(mults), function(i) mean(scorer$score(i)), 0)
   pick <- which.min(hidden_crps)
@@ -99,12 +91,10 @@ for (name in names_run) for (ver in versions_of(name)) {
                                                             m$fit_start + m$fit_frames - 1L, sp$level_rate,
                                                             sp$smooth_lengthscale, sp$nugget))
   for (i in seq_along(mults)) {
-    mm <- m
-    mm$candidate <- fit$candidates[[i]]
-    iv <- ns$series_model_intervals(mm, v, 0.9, 50L, 1L, threads)
+    iv <- ns$series_model_intervals(with_candidate(m, fit, i), v, 0.9, 50L, 1L, threads)
     est <- iv$point[h]
     rows[[length(rows) + 1]] <- data.frame(series = name, label = ver$label, model = paste(m$model_name, m$kernel_name),
-                                           mult = mults[i], level_rate = specs[[i]]$level_rate,
+                                           mult = mults[i], level_rate = fit$candidates[[i]]$spec$level_rate,
                                            loglik = fit$candidates[[i]]$loglik, hidden_crps = hidden_crps[i],
                                            picked = i == pick, hidden_whole = hidden_whole[i],
                                            picked_whole = i == pick_whole, group = grp,
@@ -122,9 +112,9 @@ for (name in names_run) for (ver in versions_of(name)) {
 # whole series and over the fitting stretch only, against the real gaps.
 where <- list()
 for (name in intersect(names_run, utils::data(package = "imputeTS")$results[, "Item"])) {
-  ver <- versions_of(name)[[1]]
-  m <- impute_series(ver$y, level = 0.9, n_samples = 50, seed = 1)$model
-  if (m$model_name == "stationary") next
+  m <- models[[name]]  # the main loop's fit (NULL: a stationary form)
+  if (is.null(m)) next
+  ver <- imputets_series(name)
   full <- ver$y; full[ver$h] <- ver$truth; full <- as.numeric(full)
   n <- length(full); stretch <- m$fit_start + seq_len(m$fit_frames) - 1L
   longest <- max(src$run_len(ver$h))
@@ -136,14 +126,9 @@ for (name in intersect(names_run, utils::data(package = "imputeTS")$results[, "I
     y <- full; y[h] <- NA
     v <- matrix(y, ncol = 1)
     lin <- src$linear(y)$point[h]
-    u <- ns$scale_cols(v, m)
-    specs <- lapply(mults, function(k) { s <- m$candidate$spec; s$level_rate <- s$level_rate * k; s })
-    fit <- ns$core_call(ns$cpp_structural_fit(u, specs, list(max_frames = m$fit_frames, ridge = 0,
-                                                             threads = threads, max_evaluations = 1L)))
+    fit <- rate_fit(m, ns$scale_cols(v, m))
     for (i in seq_along(mults)) {
-      mm <- m
-      mm$candidate <- fit$candidates[[i]]
-      est <- ns$series_model_intervals(mm, v, 0.9, 20L, 1L, threads)$point[h]
+      est <- ns$series_model_intervals(with_candidate(m, fit, i), v, 0.9, 20L, 1L, threads)$point[h]
       where[[length(where) + 1]] <- data.frame(series = name, gaps = w, hidden = sum(h), mult = mults[i],
                                                ratio_linear = mean(abs(est - full[h])) / mean(abs(lin - full[h])))
     }

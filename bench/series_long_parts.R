@@ -84,3 +84,30 @@ taylor_header <- function(title, script, reps, setting, t_start) {
     sprintf("of taylor (4,032 half-hours, %s. Whole run %.0f s; load average %s.",
             setting, proc.time()[["elapsed"]] - t_start, load), "")
 }
+
+# One of imputeTS's series with its own gaps and the truth of its *Complete
+# twin (tsNH4, tsHeating, tsAirgap): the series `y`, its missing mask `h` and
+# the true values there, `truth`.
+imputets_series <- function(name) {
+  e <- new.env()
+  utils::data(list = c(name, paste0(name, "Complete")), package = "imputeTS", envir = e)
+  y <- get(name, e); full <- get(paste0(name, "Complete"), e)
+  h <- is.na(y)
+  stopifnot(!anyNA(full), isTRUE(all.equal(as.numeric(y[!h]), as.numeric(full[!h]))))
+  list(y = y, h = h, truth = as.numeric(full)[h])
+}
+
+# The versions of a series a bench scores, each list(y, h, truth, label):
+# one of imputeTS's series with its own gaps (imputets_series()), or
+# bench/series_long.R's series `name` with that bench's hidden gaps of
+# repetitions 1..reps (`parts` from series_long_parts(), its data_dir set).
+series_versions <- function(parts, name, reps) {
+  if (requireNamespace("imputeTS", quietly = TRUE) && name %in% utils::data(package = "imputeTS")$results[, "Item"]) {
+    return(list(c(imputets_series(name), label = name)))
+  }
+  y0 <- (if (name %in% names(parts$series)) parts$series[[name]] else parts$other_series(name))()
+  lapply(seq_len(reps), function(r) {
+    g <- parts$hide_repetition(y0, name, r)
+    list(y = g$y, h = g$h, truth = g$truth, label = sprintf("%s rep %d", name, r))
+  })
+}

@@ -35,19 +35,13 @@ names_run <- if (length(args) >= 1 && nzchar(args[1])) strsplit(args[1], ",")[[1
 source("bench/series_long_parts.R")
 src <- series_long_parts(kalman_limit = 120)
 its <- c("na_interpolation", "na_seadec", "na_kalman", "na_ma")
-get_its <- function(name) {
-  e <- new.env()
-  utils::data(list = c(name, paste0(name, "Complete")), package = "imputeTS", envir = e)
-  list(y = get(name, e), truth = get(paste0(name, "Complete"), e))
-}
 
 t_start <- proc.time()[["elapsed"]]
 rows <- list(); info <- list()
 for (name in names_run) {
-  s <- get_its(name)
-  h <- is.na(s$y)
-  stopifnot(!anyNA(s$truth), isTRUE(all.equal(as.numeric(s$y[!h]), as.numeric(s$truth[!h]))))
-  truth <- as.numeric(s$truth)[h]
+  s <- imputets_series(name)
+  h <- s$h
+  truth <- s$truth
   grp <- src$group_of(src$run_len(h)[h])
   gap <- cumsum(c(TRUE, diff(which(h)) > 1))
   for (m in names(src$methods)) {

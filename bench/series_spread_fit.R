@@ -40,20 +40,6 @@ src <- series_long_parts(kalman_limit = 0)
 src$data_dir <- file.path("..", "shared", "data")
 ns <- asNamespace("ditimpute")
 
-versions_of <- function(name) {
-  if (name == "tsHeating") {
-    e <- new.env()
-    utils::data(list = c("tsHeating", "tsHeatingComplete"), package = "imputeTS", envir = e)
-    return(list(list(y = e$tsHeating, h = is.na(e$tsHeating), truth = as.numeric(e$tsHeatingComplete)[is.na(e$tsHeating)],
-                     label = name)))
-  }
-  y0 <- (if (name %in% names(src$series)) src$series[[name]] else src$other_series(name))()
-  lapply(seq_len(reps), function(r) {
-    g <- src$hide_repetition(y0, name, r)
-    list(y = g$y, h = g$h, truth = g$truth, label = sprintf("%s rep %d", name, r))
-  })
-}
-
 # The joined series: K stretches of fit_frames / K frames at evenly spaced
 # starts, each a multiple of the period after the first.
 spread_series <- function(y) {
@@ -75,7 +61,7 @@ spread_series <- function(y) {
 
 t_start <- proc.time()[["elapsed"]]
 rows <- list(); info <- list()
-for (name in names_run) for (ver in versions_of(name)) {
+for (name in names_run) for (ver in series_versions(src, name, reps)) {
   h <- ver$h; truth <- ver$truth
   grp <- src$group_of(src$run_len(h)[h])
   lin <- src$linear(ver$y)$point[h]
