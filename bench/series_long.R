@@ -23,6 +23,7 @@
 # Writes bench/results/series_long.md and inst/extdata/series_long_bench.csv
 # (or only bench/results/series_long_<series>-<methods>.md when a subset is named).
 suppressMessages(library(ditimpute))
+source("bench/with_object.R")
 args <- commandArgs(trailingOnly = TRUE)
 reps <- if (length(args) >= 1) as.integer(args[1]) else 3L
 pick <- if (length(args) >= 2 && nzchar(args[2])) strsplit(args[2], ",")[[1]] else NULL
@@ -118,8 +119,9 @@ gp_run <- function(y, ...) {
   imp <- impute_series(y, level = 0.9, n_samples = 50, seed = 1, ...)
   m <- imp$model
   list(point = as.numeric(imp$point), lower = as.numeric(imp$lower), upper = as.numeric(imp$upper),
-       transform = m$transform, model = paste(m$model_name, m$kernel_name,
-                     if (any(!is.na(m$lambda))) paste(unique(ditimpute:::transform_label(m$lambda[!is.na(m$lambda)])), collapse = ",") else ""))
+       transform = m$transform, model = gsub(" +", " ", trimws(paste(m$model_name, m$kernel_name,
+                     if (any(!is.na(m$lambda))) paste(unique(ditimpute:::transform_label(m$lambda[!is.na(m$lambda)])), collapse = ",") else "",
+                     if (isTRUE(m$rate_multiplier != 1)) sprintf("level rate x%g", m$rate_multiplier) else ""))))
 }
 methods <- list(
   gp = function(y, name) gp_run(y),
@@ -148,8 +150,13 @@ variants <- list(gp_level = function(y, name) gp_run(y, model = "level"),
                  gp_trend = function(y, name) gp_run(y, model = "trend"),
                  gp_stationary = function(y, name) gp_run(y, model = "stationary"),
                  gp_whole = function(y, name) gp_run(y, fit_frames = length(y)),
-                 gp_plain = function(y, name) gp_run(as.numeric(y)))
+                 gp_plain = function(y, name) gp_run(as.numeric(y)),
+                 # the level's rate left at its maximum-likelihood value (the
+                 # default before 2026-12-04's step that weighs it on hidden gaps)
+                 gp_ml_rate = function(y, name) with_object("series_rate_multipliers", numeric(0), gp_run(y)))
 methods <- c(methods, variants[intersect(names(variants), only)])
+# The default's level rate against the maximum-likelihood one, in every default run.
+if (is.null(only)) methods$gp_ml_rate <- variants$gp_ml_rate
 if (!is.null(only)) methods <- methods[union(only, "linear")]
 
 rows <- list()
@@ -226,6 +233,7 @@ ratio_rows <- lapply(split(tab, list(tab$series, tab$group), drop = TRUE), funct
   b <- d[d$method %in% its, ]
   lin <- d[d$method == "linear", ]
   cal <- d[d$method == "gp_calibrated", ]
+  ml <- d[d$method == "gp_ml_rate", ]
   best <- if (nrow(b)) b$method[which.min(b$mae)] else NA
   data.frame(series = gp$series, group = gp$group, entries = gp$entries, gaps = gp$gaps, mae_gp = gp$mae,
              best_imputeTS = best,
@@ -233,6 +241,8 @@ ratio_rows <- lapply(split(tab, list(tab$series, tab$group), drop = TRUE), funct
              se_best = if (nrow(b)) mae_ratio_se(gp$series, as.character(gp$group), "gp", best) else NA,
              ratio_linear = if (nrow(lin)) gp$mae / lin$mae else NA,
              se_linear = if (nrow(lin)) mae_ratio_se(gp$series, as.character(gp$group), "gp", "linear") else NA,
+             ratio_ml_rate = if (nrow(ml)) gp$mae / ml$mae else NA,
+             se_ml_rate = if (nrow(ml)) mae_ratio_se(gp$series, as.character(gp$group), "gp", "gp_ml_rate") else NA,
              rmse_ratio_best_imputeTS = if (nrow(b)) gp$rmse / min(b$rmse) else NA,
              coverage90 = gp$coverage90, coverage90_se = gp$coverage90_se,
              coverage90_calibrated = if (nrow(cal)) cal$coverage90 else NA,
@@ -253,7 +263,7 @@ out <- c("# impute_series() on long real series, by gap length",
          sprintf("`Rscript bench/series_long.R %s` on %s; %d repetitions per series; %.0f%% of the observed values hidden in gaps with P(L) ~ L^-1.5 on 1..400 frames; 90%% intervals. Load average at the end: %s (2 cores).",
                  paste(args, collapse = " "), format(Sys.Date()), reps, 100 * share, load),
          "", "## The GP against the best imputeTS method and linear interpolation (MAE ratios; < 1 is better)", "",
-         "Standard errors (se_*) count each hidden gap as one unit (the values of a gap are strongly correlated): delta-method SEs of the ratio of per-gap sums, for the MAE ratios (paired with the other method on the same values) and the coverages. `gaps`: hidden gaps in the group over all repetitions; no SE under 10 gaps.", "",
+         "Standard errors (se_*) count each hidden gap as one unit (the values of a gap are strongly correlated): delta-method SEs of the ratio of per-gap sums, for the MAE ratios (paired with the other method on the same values) and the coverages. `gaps`: hidden gaps in the group over all repetitions; no SE under 10 gaps. `ratio_ml_rate`: the GP's MAE over that of the same call with the level's rate left at its maximum-likelihood value (`gp_ml_rate`, the default before 2026-12-04).", "",
          md_table(ratios), "", "## Models chosen (BIC)", "", md_table(models), "",
          "## Every method (seconds: per repetition; nonpositive: imputations or lower bounds <= 0 on positive series, per repetition)", "",
          md_table(tab))

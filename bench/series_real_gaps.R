@@ -34,6 +34,10 @@ default <- c("tsNH4", "tsAirgap", "tsHeating")
 names_run <- if (length(args) >= 1 && nzchar(args[1])) strsplit(args[1], ",")[[1]] else default
 source("bench/series_long_parts.R")
 src <- series_long_parts(kalman_limit = 120)
+source("bench/with_object.R")
+# Beside the default, the same call with the level's rate left at its
+# maximum-likelihood value (the default before 2026-12-04).
+src$methods$gp_ml_rate <- src$variants$gp_ml_rate
 its <- c("na_interpolation", "na_seadec", "na_kalman", "na_ma")
 
 t_start <- proc.time()[["elapsed"]]
@@ -73,10 +77,13 @@ pct <- function(x) ifelse(is.na(x), "-", sprintf("%.1f%%", 100 * x))
 score <- function(d, name, label, best) {
   a <- d[d$method == "gp", ]; b <- d[d$method == best, ]; l <- d[d$method == "linear", ]
   cal <- d[d$method == "gp_calibrated", ]
+  ml <- d[d$method == "gp_ml_rate", ]
   data.frame(series = name, group = label, entries = nrow(a), gaps = length(unique(a$gap)),
              mae_gp = mean(a$abs), mae_best = mean(b$abs), mae_linear = mean(l$abs),
              ratio_best = mean(a$abs) / mean(b$abs), se_best = src$ratio_se(a$abs, b$abs, a$gap),
              ratio_linear = mean(a$abs) / mean(l$abs), se_linear = src$ratio_se(a$abs, l$abs, a$gap),
+             ratio_ml = if (nrow(ml)) mean(a$abs) / mean(ml$abs) else NA,
+             se_ml = if (nrow(ml)) src$ratio_se(a$abs, ml$abs, a$gap) else NA,
              rmse_ratio_best = sqrt(mean(a$err^2) / mean(b$err^2)),
              coverage = mean(a$cover), coverage_se = src$ratio_se(as.numeric(a$cover), rep(1, nrow(a)), a$gap),
              calibrated = if (nrow(cal)) mean(cal$cover) else NA, width_ratio = if (nrow(cal)) mean(cal$width) / mean(a$width) else NA)
@@ -120,11 +127,13 @@ md <- c("# impute_series() on imputeTS's series with their own gaps (bench/serie
         "## By gap length", "",
         "`ratio_best`: impute_series()'s MAE over the best imputeTS method's on the whole series (`best`), `ratio_linear`:",
         "over linear interpolation's, `rmse_ratio_best`: the RMSE's over the best's; SEs count each gap as one unit.",
-        "`coverage90`: raw 90% intervals (SE), `calibrated`: with `calibrate = TRUE`, `width`: its intervals' mean width over the raw ones'.", "",
-        "| series | group | entries | gaps | best | ratio_best (SE) | ratio_linear (SE) | rmse_ratio_best | coverage90 (SE) | calibrated | width |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-        sprintf("| %s | %s | %d | %d | %s | %s (%s) | %s (%s) | %s | %s (%s) | %s | %s |", tab$series, tab$group, tab$entries,
+        "`coverage90`: raw 90% intervals (SE), `calibrated`: with `calibrate = TRUE`, `width`: its intervals' mean width over the raw ones'.",
+        "`ratio_ml_rate`: over the same call's with the level's rate left at its maximum-likelihood value (`gp_ml_rate`).", "",
+        "| series | group | entries | gaps | best | ratio_best (SE) | ratio_linear (SE) | ratio_ml_rate (SE) | rmse_ratio_best | coverage90 (SE) | calibrated | width |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        sprintf("| %s | %s | %d | %d | %s | %s (%s) | %s (%s) | %s (%s) | %s | %s (%s) | %s | %s |", tab$series, tab$group, tab$entries,
                 tab$gaps, tab$best, fmt(tab$ratio_best), fmt(tab$se_best), fmt(tab$ratio_linear), fmt(tab$se_linear),
+                fmt(tab$ratio_ml), fmt(tab$se_ml),
                 fmt(tab$rmse_ratio_best), pct(tab$coverage), fmt(100 * tab$coverage_se, 1), pct(tab$calibrated),
                 fmt(tab$width_ratio, 2)), "")
 out_file <- if (identical(names_run, default)) "series_real_gaps.md" else
