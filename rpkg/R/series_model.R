@@ -17,7 +17,7 @@
 # lambda estimated (boxcox_lambda(); lambda 1 is the data's scale continued
 # as a log below the smallest value), whatever the likelihood on the data's
 # scale says, because a model on that scale can put imputations and interval
-# bounds below zero (as imputeTS::na_seadec does on BeijingAir's ozone: 129
+# bounds below zero (as imputeTS::na_seadec does on BeijingAir's ozone: 103
 # values per repetition in bench/results/series_long.md). No skewness
 # condition: it put airmiles' (skewness 0.68) 90% bounds at -1,001 and left
 # airquality's Ozone (1.21) on its own scale whenever 15% more of it was
