@@ -111,7 +111,8 @@
 #' with widening intervals. On a short series BIC's ranking of the classes is
 #' no surer than the gaps': on `ldeaths` with 7 random holes BIC preferred
 #' the stationary form in all 10 of `bench/series.R`'s repetitions, while the
-#' local level imputed the holes with 0.87 times its MAE. Last, a level's
+#' local level imputed the holes with 0.87 times its MAE. Last, on a series
+#' longer than `fit_frames`, a level's
 #' noise rate (with a level or trend chosen) is weighed on hidden gaps
 #' anywhere in the series, not only in the fitting stretch: the fitted rate
 #' times 3, 10, 30 and 100 in turn (the scale re-profiled, nothing else

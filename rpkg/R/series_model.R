@@ -735,15 +735,15 @@ series_calendar_harmonic <- function(cyc, period, n_time) {
 # bench/series_long.R's gaps kept the season (difference -0.017, SE 0.011).
 series_gap_rounds <- 10L
 
-# The hidden gaps' scores of fitted forms: series_gap_rounds masks of the
-# fitting stretch (drawn once, so that every comparison of one fit scores
+# The hidden gaps' scores of fitted forms: `rounds` masks (series_gap_rounds
+# unless given) of the fitting stretch (drawn once, so that every comparison of one fit scores
 # the same hidden values), each form's CRPS per hidden value computed once
 # (a form compared twice, as the kernel's winner then against the other
 # model class, is imputed once). Returns the scores as a function of a
 # candidate's index in fit$candidates, and the hidden gaps' ids. `fit`: the
 # core's fit of every form (its fitting stretch), `y` the standardised series
 # it was fitted to.
-series_gap_scorer <- function(v, fit, y, seed, threads, call) {
+series_gap_scorer <- function(v, fit, y, seed, threads, call, rounds = series_gap_rounds) {
   y <- y[fit$fit_start + seq_len(fit$fit_frames) - 1L, , drop = FALSE]
   miss <- is.na(y)
   lens <- unlist(lapply(seq_len(ncol(v)), function(j) {
@@ -751,7 +751,7 @@ series_gap_scorer <- function(v, fit, y, seed, threads, call) {
     r$lengths[r$values]
   }))
   share <- min(0.1, max(mean(miss), 0.02))
-  masks <- lapply(seq_len(series_gap_rounds), function(r) {
+  masks <- lapply(seq_len(rounds), function(r) {
     with_local_seed(sub_seed(seed, 400 + r), series_calibration_mask(miss, lens, share))
   })
   versions <- lapply(masks, function(m) replace(y, m, NA))
@@ -816,15 +816,32 @@ series_gap_models <- TRUE
 # nothing else moved: one evaluation of the core's fit), each scored by the
 # mean CRPS of series_gap_scorer()'s hidden gaps with the whole series as
 # its stretch, stopping at the first multiplier that scores worse than the
-# one before (the scores fall, then rise); the best multiplier replaces the
+# one before (the scores fall, then rise). The rounds of hidden gaps shrink
+# as the series outgrows the fitting stretch (series_gap_rounds times the
+# stretch's share of the series, at least one), so that they hide about as
+# many values as the class step's rounds or more, in time that stops
+# growing with the rounds: ten rounds over a 600,000-frame series took the
+# call from 12.8 to 48.1 s (bench/results/series_scaling.md); one round
+# there hides 60,000 values. The best multiplier replaces the
 # fitted rate by the one-standard-error rule of series_gap_compare(),
-# leaning to the maximum-likelihood rate. Returns NULL (no level, no gaps,
-# or no multipliers), or the chosen multiplier, its candidate (as
+# leaning to the maximum-likelihood rate. Only on a series longer than its
+# fitting stretch (fit_frames), which is where the likelihood cannot see the
+# rest of the series: on short series fitted whole, where the class step's
+# hidden gaps already cover every frame, the step moved the rate in 12 of
+# 200 fits of bench/series_fresh.R's 20 series, and the MAE over the best
+# imputeTS method's by -2.1% to +2.0% by series (geometric mean 0.918
+# either way; presidents 1.150 against 1.127, BJsales 1.018 against 1.040),
+# on bench/series.R's short series by -0.9% to +1.6%
+# (bench/results/series_fresh_2026-12-04_rate_step_short.md,
+# series_2026-12-04_rate_step_short.md): no gain for the time. Returns NULL
+# (no level, no gaps, no multipliers, or the series fitted whole), or the
+# chosen multiplier, its candidate (as
 # cpp_structural_fit() returns them) and the step's rows of the selection
 # table.
 series_rate_multipliers <- c(3, 10, 30, 100)
 series_rate_step <- function(v, y, cand, fit, ridge, seed, threads, call) {
-  if (!length(series_rate_multipliers) || cand$spec$model == "stationary" || !anyNA(v)) return(NULL)
+  if (!length(series_rate_multipliers) || cand$spec$model == "stationary" || !anyNA(v) ||
+      fit$fit_frames >= nrow(y)) return(NULL)
   specs <- lapply(series_rate_multipliers, function(k) {
     s <- cand$spec
     s$level_rate <- s$level_rate * k
@@ -833,7 +850,8 @@ series_rate_step <- function(v, y, cand, fit, ridge, seed, threads, call) {
   moved <- core_call(cpp_structural_fit(y, specs, list(max_frames = fit$fit_frames, ridge = ridge, threads = threads,
                                                        max_evaluations = 1L)), call = call)
   whole <- list(candidates = c(list(cand), moved$candidates), fit_start = 1L, fit_frames = nrow(y))
-  scorer <- series_gap_scorer(v, whole, y, seed, threads, call)
+  rounds <- min(series_gap_rounds, max(1L, as.integer(ceiling(series_gap_rounds * fit$fit_frames / nrow(y)))))
+  scorer <- series_gap_scorer(v, whole, y, seed, threads, call, rounds)
   best <- 1L
   best_score <- mean(scorer$score(1L))
   for (i in seq_along(series_rate_multipliers) + 1L) {
