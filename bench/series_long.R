@@ -155,11 +155,13 @@ variants <- list(gp_level = function(y, name) gp_run(y, model = "level"),
                  # default before 2026-12-04's step that weighs it on hidden gaps)
                  gp_ml_rate = function(y, name) with_object("series_rate_multipliers", numeric(0), gp_run(y)))
 methods <- c(methods, variants[intersect(names(variants), only)])
-# The default's level rate against the maximum-likelihood one, in every default run.
-if (is.null(only)) methods$gp_ml_rate <- variants$gp_ml_rate
 if (!is.null(only)) methods <- methods[union(only, "linear")]
 
 rows <- list()
+# The default's level rate against the maximum-likelihood one, in every
+# default run (after `rows <- list()`: the benches that take this file's
+# methods through series_long_parts() do not get it).
+if (is.null(only)) methods$gp_ml_rate <- variants$gp_ml_rate
 for (name in names(series)) {
   y0 <- series[[name]]()
   for (r in seq_len(reps)) {
