@@ -860,19 +860,14 @@ series_rate_step <- function(v, y, cand, fit, ridge, seed, threads, call) {
     best <- i
     best_score <- sc
   }
+  # The fitted rate against the best (the first multiplier when none scored
+  # lower: its difference is then not negative, so the fitted rate stays).
+  rival <- max(best, 2L)
   mult <- c(1, series_rate_multipliers)
-  label <- sprintf("%s (level rate x%g)", cand$spec$model, mult[c(1L, best)])
-  sel <- if (best == 1L) {
-    s1 <- scorer$score(1L)
-    data.frame(model = label[1], kernel = NA_character_, crps = c(mean(s1), mean(scorer$score(2L))),
-               difference = c(NA, mean(scorer$score(2L) - s1)), se = NA_real_, hidden_values = length(s1),
-               hidden_gaps = length(unique(scorer$gap)), chosen = c(TRUE, FALSE), stringsAsFactors = FALSE)
-  } else {
-    series_gap_compare(scorer, data.frame(model = label, kernel = NA_character_, stringsAsFactors = FALSE),
-                       c(1L, best), 1)
-  }
-  if (best == 1L) sel$model[2] <- sprintf("%s (level rate x%g)", cand$spec$model, mult[2])
-  chosen <- if (sel$chosen[2]) best else 1L
+  rows <- data.frame(model = sprintf("%s (level rate x%g)", cand$spec$model, mult[c(1L, rival)]),
+                     kernel = NA_character_, stringsAsFactors = FALSE)
+  sel <- series_gap_compare(scorer, rows, c(1L, rival), 1)
+  chosen <- if (sel$chosen[2]) rival else 1L
   list(multiplier = mult[chosen], candidate = whole$candidates[[chosen]],
        selection = cbind(step = "rate", sel, stringsAsFactors = FALSE))
 }
@@ -1185,9 +1180,10 @@ print.ditimpute_series_model <- function(x, ...) {
     cat(sprintf("  seasonal shape held fixed (its harmonics above the season's %d beyond the kernel's reach): %s\n",
                 x$profile_harmonics, paste(x$variables[colSums(x$profile != 0) > 0], collapse = ", ")))
   }
+  moved <- isTRUE(x$rate_multiplier != 1)  # the level's rate chosen on hidden gaps (series_rate_step())
   if (x$model_name != "stationary") {
     cat(sprintf("  level noise per frame: %.3g of the stationary variance%s%s\n", s$level_rate / tot,
-                if (isTRUE(x$rate_multiplier != 1)) sprintf(" (%g times the maximum-likelihood rate)", x$rate_multiplier) else "",
+                if (moved) sprintf(" (%g times the maximum-likelihood rate)", x$rate_multiplier) else "",
                 if (x$model_name == "trend") sprintf("; slope noise %.3g", s$slope_rate / tot) else ""))
   }
   r2 <- x$innovation_r2
@@ -1196,20 +1192,18 @@ print.ditimpute_series_model <- function(x, ...) {
                 paste(sprintf("%s %.1f%%", names(r2), 100 * r2), collapse = ", ")))
   }
   cat(sprintf("  fitted on frames %d-%d: log-likelihood %.2f%s, %d parameters, BIC %.2f%s\n", x$fit_start,
-              x$fit_start + x$fit_frames - 1L, x$loglik, if (isTRUE(x$rate_multiplier != 1)) " at that rate" else "",
-              as.integer(x$df), x$candidates$BIC[x$candidates$chosen],
-              if (isTRUE(x$rate_multiplier != 1)) " at the maximum" else ""))
+              x$fit_start + x$fit_frames - 1L, x$loglik, if (moved) " at that rate" else "",
+              as.integer(x$df), x$candidates$BIC[x$candidates$chosen], if (moved) " at the maximum" else ""))
   sel <- x$selection
   for (step in unique(sel$step)) {
     st <- sel[sel$step == step, ]
     won <- which(st$chosen)
     name <- switch(step, kernel = c(sprintf("the %s kernel", st$kernel[1]), "the cycle"),
                    rate = sub("^.*\\((.*)\\)$", "\\1", st$model), sprintf("the %s model", st$model))
-    cat(sprintf("  %s chosen on %d hidden gaps of the series' own lengths%s (%d values): %s, mean CRPS %.3g against %.3g for %s (difference of %s's %.3g%s)\n",
+    cat(sprintf("  %s chosen on %d hidden gaps of the series' own lengths%s (%d values): %s, mean CRPS %.3g against %.3g for %s (difference of %s's %.3g, SE %.2g)\n",
                 if (step == "rate") "level rate" else step, st$hidden_gaps[1],
                 if (step == "rate") " anywhere in the series" else "", st$hidden_values[1], name[won], st$crps[won],
-                st$crps[3 - won], name[3 - won], name[2], st$difference[2],
-                if (is.na(st$se[2])) "; no higher rate scored lower" else sprintf(", SE %.2g", st$se[2])))
+                st$crps[3 - won], name[3 - won], name[2], st$difference[2], st$se[2]))
   }
   invisible(x)
 }
