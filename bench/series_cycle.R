@@ -101,7 +101,7 @@ for (name in picked) {
     s <- if (grp == "all") d else d[d$grp == grp, ]
     if (!nrow(s)) next
     mae <- tapply(s$abs, s$method, mean)
-    present <- intersect(its, names(mae))
+    present <- full_methods(s, intersect(its, names(mae)))  # scored on the GP's values
     best <- present[which.min(mae[present])]
     ref <- function(m) s[s$method == m, ]
     a <- ref("gp")

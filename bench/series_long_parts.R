@@ -111,3 +111,12 @@ series_versions <- function(parts, name, reps) {
     list(y = g$y, h = g$h, truth = g$truth, label = sprintf("%s rep %d", name, r))
   })
 }
+
+# The methods among `candidates` that scored every value the GP did in `d`
+# (rows: one per scored value, with a `method` column): na_kalman stopped by
+# its time limit on some repetitions scored fewer, and its MAE on those would
+# be compared with the GP's on all of them.
+full_methods <- function(d, candidates) {
+  n_gp <- sum(d$method == "gp")
+  candidates[vapply(candidates, function(m) sum(d$method == m) == n_gp, TRUE)]
+}
