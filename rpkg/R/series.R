@@ -76,7 +76,7 @@
 #'   where the peak lies within two periodogram bins of it, the cycle's
 #'   period is held at the harmonic (24 hours exactly; `print(fit$model)`
 #'   says "held"): on the hourly series above as accurate as a fitted period
-#'   (0.997-1.004x its MAE by gap length) and 1.01-1.68x faster;
+#'   (0.997-1.004x its MAE by gap length) in 0.64-1.05x its time;
 #' * white noise (the nugget).
 #'
 #' Every part is Markov, so the core fits and conditions exactly in time and
