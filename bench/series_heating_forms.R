@@ -39,12 +39,13 @@ grp <- cut(rep(runs$lengths, runs$lengths)[h], c(0, 5, 20, 60, Inf), labels = c(
 rate_step <- ns$series_rate_step  # the package's, before with_object() swaps it
 
 # Each variant: the model argument and the change to the chosen form's spec.
-variants <- list(
-  "default" = list(model = "auto", change = NULL),
-  "smooth x3" = list(model = "auto", change = function(s) { s$smooth_lengthscale <- 3 * s$smooth_lengthscale; s }),
-  "smooth x10" = list(model = "auto", change = function(s) { s$smooth_lengthscale <- 10 * s$smooth_lengthscale; s }),
-  "smooth x30" = list(model = "auto", change = function(s) { s$smooth_lengthscale <- 30 * s$smooth_lengthscale; s })
-)
+variants <- list("default" = list(model = "auto", change = NULL))
+for (k in c(3, 10, 30)) {
+  variants[[sprintf("smooth x%g", k)]] <- local({
+    k <- k
+    list(model = "auto", change = function(s) { s$smooth_lengthscale <- k * s$smooth_lengthscale; s })
+  })
+}
 for (km in c(1, 10)) for (sr in c(1e-5, 1e-4, 1e-3)) {
   variants[[sprintf("trend, slope noise %g, level rate x%g", sr, km)]] <- local({
     km <- km; sr <- sr
@@ -77,6 +78,8 @@ for (name in names(variants)) {
     whole <- list(candidates = list(base), fit_start = 1L, fit_frames = nrow(y))
     scorer <- ns$series_gap_scorer(v, whole, y, seed, threads, call, 1L)
     crps <<- mean(scorer$score(1L))
+    # multiplier != 1: the model uses `base` (its label and selection rows are
+    # not read here)
     list(multiplier = 2, candidate = base, selection = NULL)
   }
   t0 <- proc.time()[["elapsed"]]

@@ -96,7 +96,6 @@ elapsed <- proc.time()[["elapsed"]] - t_start
 
 # Pooled ratio by series, kind and group (sums over versions and draws), and
 # the range of the ratios of single versions (real) or draws (model paths).
-unit <- interaction(d$version, d$draw, drop = TRUE)
 keys <- unique(d[, c("series", "kind", "group")])
 tab <- do.call(rbind, lapply(seq_len(nrow(keys)), function(i) {
   s <- d[d$series == keys$series[i] & d$kind == keys$kind[i] & d$group == keys$group[i], ]
