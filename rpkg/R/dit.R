@@ -158,6 +158,16 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
 #' validation record kept at the end. `time_limit` trains for a given number
 #' of seconds instead of a step count.
 #'
+#' **Standardise first.** `dit_fit()` trains on `x` as given: its noise
+#' schedule assumes variables of mean about 0 and sd about 1, and it does not
+#' rescale them itself. Standardise with [fit_scaler()] and [scale_data()]
+#' (a scaler fitted on the training data, applied to every set imputed) and
+#' bring the imputations back with [unscale_data()]: on raw data on another
+#' scale it imputes poorly. A warning (class
+#' `ditimpute_warning_scale`) says so when the observed values are far from
+#' standardised: a variable's mean more than 3 of its sds from 0, or its sd
+#' outside `[0.1, 10]`.
+#'
 #' Training can be interrupted with Ctrl-C: it stops cleanly after the current
 #' step and returns the model reached, with a warning (continue with
 #' `resume_from` and a checkpoint). A loss that turns `NaN` stops training with
@@ -320,6 +330,7 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
   if (length(dm) != 3) abort_input("x", "must be an n x H x d array of training sequences.")
   storage.mode(x) <- "double"
   if (any(is.infinite(x))) abort_input("x", "must not contain Inf.")
+  x_given <- x  # for warn_unscaled(), before the validation share is held out
   if (is.null(config)) config <- dit_config(dm[2], dm[3])
   if (!inherits(config, "ditimpute_dit_config")) abort_input("config", "must be made by dit_config().")
   if (config$H != dm[2] || config$d != dm[3]) {
@@ -383,6 +394,7 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
     if (!file.exists(resume_from)) abort_input("resume_from", sprintf("file \"%s\" does not exist.", resume_from))
     opts$resume_from <- path.expand(resume_from)
   }
+  warn_unscaled(x_given)
   ptr <- if (!is.null(resume_from)) core_call(cpp_dit_load(opts$resume_from, opts$device)) else
     core_call(cpp_dit_create(unclass(config), seed, opts$device))
   if (!is.null(gp) && is.null(resume_from)) core_call(cpp_dit_set_gp(ptr, gp$Gamma, gp$Lambda, gp$mean))
@@ -422,6 +434,32 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
 }
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
+
+# dit_fit()'s warning (class ditimpute_warning_scale) when the observed
+# training values are far from standardised, which the DiT's noise schedule
+# assumes and does not arrange itself: a variable whose mean is more than 3
+# of its sds from 0, or whose sd is outside [0.1, 10]. Data marked by
+# scale_data() are taken as standardised.
+warn_unscaled <- function(x, call = rlang::caller_env()) {
+  if (isTRUE(attr(x, "ditimpute_scaled"))) return(invisible(FALSE))
+  d <- dim(x)[3]
+  v <- matrix(as.numeric(x), ncol = d, dimnames = list(NULL, dimnames(x)[[3]]))  # variables are the slowest index
+  mu <- colMeans(v, na.rm = TRUE)
+  s <- apply(v, 2, stats::sd, na.rm = TRUE)
+  far <- which(is.finite(mu) & is.finite(s) & (abs(mu) > 3 * s | s < 0.1 | s > 10))
+  if (!length(far)) return(invisible(FALSE))
+  j <- far[1]
+  label <- var_label(v, j)
+  mean_j <- format(signif(mu[[j]], 4))
+  sd_j <- format(signif(s[[j]], 3))
+  others <- if (length(far) > 1) sprintf(" (and %d more variable%s)", length(far) - 1, if (length(far) > 2) "s" else "") else ""
+  cli::cli_warn(c("{.arg x} is not standardised: variable {label}{others} has mean {mean_j} and sd {sd_j} where observed.",
+                  i = paste("The DiT assumes variables of mean about 0 and sd about 1 and can impute raw data poorly:",
+                            "standardise with {.code scale_data(x, fit_scaler(x))} (impute scaled data, then",
+                            "{.code unscale_data()} the imputations).")),
+                class = c("ditimpute_warning_scale", "ditimpute_warning"), call = call)
+  invisible(TRUE)
+}
 
 # The training sequences left when the last n_val of x are held out for
 # validation: all before them, less (for make_windows() output, whose

@@ -172,7 +172,10 @@
 #'   likelihood. It is relative to the mean observed variance of the
 #'   variables (so 1e-3 is 0.1% of it on any scale). Needed when variables are
 #'   (nearly) collinear: in BeijingAir several sites share identical weather
-#'   columns, where the likelihood has no maximum.
+#'   columns, where the likelihood has no maximum. A fitted `Lambda` that is
+#'   numerically singular (smallest eigenvalue below `1e-8` times the
+#'   largest) gives a warning of class `ditimpute_warning_singular` that
+#'   suggests it.
 #' @param shrinkage Weight in `[0, 1)` of a prior that shrinks the
 #'   correlations between variables towards zero: the fit maximises the
 #'   log-likelihood plus the log-density of an inverse-Wishart prior on
@@ -295,10 +298,17 @@ gp_fit <- function(x, kernel = c("matern32", "matern52", "laplace", "rbf"), leng
   draw_seed <- if (!sampled && validation == 0) 0 else if (is.null(seed)) resolve_seed(NULL) else resolve_seed(seed)
   obs_var <- mean(apply(frames, 2, stats::var, na.rm = TRUE), na.rm = TRUE)
   start <- proc.time()[["elapsed"]]
-  res <- core_call(cpp_gp_fit(xs, length(use), H, d, kernel, lengthscale, 1, fit_lengthscale, lower, upper, nugget,
+  res <- tryCatch(core_call(cpp_gp_fit(xs, length(use), H, d, kernel, lengthscale, 1, fit_lengthscale, lower, upper, nugget,
                               fit_nugget, nugget_bounds[1], nugget_bounds[2], ridge * obs_var, shrinkage, max_iter, tol, search,
                               if (sampled) "sampled" else "exact", draws, draw_seed, validation, patience, method,
-                              gradient_tol))
+                              gradient_tol)),
+                  ditimpute_error_numeric = function(e) {
+                    # Tied variables make Lambda singular: say what keeps it invertible.
+                    if (ridge > 0) stop(e)
+                    msg <- conditionMessage(e)
+                    cli::cli_abort(c("{msg}", i = singular_hint(0)),
+                                   class = c("ditimpute_error_numeric", "ditimpute_error"), call = e$call)
+                  })
   seconds <- proc.time()[["elapsed"]] - start
   vars <- dimnames(x)[[3]]
   Lambda <- res$Lambda
@@ -323,8 +333,43 @@ gp_fit <- function(x, kernel = c("matern32", "matern52", "laplace", "rbf"), leng
     cli::cli_warn(c("gp_fit() stopped after {max_iter} iterations before the log-likelihood settled; raise {.arg max_iter}.",
                     i = "With heavy gaps and many variables the maximum likelihood can overfit {.arg Lambda}: {.code validation = 0.05} stops on held-out entries instead."))
   }
+  warn_singular_lambda(Lambda, ridge)
   class(spec) <- c("ditimpute_gp_fit", class(spec))
   spec
+}
+
+# gp_fit()'s warning (class ditimpute_warning_singular) when the fitted
+# Lambda is numerically singular, its smallest eigenvalue below 1e-8 times
+# its largest: (nearly) collinear variables, which `ridge` is for. Names the
+# most correlated pair of variables.
+warn_singular_lambda <- function(Lambda, ridge, call = rlang::caller_env()) {
+  if (any(!is.finite(Lambda)) || nrow(Lambda) < 2) return(invisible(FALSE))
+  ev <- eigen(Lambda, symmetric = TRUE, only.values = TRUE)$values
+  if (!(max(ev) > 0) || min(ev) >= 1e-8 * max(ev)) return(invisible(FALSE))
+  sds <- sqrt(pmax(diag(Lambda), .Machine$double.xmin))
+  cr <- abs(Lambda / outer(sds, sds))
+  diag(cr) <- -Inf
+  ij <- arrayInd(which.max(cr), dim(cr))
+  vars <- colnames(Lambda)
+  if (is.null(vars)) vars <- as.character(seq_len(nrow(Lambda)))
+  pair <- sprintf("%s and %s", vars[min(ij)], vars[max(ij)])
+  ratio <- format(signif(max(min(ev), 0) / max(ev), 2))
+  cli::cli_warn(c("The fitted {.arg Lambda} is numerically singular (smallest eigenvalue {ratio} times the largest): some variables are (nearly) collinear, e.g. variables {pair}.",
+                  i = singular_hint(ridge)),
+                class = c("ditimpute_warning_singular", "ditimpute_warning"), call = call)
+  invisible(TRUE)
+}
+
+# What to do about (nearly) collinear variables, for gp_fit()'s messages.
+singular_hint <- function(ridge) {
+  nugget <- "{.code fit_nugget = TRUE, nugget_bounds = c(0.01, 1)}"
+  if (ridge == 0) {
+    paste0("If variables are (nearly) collinear (e.g. identical columns), give {.arg ridge} (say {.code ridge = 1e-3}) to keep {.arg Lambda} invertible, with ",
+           nugget, " (tied variables also pull the lengthscale to its upper bound), or leave out duplicated variables.")
+  } else {
+    paste0("Tied variables pull the lengthscale to its upper bound, where {.arg Lambda} grows past the ridge: fit a nugget too (",
+           nugget, "), raise {.arg ridge}, or leave out duplicated variables.")
+  }
 }
 
 #' @export

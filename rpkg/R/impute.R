@@ -381,15 +381,17 @@ confint.ditimpute_imputation <- function(object, parm, level = object$level, ...
   }
   rows <- lapply(seq_len(dim(object$x)[1]), function(i) {
     ij <- missing_index(matrix(object$missing[i, , ], dim(object$x)[2]))
-    data.frame(sequence = i, frame = ij[, 1], variable = variable_names(object)[ij[, 2]],
+    data.frame(sequence = rep(i, nrow(ij)), frame = ij[, 1], variable = variable_names(object)[ij[, 2]],
                estimate = matrix(object$point[i, , ], dim(object$x)[2])[ij], lower = lower[i, , ][ij],
                upper = upper[i, , ][ij])
   })
   do.call(rbind, rows)
 }
 
+# The variables' names: x's (its column names for one H x d sequence, its
+# third dimnames for an n x H x d array), else V1..Vd.
 variable_names <- function(object) {
-  d <- dim(object$x)[3]
+  d <- utils::tail(dim(object$x), 1)  # x is H x d for one sequence (before as3()) or n x H x d
   nm <- if (object$single) object$dimnames[[2]] else object$dimnames[[3]]
   if (is.null(nm)) paste0("V", seq_len(d)) else nm
 }
@@ -414,7 +416,12 @@ as.data.frame.ditimpute_imputation <- function(x, row.names = NULL, optional = F
 #' pooled carry the imputation uncertainty.
 #'
 #' @param object An imputation from [impute()] or [impute_series()].
-#' @param m Which samples (default: all).
+#' @param m Which sample paths, as `m` of `mice::mice()`: a single number
+#'   gives the first `m` (`m = 5`: five completed data sets, paths 1 to 5),
+#'   a vector of several numbers those paths (`m = c(2, 7)`); `NULL` (the
+#'   default) all `n_samples`. For one path alone, take it from the list
+#'   (`completions(imp)[[7]]`). Asking for more than `n_samples` is an input
+#'   error.
 #' @return A list of completed data sets, each shaped like the imputed `x`;
 #'   for [impute_series()], each in the form of its `x` (a `ts`, a data frame
 #'   with its time column, ...), as [completed_series()] with `what = "sample"`.
@@ -430,11 +437,40 @@ as.data.frame.ditimpute_imputation <- function(x, row.names = NULL, optional = F
 #' @export
 completions <- function(object, m = NULL) {
   if (!inherits(object, "ditimpute_imputation")) abort_input("object", "must be an imputation from impute().")
-  sets <- completion_values(object, m)
+  if (all(vapply(object$samples, is.null, TRUE))) {
+    abort_input("object", "has no sample paths (a deterministic imputation): there is nothing to complete with.")
+  }
+  sets <- completion_values(object, resolve_paths(m, object$n_samples))
   if (inherits(object, "ditimpute_series_imputation")) lapply(sets, object$rebuild) else sets
 }
 
-# The completed values (arrays or matrices shaped like the imputed x).
+# The sample paths that `m` picks, as in mice: NULL all of them, a single
+# number the first m, a vector of several numbers those paths (distinct ones
+# with `distinct = TRUE`).
+resolve_paths <- function(m, n_samples, distinct = FALSE, call = rlang::caller_env()) {
+  if (is.null(m)) return(seq_len(n_samples))
+  if (!is.numeric(m) || !length(m) || anyNA(m) || any(m != round(m))) {
+    abort_input("m", "must be a number of imputations (the first m sample paths) or a vector of sample path numbers.",
+                call = call)
+  }
+  if (length(m) == 1) {
+    if (m < 1) abort_input("m", sprintf("must be at least 1 imputation, not %s.", format(m)), call = call)
+    if (m > n_samples) {
+      abort_input("m", sprintf(paste("asks for %s imputations, but the imputation has %d sample paths: give at most %d",
+                                     "(or impute again with more `n_samples`)."), format(m), n_samples, n_samples),
+                  call = call)
+    }
+    return(seq_len(m))
+  }
+  if (any(m < 1 | m > n_samples)) {
+    abort_input("m", sprintf("must be sample path numbers in 1..%d.", n_samples), call = call)
+  }
+  if (distinct && anyDuplicated(m)) abort_input("m", "must be distinct sample path numbers.", call = call)
+  as.integer(m)
+}
+
+# The completed values (arrays or matrices shaped like the imputed x) of the
+# sample paths numbered m (completed_series() takes one path this way).
 completion_values <- function(object, m = NULL, call = rlang::caller_env()) {
   object <- as3(object)
   if (is.null(m)) m <- seq_len(object$n_samples)

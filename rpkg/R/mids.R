@@ -17,7 +17,9 @@
 #' imputed variables, under their own names); a `ts`, a matrix, a vector or a
 #' [ditimpute_series()] becomes a data frame with a `time` column and one
 #' column per variable. For [impute()], the columns are `sequence` and
-#' `frame` followed by the variables (one row per frame of each sequence).
+#' `frame` followed by the variables (one row per frame of each sequence);
+#' for one `H x d` matrix, `frame` and the variables (named by its column
+#' names, else `V1`, `V2`, ...).
 #' Imputation 0 (`complete(mids, 0)`, `include = TRUE`) is the data with
 #' their missing values.
 #'
@@ -46,10 +48,19 @@
 #' `vignette("pooling")` shows the coverage of pooled intervals measured both
 #' ways (`bench/mi_pooling.R`).
 #'
+#' **Not a mice chain.** The `mids` object holds finished imputations: its
+#' `method` is `"ditimpute"` for every imputed variable (no method of mice
+#' made them), and its chain cannot be continued with `mice::mice.mids()`,
+#' which would replace them with imputations of its own (it stops with an
+#' error, finding no `mice.impute.ditimpute()`). For more imputations, impute
+#' again with more `n_samples`.
+#'
 #' @param object An imputation from [impute_series()] or [impute()] with
 #'   samples.
-#' @param m Which sample paths to use as imputations (default: all
-#'   `n_samples`); `m = 1:20` uses the first 20.
+#' @param m The imputations, as `m` of `mice::mice()`: a single number
+#'   uses the first `m` sample paths (`m = 5`: five imputations, paths 1 to
+#'   5), a vector of several numbers those paths (`m = c(2, 7)`); `NULL`
+#'   (the default) all `n_samples`. More than `n_samples` is an input error.
 #' @param ... Unused: a named argument here is an input error.
 #' @return A `mids` object (package \pkg{mice}).
 #' @seealso [completions()], [completed_series()]
@@ -82,11 +93,7 @@ as_mids <- function(object, m = NULL, ...) {
                     i = "impute_series(proper = TRUE) draws the form and parameters per completion, as Rubin's rules assume; see ?as_mids."),
                   class = "ditimpute_improper_message", .frequency = "once", .frequency_id = "ditimpute_improper")
   }
-  if (is.null(m)) m <- seq_len(object$n_samples)
-  if (!is.numeric(m) || !length(m) || anyNA(m) || any(m < 1 | m > object$n_samples) || any(m != round(m)) ||
-      anyDuplicated(m)) {
-    abort_input("m", sprintf("must be distinct sample numbers in 1..%d.", object$n_samples))
-  }
+  m <- resolve_paths(m, object$n_samples, distinct = TRUE)
   as_frame <- mids_frame(object)
   sets <- completion_values(object, m)
   data0 <- as_frame(as_values(object, object$x))
@@ -95,7 +102,12 @@ as_mids <- function(object, m = NULL, ...) {
                              cbind(.imp = k, .id = seq_len(nrow(data0)), as_frame(sets[[k]]))
                            })))
   rownames(long) <- NULL
-  mice::as.mids(long)
+  mids <- mice::as.mids(long)
+  # The imputations are ditimpute's, not mice's: label them so, and as a
+  # method mice does not know, so that mice::mice.mids() stops with an error
+  # instead of overwriting them with its default ("pmm") imputations.
+  mids$method[names(mids$nmis)[mids$nmis > 0]] <- "ditimpute"
+  mids
 }
 
 # The imputation's x (n x H x d, or H x d for one sequence) in the form the
@@ -123,6 +135,9 @@ mids_frame <- function(object) {
   function(vals) {
     arr <- if (length(dim(vals)) == 2) array(vals, c(1L, dim(vals))) else vals
     flat <- matrix(aperm(arr, c(2, 1, 3)), n * H, d, dimnames = list(NULL, vars))
+    # One H x d sequence has no `sequence` column (a constant one, which mice
+    # would log and warn about).
+    if (isTRUE(object$single)) return(data.frame(frame = seq_len(H), flat, check.names = FALSE))
     data.frame(sequence = rep(seq_len(n), each = H), frame = rep(seq_len(H), n), flat, check.names = FALSE)
   }
 }

@@ -74,6 +74,10 @@ impute_series_dit <- function(v, level, n_samples, period, dit, seed, threads, c
   train <- array(NA_real_, c(length(starts), H, d))
   for (k in seq_along(starts)) train[k, , ] <- resid[starts[k] + seq_len(H) - 1L, , drop = FALSE]
   train <- train[apply(train, 1, function(w) any(!is.na(w))), , , drop = FALSE]
+  # Standardised residuals (their sd can fall far below 1 where the trend
+  # explains a variable): no scale warning from dit_fit() that the user
+  # could not act on.
+  attr(train, "ditimpute_scaled") <- TRUE
   strategy <- series_dit_strategy(miss, H)
   fit <- dit_fit(train, config = dit_config(H, d, width = o$width, depth = o$depth, heads = o$heads), strategy = strategy,
                  steps = o$steps, batch_size = o$batch_size, validation = 0, seed = sub_seed(seed, 11),

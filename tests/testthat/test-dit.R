@@ -182,6 +182,25 @@ test_that("bad DiT input gives classed errors naming the argument", {
   expect_input_error(dit_fit(array(0, c(4, 24, 2)), device = "tpu"), "device")
 })
 
+test_that("dit_fit warns on data far from standardised and names the scaler", {
+  skip_if_no_torch()
+  x <- gp_simulate(tiny_spec(), 40, seed = 1)
+  fit <- function(x) {
+    dit_fit(x, dit_config(24, 2, width = 16, depth = 1, heads = 2), strategy = mask_strategy("6x1"), steps = 2,
+            batch_size = 8, validation = 0, seed = 1, threads = 1, progress = FALSE)
+  }
+  raw <- x * 100 + 1000
+  cnd <- expect_warning(fit(raw), class = "ditimpute_warning_scale")
+  expect_s3_class(cnd, "ditimpute_warning")
+  expect_match(conditionMessage(cnd), "fit_scaler(", fixed = TRUE)
+  expect_match(conditionMessage(cnd), "scale_data(", fixed = TRUE)
+  small <- x
+  small[, , 2] <- small[, , 2] / 50  # a variable's sd below 0.1
+  expect_warning(fit(small), "variable 2", class = "ditimpute_warning_scale")
+  expect_no_warning(fit(x), class = "ditimpute_warning_scale")
+  expect_no_warning(fit(scale_data(raw, fit_scaler(raw))), class = "ditimpute_warning_scale")
+})
+
 test_that("oracle sampling matches the exact conditional law", {
   spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 16))
   x <- gp_simulate(spec, 1, seed = 1)[1, , ]

@@ -142,6 +142,32 @@ test_that("gp_fit with a fixed lengthscale, a fitted nugget and a ridge", {
   expect_gt(cov2cor(r$Lambda)[1, 3], 0.99)
 })
 
+test_that("gp_fit warns when Lambda comes out singular, and suggests ridge", {
+  s <- sim_windows(n = 40, rate = 0)
+  tied <- s$x
+  tied[, , 2] <- tied[, , 1]  # exactly collinear variables
+  cnd <- expect_warning(f <- gp_fit(tied, seed = 1), class = "ditimpute_warning_singular")
+  expect_match(conditionMessage(cnd), "ridge", fixed = TRUE)
+  expect_s3_class(cnd, "ditimpute_warning")
+  ev <- eigen(f$Lambda, symmetric = TRUE, only.values = TRUE)$values
+  expect_lt(min(ev), 1e-8 * max(ev))
+  # A ridge alone: the lengthscale runs to its upper bound and Lambda grows
+  # past the ridge, which is said too; with a nugget bounded away from 0 it fits.
+  cnd <- expect_warning(gp_fit(tied, seed = 1, ridge = 1e-3), class = "ditimpute_warning_singular")
+  expect_match(conditionMessage(cnd), "fit_nugget", fixed = TRUE)
+  expect_no_warning(gp_fit(tied, ridge = 1e-3, fit_nugget = TRUE, nugget_bounds = c(0.01, 1)),
+                    class = "ditimpute_warning_singular")
+  expect_no_warning(gp_fit(tied, ridge = 1e-3, lengthscale = 3, fit_lengthscale = FALSE),
+                    class = "ditimpute_warning_singular")
+  expect_no_warning(gp_fit(s$x, seed = 1), class = "ditimpute_warning_singular")
+  # Entries missing in tied variables: the core cannot factorise, and the
+  # error says what to do.
+  gappy <- sim_windows(n = 40)$x
+  gappy[, , 2] <- gappy[, , 1]
+  cnd <- expect_error(gp_fit(gappy, seed = 1), class = "ditimpute_error_numeric")
+  expect_match(conditionMessage(cnd), "ridge = 1e-3", fixed = TRUE)
+})
+
 test_that("gp_fit's shrinkage pulls Lambda's correlations towards zero and says so", {
   s <- sim_windows(n = 40, rate = 0)
   ml <- gp_fit(s$x, lengthscale = 3, fit_lengthscale = FALSE)

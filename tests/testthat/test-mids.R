@@ -38,7 +38,7 @@ test_that("as_mids() holds the completions in the data's own form, with imputati
   expect_identical(names(long)[1:2], c(".imp", ".id"))
   expect_identical(nrow(long), 20L * 90L)
   expect_equal(as_mids(imp, m = c(2, 5))$m, 2)
-  expect_equal(mice::complete(as_mids(imp, m = c(2, 5)), 2)$a, completions(imp, 5)[[1]]$a, tolerance = 0)
+  expect_equal(mice::complete(as_mids(imp, m = c(2, 5)), 2)$a, completions(imp)[[5]]$a, tolerance = 0)
 })
 
 test_that("with() and mice::pool() apply Rubin's rules to the completions", {
@@ -79,9 +79,76 @@ test_that("time = columns are kept, and several sequences of impute() pool too",
   c2 <- mice::complete(imp, 2)
   expect_identical(names(c2), c("sequence", "frame", "V1", "V2"))
   expect_identical(nrow(c2), 36L)
-  arr <- completions(imp, 2)[[1]]
+  arr <- completions(imp)[[2]]
   expect_equal(c2$V2[c2$sequence == 3], arr[3, , 2], tolerance = 0)
   expect_identical(c2$frame[c2$sequence == 2], 1:12)
+})
+
+test_that("as_mids(), complete() and with() work on impute() of one H x d matrix", {
+  spec <- gp_spec(24, d = 2)
+  x <- gp_simulate(spec, 1, seed = 1)[1, , ]
+  x[5:8, ] <- NA
+  imp <- impute(spec, x, n_samples = 20, seed = 1, threads = 1)
+  mids <- as_mids(imp)
+  expect_s3_class(mids, "mids")
+  expect_equal(mids$m, 20)
+  expect_identical(mids$loggedEvents, NULL)  # no constant `sequence` column for mice to warn about
+  c3 <- mice::complete(imp, 3)
+  expect_identical(names(c3), c("frame", "V1", "V2"))
+  expect_identical(c3$frame, 1:24)
+  expect_equal(as.matrix(c3[c("V1", "V2")]), completions(imp)[[3]], tolerance = 0, ignore_attr = TRUE)
+  expect_true(is.na(mice::complete(mids, 0)$V1[5]))
+  pooled <- mice::pool(with(imp, lm(V1 ~ V2)))
+  expect_identical(as.character(pooled$pooled$term), c("(Intercept)", "V2"))
+  expect_identical(pooled$m, 20L)
+  # the matrix's column names name the variables
+  colnames(x) <- c("a", "b")
+  named <- impute(spec, x, n_samples = 5, seed = 1, threads = 1)
+  expect_identical(names(mice::complete(named, 1)), c("frame", "a", "b"))
+  expect_identical(unique(confint(named)$variable), c("a", "b"))
+})
+
+test_that("a single m means the first m imputations, as in mice; a vector picks paths", {
+  spec <- gp_spec(12, d = 2)
+  x <- gp_simulate(spec, 2, seed = 1)
+  x[, 4:6, ] <- NA
+  imp <- impute(spec, x, n_samples = 10, seed = 1, threads = 1)
+  five <- as_mids(imp, m = 5)
+  expect_equal(five$m, 5)
+  all_sets <- completions(imp)
+  expect_length(all_sets, 10)
+  sets <- completions(imp, m = 5)
+  expect_length(sets, 5)
+  expect_identical(sets, all_sets[1:5])
+  for (k in c(1, 5)) {
+    expect_equal(mice::complete(five, k)$V1, as.vector(t(all_sets[[k]][, , 1])), tolerance = 0)
+  }
+  expect_identical(completions(imp, m = 1), all_sets[1])
+  expect_identical(completions(imp, m = c(7, 2)), all_sets[c(7, 2)])
+  expect_equal(mice::complete(as_mids(imp, m = c(7, 2)), 1)$V2, as.vector(t(all_sets[[7]][, , 2])), tolerance = 0)
+  expect_identical(nrow(summary(mice::pool(with(imp, lm(V1 ~ V2))))), 2L)
+  # More imputations than sample paths, or fewer than one: errors naming `m`.
+  cnd <- expect_input_error(as_mids(imp, m = 11), "m")
+  expect_match(conditionMessage(cnd), "10 sample paths", fixed = TRUE)
+  expect_input_error(completions(imp, m = 11), "m")
+  expect_input_error(as_mids(imp, m = 0), "m")
+  expect_input_error(completions(imp, m = 0), "m")
+  expect_input_error(completions(imp, m = 2.5), "m")
+  expect_input_error(completions(imp, m = c(1, 11)), "m")
+})
+
+test_that("the mids object names ditimpute as the method, which mice.mids() cannot rerun", {
+  spec <- gp_spec(12, d = 2)
+  x <- gp_simulate(spec, 2, seed = 1)
+  x[, 4:6, 1] <- NA
+  mids <- as_mids(impute(spec, x, n_samples = 5, seed = 1, threads = 1))
+  expect_identical(unname(mids$method[c("V1", "V2")]), c("ditimpute", ""))  # V2 has nothing missing
+  expect_false(any(mids$method == "pmm"))
+  # Continuing the chain would overwrite the imputations with mice's own: it stops.
+  expect_error(mice::mice.mids(mids, maxit = 1, printFlag = FALSE), "ditimpute")
+  d <- mids_data()
+  series <- as_mids(impute_series(d$gappy, n_samples = 20, seed = 1, threads = 1))
+  expect_identical(unname(series$method[c("date", "a", "b")]), c("", "ditimpute", "ditimpute"))
 })
 
 test_that("as_mids() rejects what it cannot pool", {

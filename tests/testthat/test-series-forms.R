@@ -103,7 +103,7 @@ test_that("truth is accepted in the form of x, and completions come in that form
   expect_identical(m$entries, 9L)
   expect_equal(m, imputation_metrics(fimp, truth = as.matrix(full[c("a", "b")]), by = "all"))
   expect_input_error(imputation_metrics(fimp, truth = full[c("date", "a")]), "truth")
-  fsets <- completions(fimp, 2)
+  fsets <- completions(fimp)[2]
   expect_identical(fsets[[1]], completed_series(fimp, "sample", m = 2))
   expect_identical(names(fsets[[1]]), c("date", "a", "b"))
   expect_identical(fsets[[1]]$date, full$date)
