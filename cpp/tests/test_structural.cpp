@@ -158,6 +158,122 @@ TEST_CASE("state-space likelihood, conditional and draws of a stationary structu
   check_draws(ss, mask, x.seq(0), sc, mu, sd);
 }
 
+TEST_CASE("the stationary form's spread carries its line's uncertainty (universal kriging), wider beyond the data",
+          "[structural]") {
+  // The dense reference: entries with covariance Gamma (x) Lambda and mean
+  // X beta, beta (an intercept and a slope per variable). The imputations
+  // are the plug-in ones of each variable's least-squares line through its
+  // observed values (beta_ls; not the candidate's stored line c.trend, so
+  // that a version with values hidden does not use a line fitted to them):
+  //   mean = X_m beta_ls + K_mo K_oo^-1 (y_o - X_o beta_ls);
+  // the covariance is that of beta unknown (integrated out under a flat
+  // prior: universal kriging), the plug-in one plus the line's uncertainty:
+  //   R = X_m - K_mo K_oo^-1 X_o,  V = (X_o^T K_oo^-1 X_o)^-1,
+  //   cov = K_mm - K_mo K_oo^-1 K_om + R V R^T.
+  Rng rng(23);
+  const int T = 60, d = 2;
+  StructuralSpec s = seasonal_spec();
+  StructuralCandidate c;
+  c.spec = s;
+  c.Lambda = testing::random_full_rank_spd(d, rng, 0.3);
+  c.trend = Matrix::Zero(2, d);  // a stored line far from the data: not used by the conditional
+  c.trend(0, 0) = 100.0;
+  const LatentProcess p = structural_process(s);
+  const Matrix Gamma = gamma_of(p, T, s.nugget);
+  RowMatrix mean(T, d);
+  for (int t = 0; t < T; ++t) {
+    mean(t, 0) = 3.0 + 0.05 * t;
+    mean(t, 1) = -1.0 - 0.02 * t;
+  }
+  GaussianProcess gp(Gamma, c.Lambda, mean);
+  RowMatrix y(T, d);
+  {
+    const Batch x = gp.simulate(1, rng);
+    for (int t = 0; t < T; ++t)
+      for (int j = 0; j < d; ++j) y(t, j) = x.seq(0)[t * d + j];
+  }
+  for (int t = 45; t < T; ++t) y(t, 0) = std::nan("");  // variable 0's last 15 frames: an end gap
+  for (int t = 20; t < 26; ++t) y(t, 1) = std::nan("");  // an inner gap of variable 1
+  std::vector<int> obs, mis;
+  for (int t = 0; t < T; ++t)
+    for (int j = 0; j < d; ++j) (std::isnan(y(t, j)) ? mis : obs).push_back(t * d + j);
+  auto K = [&](const std::vector<int>& a, const std::vector<int>& b) {
+    Matrix M(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i)
+      for (std::size_t k = 0; k < b.size(); ++k)
+        M(i, k) = Gamma(a[i] / d, b[k] / d) * c.Lambda(a[i] % d, b[k] % d);
+    return M;
+  };
+  auto X = [&](const std::vector<int>& a) {
+    Matrix M = Matrix::Zero(a.size(), 2 * d);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      M(i, 2 * (a[i] % d)) = 1.0;
+      M(i, 2 * (a[i] % d) + 1) = a[i] / d;
+    }
+    return M;
+  };
+  Vector yo(obs.size());
+  for (std::size_t i = 0; i < obs.size(); ++i) yo(i) = y(obs[i] / d, obs[i] % d);
+  const Eigen::LLT<Matrix> Koo(K(obs, obs));
+  const Matrix Xo = X(obs), Xm = X(mis), Kmo = K(mis, obs);
+  const Matrix V = (Xo.transpose() * Koo.solve(Xo)).inverse();
+  // Least squares per variable: the design's columns are the variables' own.
+  const Vector b = Xo.colPivHouseholderQr().solve(yo);
+  const Matrix R = Xm - Kmo * Koo.solve(Xo);
+  const Vector mu = Xm * b + Kmo * Koo.solve(yo - Xo * b);
+  const Matrix cov = K(mis, mis) - Kmo * Koo.solve(Kmo.transpose()) + R * V * R.transpose();
+  const Vector sd = cov.diagonal().cwiseSqrt();
+  const SmoothedConditional sc = structural_conditional(y, c, 0, 1, 1);
+  REQUIRE(sc.missing == mis);
+  // Draws: centred on the imputations, with the universal kriging spread.
+  const SmoothedConditional sz = structural_conditional(y, c, 2000, 3, 1);
+  CHECK(sz.mean == sc.mean);
+  CHECK(sz.sd == sc.sd);
+  for (Eigen::Index k = 0; k < sz.mean.size(); ++k) {
+    const Vector z = (sz.samples.col(k).array() - sc.mean(k)) / sc.sd(k);
+    INFO("entry " << k);
+    CHECK(std::abs(z.mean()) < 4.0 / std::sqrt(2000.0));
+    const double s_z = std::sqrt((z.array() - z.mean()).square().sum() / 1999.0);
+    CHECK(s_z > 0.9);
+    CHECK(s_z < 1.1);
+  }
+  INFO("mean error " << (sc.mean - mu).cwiseAbs().maxCoeff() << ", sd error "
+                     << ((sc.sd - sd).array() / sd.array()).abs().maxCoeff());
+  // The state space's diffuse start is a prior variance of 1e6 x the model's
+  // scale, not an infinite one: agreement to about 1e-5.
+  CHECK((sc.mean - mu).cwiseAbs().maxCoeff() < 1e-4 * (1.0 + mu.cwiseAbs().maxCoeff()));
+  CHECK(((sc.sd - sd).array() / sd.array()).abs().maxCoeff() < 1e-4);
+  // Beyond the data the line's uncertainty grows with the horizon: the end
+  // gap's last sd is above its first and well above what the same
+  // conditional with the line known (the plug-in) gives there, while inside
+  // the data (variable 1's gap) the two nearly agree.
+  const Matrix plug = K(mis, mis) - Kmo * Koo.solve(Kmo.transpose());
+  int first = -1, last = -1, inner = -1;
+  for (std::size_t k = 0; k < mis.size(); ++k) {
+    if (mis[k] % d == 0) last = static_cast<int>(k);
+    if (mis[k] % d == 0 && first < 0) first = static_cast<int>(k);
+    if (mis[k] % d == 1 && inner < 0) inner = static_cast<int>(k);
+  }
+  // fixed_line: the stored line taken as known (the plug-in conditional of
+  // mean X c.trend), what the hidden-gap comparisons of a series without end
+  // gaps use.
+  {
+    Vector bc(2 * d);
+    for (int j = 0; j < d; ++j) {
+      bc(2 * j) = c.trend(0, j);
+      bc(2 * j + 1) = c.trend(1, j);
+    }
+    const Vector mu_c = Xm * bc + Kmo * Koo.solve(yo - Xo * bc);
+    const Matrix plug_c = K(mis, mis) - Kmo * Koo.solve(Kmo.transpose());
+    const SmoothedConditional fx = structural_conditional(y, c, 0, 1, 1, 120, true);
+    CHECK((fx.mean - mu_c).cwiseAbs().maxCoeff() < 1e-6 * (1.0 + mu_c.cwiseAbs().maxCoeff()));
+    CHECK(((fx.sd - plug_c.diagonal().cwiseSqrt()).array() / fx.sd.array()).abs().maxCoeff() < 1e-6);
+  }
+  CHECK(sc.sd(last) > 1.1 * sc.sd(first));
+  CHECK(sc.sd(last) > 1.2 * std::sqrt(plug(last, last)));
+  CHECK(sc.sd(inner) < 1.05 * std::sqrt(plug(inner, inner)));
+}
+
 TEST_CASE("a local level bridges a long gap from both ends, with intervals widest in its middle", "[structural]") {
   // Level + (negligible) smooth term + nugget: inside a gap the conditional
   // mean of a random walk is the straight line between the smoothed levels at

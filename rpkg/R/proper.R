@@ -27,12 +27,13 @@
 #    stretch where every pair of variables is observed (the smallest pair),
 #    the posterior of a covariance estimated from n independent vectors,
 #    which is how the core estimates it (correlations of one-step innovations);
-#  * the stationary model's mean line (intercept and slope per variable, least
-#    squares in the core) from a normal with its heteroscedasticity- and
-#    autocorrelation-consistent covariance (Bartlett weights, bandwidth from the
-#    fitted lengthscale), correlated across variables as Lambda-hat is. The
-#    level and trend models' starts are diffuse: the smoother integrates them
-#    out already.
+#  * not the stationary model's mean line: since 2026-12-05 the core's
+#    conditional of a stationary form carries the line's uncertainty itself
+#    (its spread is universal kriging's, structural_conditional() in
+#    cpp/src/structural.cpp), as the level and trend models' diffuse starts
+#    are integrated out by the smoother; the line was drawn here before
+#    (normal, with a heteroscedasticity- and autocorrelation-consistent
+#    covariance).
 # The draws of R's generator run under a seed derived from `seed` (the
 # caller's stream is restored); each path's conditional draw is one call of
 # the core's smoother (cpp_structural_impute, n_samples = 1).
@@ -133,28 +134,6 @@ proper_lambda_df <- function(model, v) {
   max(n, d + 2)
 }
 
-# The covariance of the stationary model's mean line (intercept, slope per
-# frame, as in the core: frames numbered from 0) of each variable: a list of
-# 2 x 2 matrices, least squares with Bartlett-weighted autocovariances of the
-# residuals up to the bandwidth (frames), gaps left out of the sums.
-proper_line_cov <- function(y, trend, bandwidth) {
-  n_time <- nrow(y)
-  tt <- seq_len(n_time) - 1
-  lapply(seq_len(ncol(y)), function(j) {
-    obs <- !is.na(y[, j])
-    X <- cbind(1, tt)
-    e <- ifelse(obs, y[, j] - (trend[1, j] + trend[2, j] * tt), 0)
-    xe <- X * e  # zero rows where missing
-    bread <- solve(crossprod(X[obs, , drop = FALSE]))
-    meat <- crossprod(xe)
-    for (l in seq_len(min(bandwidth, n_time - 1))) {
-      g <- crossprod(xe[seq_len(n_time - l), , drop = FALSE], xe[l + seq_len(n_time - l), , drop = FALSE])
-      meat <- meat + (1 - l / (bandwidth + 1)) * (g + t(g))
-    }
-    bread %*% meat %*% bread
-  })
-}
-
 # The forms' weights: exp(-BIC / 2), normalised (the BIC approximation of
 # their posterior probabilities under equal prior weights).
 proper_form_weights <- function(bic) {
@@ -190,11 +169,6 @@ proper_form_draws <- function(model, v, y, n_samples, seed, threads, call = rlan
   d <- ncol(v)
   n_lambda <- proper_lambda_df(model, v)
   Lhat <- cand$Lambda
-  Rhat <- stats::cov2cor(Lhat)
-  stationary <- cand$spec$model == "stationary"
-  line_cov <- if (stationary) {
-    proper_line_cov(y, cand$trend, max(1L, as.integer(ceiling(3 * cand$spec$smooth_lengthscale))))
-  }
   with_local_seed(seed, {
     lapply(seq_len(n_samples), function(k) {
       out <- cand
@@ -210,10 +184,6 @@ proper_form_draws <- function(model, v, y, n_samples, seed, threads, call = rlan
       W <- stats::rWishart(1, n_lambda, solve(n_lambda * Lhat))[, , 1]
       out$Lambda <- solve(matrix(W, d, d))
       out$Lambda <- (out$Lambda + t(out$Lambda)) / 2
-      if (stationary) {
-        E <- matrix(stats::rnorm(2 * d), 2, d) %*% chol_psd(Rhat)
-        for (j in seq_len(d)) out$trend[, j] <- out$trend[, j] + drop(t(chol_psd(line_cov[[j]])) %*% E[, j])
-      }
       out
     })
   }, call = call)

@@ -67,21 +67,40 @@ series_factors <- function(fitted, gaps) {
 # former cap of 100 stretches per round (`max_stretches = 100`) hid 1.0-5.7%
 # instead of 10% of 17,420-35,064-frame series, compared in the same run in
 # bench/results/series_calibration_share.md.
-series_calibration_mask <- function(miss, lens, share, max_runs = 5000L, max_stretches = Inf) {
+#
+# `ends` (NULL, or one entry per length: "lead", "trail" or "") marks the
+# lengths that are a variable's own leading or trailing run of missing
+# values: a stretch drawn with such a length is placed at the same end of
+# the observed frames, where the model extrapolates as it must in the run
+# itself (series_end_stretch(): from an origin up to its length inwards,
+# the frames beyond it dropped, returned as the mask's attribute "dropped":
+# missing in the version, not scored), when the end frame is still free,
+# else anywhere as the others. With no ends the draws are unchanged.
+series_calibration_mask <- function(miss, lens, share, max_runs = 5000L, max_stretches = Inf, ends = NULL) {
   n_time <- nrow(miss)
   mask <- matrix(FALSE, n_time, ncol(miss))
+  dropped <- mask
   for (j in seq_len(ncol(miss))) {
     n_obs <- sum(!miss[, j])
     target <- min(max(1, round(share * n_obs)), floor(n_obs / 2))
     free <- !miss[, j]
     runs <- free_runs(free)
+    edge <- if (any(free)) range(which(free)) else c(NA_integer_, NA_integer_)  # the first and last observed frames
     hidden <- 0L
     stretches <- 0L
     while (hidden < target && stretches < max_stretches) {
       stretches <- stretches + 1L
-      len <- min(lens[sample.int(length(lens), 1L)], floor(n_obs / 2))
+      k <- sample.int(length(lens), 1L)
+      len <- min(lens[k], floor(n_obs / 2))
       s <- NA_integer_
-      if (length(runs$first) <= max_runs) {
+      at_end <- if (is.null(ends)) NULL else series_end_stretch(free, edge, ends[k], len)
+      if (!is.null(at_end)) {
+        s <- at_end$start
+        len <- at_end$len
+        dropped[at_end$drop, j] <- TRUE
+        free[at_end$drop] <- FALSE
+        runs <- free_runs(replace(free, s:(s + len - 1L), FALSE))
+      } else if (length(runs$first) <= max_runs) {
         d <- draw_in_runs(runs, len)
         if (is.null(d)) break
         s <- d$start
@@ -116,7 +135,30 @@ series_calibration_mask <- function(miss, lens, share, max_runs = 5000L, max_str
       hidden <- hidden + len
     }
   }
+  if (any(dropped)) attr(mask, "dropped") <- dropped
   mask
+}
+
+# A stretch of `len` frames at a variable's end of its observed frames
+# (`edge`: the first and last of them; `end`: "lead" or "trail"), shortened
+# to the free frames there, moved inwards by a uniform 0 .. len - 1 free
+# frames (so that the rounds extrapolate from different origins; the frames
+# it moved over are dropped: missing in the version, not scored): its start,
+# length and dropped frames, or NULL when `end` is neither or the end frame
+# is taken already.
+series_end_stretch <- function(free, edge, end, len) {
+  if (!end %in% c("lead", "trail") || anyNA(edge)) return(NULL)
+  step <- if (end == "trail") -1L else 1L
+  at <- if (end == "trail") edge[2] else edge[1]
+  if (!free[at]) return(NULL)
+  room <- 0L  # free frames in a row from the end inwards, up to 2 len - 1
+  while (room < 2L * len - 1L && at + step * room >= 1L && at + step * room <= length(free) &&
+         free[at + step * room]) room <- room + 1L
+  len <- min(len, room)
+  shift <- sample.int(room - len + 1L, 1L) - 1L
+  drop <- at + step * seq_len(shift) - step
+  hide <- at + step * (shift + seq_len(len)) - step
+  list(start = min(hide), len = len, drop = if (shift) drop else integer(0))
 }
 
 # The runs of TRUE in a logical vector: first index and length, in order.

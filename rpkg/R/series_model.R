@@ -359,7 +359,9 @@ series_candidate_forms <- function(model, kernel, period, n_time, n_obs_min, cal
   can_season <- period >= 2 && n_time >= 2 * period
   kernels <- switch(kernel, auto = if (can_season) c("smooth", "seasonal") else "smooth",
                     seasonal = {
-                      if (!can_season) abort_input("kernel", sprintf("\"seasonal\" needs a period of at least 2 frames and two periods of data (period %g, %d frames).", period, n_time), call = call)
+                      if (!can_season) abort_input("kernel", if (period < 2) {
+                        "\"seasonal\" needs the season's length: give `period` (frames per season, e.g. period = 12 for monthly data), or the values as a ts with that frequency."
+                      } else sprintf("\"seasonal\" needs two periods of data (period %g, %d frames).", period, n_time), call = call)
                       "seasonal"
                     }, cycle = {  # a start from the data always fits (series_cycle_start()); the user's may not
                       if (!can_season) abort_input("period", sprintf("with kernel = \"cycle\" needs two periods of data (period %g, %d frames).", period, n_time), call = call)
@@ -733,6 +735,21 @@ series_calendar_harmonic <- function(cyc, period, n_time) {
 # one-standard-error rule of cross-validation, leaning to the calendar's form.
 # With two standard errors sunspot.month's first repetition of
 # bench/series_long.R's gaps kept the season (difference -0.017, SE 0.011).
+# A variable's own leading or trailing run of missing values is mimicked at
+# the same end of its observed frames (series_calibration_mask()'s `ends`):
+# there a form extrapolates, and a stationary form's intervals stop widening
+# where a level's keep widening; scored only on gaps between observed
+# values, the class step chose the stationary form for random walks whose
+# last 40 of 200 frames were missing (95% intervals covering 7.5-30% of them,
+# bench/results/series_ends.md). On such a series a stationary form's line
+# is refitted on each version and its uncertainty is in the spread, as in
+# the imputation itself (structural_conditional() in the core): the line
+# fitted to every observed value would extrapolate a hidden end stretch
+# with a slope that had seen it. On a series without leading or trailing
+# gaps the comparisons keep the fitted line as known (the core's
+# fixed_line): refitted there, the class step moved some of bench/series.R's
+# long gaps in Nile and ldeaths from the stationary form to the level, at
+# 8.2% and 5.8% more MAE (bench/results/series_2026-12-05_refit_everywhere.md).
 series_gap_rounds <- 10L
 
 # The hidden gaps' scores of fitted forms: `rounds` masks (series_gap_rounds
@@ -746,15 +763,17 @@ series_gap_rounds <- 10L
 series_gap_scorer <- function(v, fit, y, seed, threads, call, rounds = series_gap_rounds) {
   y <- y[fit$fit_start + seq_len(fit$fit_frames) - 1L, , drop = FALSE]
   miss <- is.na(y)
-  lens <- unlist(lapply(seq_len(ncol(v)), function(j) {
-    r <- rle(is.na(v[, j]))
-    r$lengths[r$values]
-  }))
+  runs <- series_missing_runs(v)
+  ends <- any(nzchar(runs$end))
   share <- min(0.1, max(mean(miss), 0.02))
   masks <- lapply(seq_len(rounds), function(r) {
-    with_local_seed(sub_seed(seed, 400 + r), series_calibration_mask(miss, lens, share))
+    with_local_seed(sub_seed(seed, 400 + r), series_calibration_mask(miss, runs$length, share, ends = runs$end))
   })
-  versions <- lapply(masks, function(m) replace(y, m, NA))
+  versions <- lapply(masks, function(m) replace(y, m | (if (is.null(attr(m, "dropped"))) FALSE else attr(m, "dropped")), NA))
+  masks <- lapply(masks, function(m) {
+    attr(m, "dropped") <- NULL
+    m
+  })
   crps <- function(z, mu, sd) {
     u <- (z - mu) / sd
     sd * (u * (2 * stats::pnorm(u) - 1) + 2 * stats::dnorm(u) - 1 / sqrt(pi))
@@ -766,7 +785,8 @@ series_gap_scorer <- function(v, fit, y, seed, threads, call, rounds = series_ga
   memo <- vector("list", length(fit$candidates))
   score <- function(i) {
     if (is.null(memo[[i]])) {
-      res <- core_call(cpp_structural_moments(versions, fit$candidates[[i]], list(threads = threads)), call = call)
+      res <- core_call(cpp_structural_moments(versions, fit$candidates[[i]], list(threads = threads, fixed_line = !ends)),
+                       call = call)
       memo[[i]] <<- unlist(Map(function(m, ver, r) {
         ij <- missing_index(is.na(ver))
         hidden <- m[ij]
@@ -776,6 +796,20 @@ series_gap_scorer <- function(v, fit, y, seed, threads, call, rounds = series_ga
     memo[[i]]
   }
   list(score = score, gap = gap)
+}
+
+# The runs of missing values of each variable of v (T x d): their lengths
+# and whether each is the variable's leading ("lead") or trailing ("trail")
+# run, or inside its observed frames ("").
+series_missing_runs <- function(v) {
+  parts <- lapply(seq_len(ncol(v)), function(j) {
+    r <- rle(is.na(v[, j]))
+    k <- length(r$lengths)
+    end <- ifelse(seq_len(k) == k & r$values[k], "trail", "")
+    if (r$values[1]) end[1] <- "lead"  # a variable with no observed value is refused before any fit
+    list(length = r$lengths[r$values], end = end[r$values])
+  })
+  list(length = unlist(lapply(parts, `[[`, "length")), end = unlist(lapply(parts, `[[`, "end")))
 }
 
 # Compares two forms (`pair`: the incumbent's and its rival's indices in

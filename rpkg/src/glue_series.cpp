@@ -111,15 +111,18 @@ Rcpp::List cpp_structural_impute(Eigen::MatrixXd y, Rcpp::List candidate, Rcpp::
 
 // The conditional means and sds of the missing entries of each series in ys
 // (a list of T x d standardised series) under one fitted candidate, the
-// series in parallel; options: list(threads). A list of list(mean, sd).
+// series in parallel; options: list(threads, fixed_line) (fixed_line: a
+// stationary form's stored line taken as known, see structural.hpp). A list
+// of list(mean, sd).
 // [[Rcpp::export]]
 Rcpp::List cpp_structural_moments(Rcpp::List ys, Rcpp::List candidate, Rcpp::List options) {
   DITIMPUTE_GLUE_BEGIN
   const int threads = glue::get_or<int>(options, "threads", 0);
+  const bool fixed_line = glue::get_or<bool>(options, "fixed_line", false);
   std::vector<ditimpute::RowMatrix> series;
   for (R_xlen_t i = 0; i < ys.size(); ++i) series.push_back(series_from_r(Rcpp::as<Eigen::MatrixXd>(ys[i])));
   const std::vector<ditimpute::SmoothedConditional> res =
-      ditimpute::structural_moments(series, candidate_from_r(candidate), threads);
+      ditimpute::structural_moments(series, candidate_from_r(candidate), threads, fixed_line);
   Rcpp::List out(static_cast<R_xlen_t>(res.size()));
   for (std::size_t i = 0; i < res.size(); ++i)
     out[static_cast<R_xlen_t>(i)] =

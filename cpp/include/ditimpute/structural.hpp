@@ -84,7 +84,8 @@ struct StructuralCandidate {
   int evaluations = 0;
   bool converged = false;
   Matrix Lambda;   // d x d
-  Matrix trend;    // 2 x d: intercept and slope per frame of the linear mean (Trend::none), else zero
+  Matrix trend;    // 2 x d: intercept and slope per frame of the linear mean (Trend::none), else zero: the
+                   // least-squares line the likelihood used (structural_conditional() refits it to its y)
 };
 
 struct StructuralFit {
@@ -110,12 +111,20 @@ StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& opt
 RowMatrix structural_mean(const StructuralCandidate& candidate, int T);
 
 // The exact conditional of y's missing entries under a fitted candidate, with
-// Z joint draws from Rng(seed). The joint smoother runs when the state has at
+// Z joint draws from Rng(seed). A stationary form's line is the least-squares
+// line through y's own observed values (the candidate's when y is the series
+// it was fitted to), and its uncertainty is in the sds and draws: their
+// spread is universal kriging's (the line's intercept and slope unknown), so
+// intervals beyond the observed frames keep widening. With fixed_line the
+// candidate's stored line (c.trend) is taken as known instead (the plug-in
+// conditional, as before 2026-12-05): what impute_series()'s hidden-gap
+// comparisons use on a series without leading or trailing gaps. The joint smoother runs when the state has at
 // most `max_joint_state` coordinates (d times the process's); beyond, each
 // variable is smoothed on its own (Lambda's off-diagonal ignored) in
 // parallel. Missing entries in frame-major order (t * d + j).
 SmoothedConditional structural_conditional(const RowMatrix& y, const StructuralCandidate& candidate, int Z,
-                                           std::uint64_t seed, int threads, int max_joint_state = 120);
+                                           std::uint64_t seed, int threads, int max_joint_state = 120,
+                                           bool fixed_line = false);
 
 // The exact conditional means and sds (no draws) of the missing entries of
 // several versions of one series under one fitted candidate: the rounds of a
@@ -124,6 +133,7 @@ SmoothedConditional structural_conditional(const RowMatrix& y, const StructuralC
 // all. Each result is what structural_conditional(ys[i], candidate, 0, ...)
 // returns, whatever the thread count.
 std::vector<SmoothedConditional> structural_moments(const std::vector<RowMatrix>& ys,
-                                                    const StructuralCandidate& candidate, int threads);
+                                                    const StructuralCandidate& candidate, int threads,
+                                                    bool fixed_line = false);
 
 }  // namespace ditimpute
