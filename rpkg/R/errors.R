@@ -76,6 +76,12 @@ check_string <- function(x, choices, arg = rlang::caller_arg(x), call = rlang::c
   if (!is.character(x) || length(x) < 1 || is.na(x[1])) {
     abort_input(arg, sprintf("must be one of %s.", paste0('"', choices, '"', collapse = ", ")), call = call)
   }
+  # Several values are the argument's default (all its choices, the first
+  # taken), never a choice the user made: c("smooth", "seasonal") is an error.
+  if (length(x) > 1 && !setequal(x, choices)) {
+    abort_input(arg, sprintf("must be a single value, one of %s, not c(%s).", paste0('"', choices, '"', collapse = ", "),
+                             paste0('"', x, '"', collapse = ", ")), call = call)
+  }
   x <- x[1]
   if (!x %in% choices) {
     abort_input(arg, sprintf("must be one of %s, not \"%s\".", paste0('"', choices, '"', collapse = ", "), x),

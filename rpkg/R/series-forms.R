@@ -187,6 +187,12 @@ frame_grid <- function(time, what, col, arg, call) {
                              i + 1, fmt(i + 1), i, fmt(i)), call = call)
   }
   if (all(abs(step - step[1]) <= 1e-9 * abs(step[1]))) return(step[1])
+  # Calendar days at one local clock time: a daily (or k-daily) series in a
+  # time zone with daylight saving has 23- and 25-hour days in seconds.
+  if (!numeric_axis && inherits(time, "POSIXt")) {
+    days <- calendar_day_step(time)
+    if (!is.null(days)) return(days * 86400)
+  }
   # The usual step is the most common one; a longer one is missing rows.
   tab <- table(step)
   usual <- as.numeric(names(tab)[which.max(tab)])
@@ -206,6 +212,14 @@ frame_grid <- function(time, what, col, arg, call) {
   }
   abort_input(arg, sprintf("%s are not equally spaced: rows %d and %d are %s apart, most rows %s.%s", what, i, i + 1,
                            unit(step[i]), unit(usual), fix), call = call)
+}
+
+# The step in days of date-times that fall at one local clock time on
+# equally spaced calendar days (in the stamps' own time zone), or NULL.
+calendar_day_step <- function(time) {
+  if (length(unique(format(time, "%H:%M:%OS6"))) != 1) return(NULL)
+  dd <- diff(as.numeric(as.Date(format(time, "%Y-%m-%d"))))
+  if (length(dd) && all(dd == dd[1]) && dd[1] >= 1) dd[1] else NULL
 }
 
 # Calendar stamps (series.R's calendar_months(): one day of the month, or
@@ -234,7 +248,9 @@ check_month_gaps <- function(time, what, col, arg, call) {
                            i + 1, plural(dm[i], "month"), plural(usual, "month"), fix), call = call)
 }
 
-plural <- function(n, unit) sprintf("%s %s%s", format(n), unit, if (n == 1) "" else "s")
+plural <- function(n, unit) {
+  sprintf("%s %s", format(n), if (n == 1) unit else if (grepl("[^aeiou]y$", unit)) sub("y$", "ies", unit) else paste0(unit, "s"))
+}
 
 describe_seconds <- function(s) {
   if (s %% 86400 == 0) return(plural(s / 86400, "day"))

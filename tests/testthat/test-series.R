@@ -340,6 +340,65 @@ test_that("both ways of placing a calibration stretch draw its start uniformly w
   }
 })
 
+test_that("a length from a leading or trailing run is hidden at that end of the observed frames", {
+  # Variable 1 ends with a 10-frame run, variable 2 starts with one; the
+  # lengths (and their ends) are pooled over the variables, as the lengths
+  # always were. A stretch drawn with such a length sits at that end of its
+  # variable's observed frames (1-90 and 11-100), moved inwards by 0-9
+  # frames whose values are dropped (missing in the version, not scored);
+  # with no ends marked the draws are those of the plain mask.
+  miss <- matrix(FALSE, 100, 2)
+  miss[91:100, 1] <- TRUE
+  miss[1:10, 2] <- TRUE
+  set.seed(1)
+  plain <- ditimpute:::series_calibration_mask(miss, lens = c(10L, 3L, 5L), share = 0.1)
+  set.seed(1)
+  expect_identical(ditimpute:::series_calibration_mask(miss, lens = c(10L, 3L, 5L), share = 0.1, ends = c("", "", "")),
+                   plain)
+  edges <- list(c(1, 90), c(11, 100))
+  shifts <- list(trail = integer(0), lead = integer(0))
+  for (r in 1:200) {
+    set.seed(r)
+    m <- ditimpute:::series_calibration_mask(miss, lens = c(10L, 10L), share = 0.1, ends = c("trail", "lead"))
+    drop <- attr(m, "dropped")
+    if (is.null(drop)) drop <- m & FALSE  # no stretch moved inwards in this mask
+    expect_false(any((m | drop) & miss))
+    expect_false(any(m & drop))
+    for (j in 1:2) {
+      h <- which(m[, j])  # one stretch of 10 (the share is 9 of 90 observed values)
+      expect_equal(h, seq(min(h), length.out = 10))
+      e <- edges[[j]]
+      if (max(h) >= e[2] - 9) {  # at the trailing end: dropped frames fill the rest
+        expect_equal(which(drop[, j]), if (max(h) < e[2]) seq(max(h) + 1, e[2]) else integer(0))
+        shifts$trail <- c(shifts$trail, e[2] - max(h))
+      } else {
+        expect_lte(min(h), e[1] + 9)
+        expect_equal(which(drop[, j]), if (min(h) > e[1]) seq(e[1], min(h) - 1) else integer(0))
+        shifts$lead <- c(shifts$lead, min(h) - e[1])
+      }
+    }
+  }
+  # Both ends drawn, every origin 0-9 frames in at each (about 200 draws each, each origin 1/10).
+  expect_setequal(shifts$trail, 0:9)
+  expect_setequal(shifts$lead, 0:9)
+})
+
+test_that("the stationary form's intervals keep widening beyond the data (its line is not taken as known)", {
+  # A line plus AR(1) noise, its last 30 of 120 frames missing. With the
+  # line's intercept and slope known the 90% interval stops widening a few
+  # lengthscales past the data (3.910 at frames 100 and 120 before
+  # 2026-12-05); conditioned on as unknown, the slope's uncertainty keeps
+  # widening it (3.41, 4.20, 4.40 at frames 91, 100, 120).
+  set.seed(3)
+  y <- 0.05 * (1:120) + as.numeric(stats::arima.sim(list(ar = 0.5), 120))
+  x <- y
+  x[91:120] <- NA
+  imp <- impute_series(x, model = "stationary", seed = 1)
+  w <- imp$upper - imp$lower
+  expect_gt(w[120] - w[100], 0.02 * w[100])
+  expect_gt(w[100], w[91])
+})
+
 test_that("method = \"dit\" trains on the series' own windows and completes it (tiny model: plumbing only)", {
   skip_if_no_torch()
   y <- datasets::ldeaths
@@ -1083,4 +1142,44 @@ test_that("each method's own settings are errors with the other method, not sile
   expect_true(all(is.finite(few$lower[is.na(y)])))
   enough <- impute_series(y, level = 0.99, n_samples = 99, seed = 1, threads = 1)
   expect_true(is.finite(enough$radius))
+})
+
+test_that("inputs a user review found mishandled: clear errors or the right answer", {
+  set.seed(4)
+  # Daily stamps at local midnight in a time zone with daylight saving (23-
+  # and 25-hour days in seconds) are a daily series, as Dates are.
+  days <- seq(as.Date("2020-01-01"), by = "day", length.out = 120)
+  d <- data.frame(date = as.POSIXct(format(days), tz = "Europe/Berlin"), a = cumsum(rnorm(120)))
+  d$a[10:15] <- NA
+  imp <- impute_series(d, n_samples = 20, seed = 1)
+  expect_false(anyNA(completed_series(imp)$a))
+  expect_identical(imp$model$period, 7)  # the week, as for a Date column
+  # A gap of a whole day is still reported (the stamps are not consecutive days).
+  expect_input_error(impute_series(d[-50, ], n_samples = 20, seed = 1), "x")
+  # Nothing missing: confint() is an empty table, not an R error.
+  ci <- confint(impute_series(datasets::Nile, n_samples = 20, seed = 1))
+  expect_identical(nrow(ci), 0L)
+  expect_true(all(c("frame", "lower", "upper") %in% names(ci)))
+  # A zoo/xts series is refused with a conversion recipe, not an internal error.
+  z <- structure(c(1, NA, 3, 4, 5, 6, 7, 8, 9, 10), class = "zoo")
+  expect_match(conditionMessage(expect_input_error(impute_series(z), "x")), "zoo::index")
+  # Several values of a choice argument are an error, not the first one silently.
+  y <- datasets::ldeaths
+  y[20:25] <- NA
+  expect_input_error(impute_series(y, kernel = c("smooth", "seasonal")), "kernel")
+  # A log scale asked for when every variable has bounds would be ignored: an error.
+  expect_input_error(impute_series(y, transform = "log", bounds = c(0, Inf)), "transform")
+  # An empty column (logical NA, as read.csv() gives it) is a variable with nothing observed.
+  e <- data.frame(date = days[1:40], a = rnorm(40), b = NA)
+  expect_match(conditionMessage(expect_input_error(impute_series(e), "x")), "\"b\" has 0 observed values")
+  # Inf is located.
+  w <- c(1, 2, Inf, 4, NA, 6, 7, 8, 9, 10)
+  expect_match(conditionMessage(expect_input_error(impute_series(w), "x")), "time point 3")
+  # A seasonal kernel without a season's length asks for `period`.
+  expect_match(conditionMessage(expect_input_error(impute_series(as.numeric(y), kernel = "seasonal"), "kernel")),
+               "`period`")
+  # A named vector keeps its names.
+  v <- stats::setNames(as.numeric(datasets::Nile), 1871:1970)
+  v[40:45] <- NA
+  expect_identical(names(completed_series(impute_series(v, n_samples = 20, seed = 1))), names(v))
 })
