@@ -232,9 +232,9 @@
 #' @param x The series: a `ts` or `mts`, a data frame with a time column
 #'   (`Date` or `POSIXct`, equally spaced or monthly) and numeric columns, a
 #'   [ditimpute_series()], a numeric matrix (rows are frames) or a numeric
-#'   vector. `NA` marks missing values. Each variable needs at least twice as
-#'   many observed values as the smallest model has parameters per variable
-#'   (8): a shorter series is an input error naming `x`. Both models are
+#'   vector. `NA` marks missing values. Each variable needs at least 8
+#'   observed values (twice the 4 parameters per variable of the smallest
+#'   model): a shorter series is an input error naming `x`. Both models are
 #'   Gaussian: a variable with missing values that takes only two values
 #'   where observed (a 0/1 indicator) is imputed on a continuous scale, with
 #'   imputations and bounds between or beyond its two values, and a warning
@@ -363,7 +363,9 @@
 #' @param dit Options of `method = "dit"`, a list with any of `H` (window
 #'   length, default `max(2 period, 16)`), `width`, `depth`, `heads` (the
 #'   network, default 64, 2, 4), `steps` (training steps, default 800),
-#'   `batch_size` (32) and `sample_steps` (sampler steps, 20). The defaults
+#'   `batch_size` (32), `sample_steps` (sampler steps, 20) and `time_limit`
+#'   (seconds of training at most, the step count still capping it; default
+#'   none: a run cut by time is not repeatable step for step). The defaults
 #'   train in about a minute on a 150 x 4 series on one idle core; the
 #'   structural GP still imputes better on the series measured
 #'   (`bench/results/dit_series_defaults.md`; see [dit_fit()]).

@@ -421,6 +421,11 @@ test_that("method = \"dit\" trains on the series' own windows and completes it (
   # Finite-sample intervals at 95% need 39 paths: 20 is an input error naming n_samples.
   expect_error(impute_series(y, method = "dit", n_samples = 20, level = 0.95, dit = small, seed = 1, threads = 1),
                class = "ditimpute_error_input", regexp = "n_samples")
+  # A training time limit is an option too (checked: seconds > 0).
+  timed <- impute_series(y, method = "dit", n_samples = 20, level = 0.9, dit = c(small, time_limit = 60), seed = 1,
+                         threads = 1)
+  expect_false(anyNA(completed_series(timed)))
+  expect_input_error(impute_series(y, method = "dit", n_samples = 20, level = 0.9, dit = c(small, time_limit = -1)), "dit")
   # Training masks: the series' own gap lengths (13 capped at H / 2 = 12, and 1) beside the paper's.
   labels <- vapply(imp$model$strategy$generators, `[[`, "", "label")
   expect_true(all(c("1x12", "1x1", "4x1", "1x6") %in% labels))
