@@ -344,8 +344,8 @@
 #'   matters). `"auto"` (the default): `TRUE` on series of fewer than 60
 #'   frames, `FALSE` on longer ones and with `method = "dit"`. On series of a
 #'   few dozen frames the fitted form and parameters are uncertain enough
-#'   that plug-in intervals are too narrow: 90% intervals covered 68% of
-#'   Longley's hidden values (16 years) with `proper = FALSE` and 85-91% with
+#'   that plug-in intervals are too narrow: 90% intervals covered 65-72% of
+#'   Longley's hidden values (16 years) with `proper = FALSE` and 87-89% with
 #'   `TRUE`; on a series of 72 frames `TRUE` over-covered (95-96%,
 #'   `bench/results/series_proper_short.md`). What the draws cannot repair
 #'   is a model that does not fit the series: on series simulated from the
