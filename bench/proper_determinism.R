@@ -12,9 +12,8 @@
 # Usage: Rscript bench/proper_determinism.R   (writes bench/results/proper_determinism.md)
 suppressMessages(library(ditimpute))
 y <- stats::ts(as.matrix(datasets::freeny), start = c(1962, 2), frequency = 4)
-# bench/series.R's hide() (its gaps, from its seeds).
-lines <- readLines("bench/series.R")
-eval(parse(text = lines[grep("^hide <- function", lines):(grep("^with_na <- function", lines) - 1)]))
+# bench/series.R's hide() (its gaps, from its seeds; in bench/series_hide.R since it moved there).
+source("bench/series_hide.R")
 calls <- function(proper) {
   lapply(1:10, function(r) {
     yy <- y

@@ -7,9 +7,11 @@
 # (stationary / level / trend, summed over kernels).
 # Usage: Rscript bench/proper_forms.R   (writes bench/results/proper_forms.md)
 suppressMessages(library(ditimpute))
-lines <- readLines("bench/series.R")
-eval(parse(text = lines[grep("^hide <- function", lines):grep("^with_na <- function", lines)]))
-eval(parse(text = lines[grep("^short <- list", lines):(grep("^if \\(!is.null\\(pick\\)\\)", lines) - 1)]))
+# bench/series.R's gaps and short series (the files it sources: grabbing their
+# lines from bench/series.R broke when they moved there).
+source("bench/series_hide.R")  # hide()
+source("bench/series_sets.R")  # short
+with_na <- function(y, miss) { y[miss] <- NA; y }
 names9 <- setdiff(names(short), c("austres", "JohnsonJohnson"))
 rows <- list()
 for (name in names9) {

@@ -20,11 +20,10 @@
 suppressMessages(library(ditimpute))
 args <- commandArgs(trailingOnly = TRUE)
 reps <- if (length(args) >= 1) as.integer(args[1]) else 100L
-# bench/series.R's short series and its gaps.
-lines <- readLines("bench/series.R")
-grab <- function(from, to) eval(parse(text = lines[grep(from, lines)[1]:(grep(to, lines)[1] - 1)]), envir = globalenv())
-grab("^short <- list\\(", "^if \\(!is.null\\(pick\\)\\)")
-grab("^hide <- function", "^with_na <- function")
+# bench/series.R's short series and its gaps (the files it sources; the
+# grab of their lines from bench/series.R broke when they moved there).
+source("bench/series_sets.R")  # short
+source("bench/series_hide.R")  # hide()
 short <- short[setdiff(names(short), c("austres", "JohnsonJohnson"))]  # the 40-50-frame ones
 if (length(args) >= 2) short <- short[strsplit(args[2], ",")[[1]]]
 t_start <- proc.time()[["elapsed"]]
