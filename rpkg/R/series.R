@@ -350,7 +350,7 @@
 #'   `bench/results/series_proper_short.md`). What the draws cannot repair
 #'   is a model that does not fit the series: on series simulated from the
 #'   fitted models of nine real series of 40-50 frames, the default draws'
-#'   90% intervals covered 89.6% of long gaps (plug-in 85.5%), on the real
+#'   90% intervals covered 89.7% of long gaps (plug-in 86.1%), on the real
 #'   series 85.2%, and 76% on the first 40 years of sunspots, whose spread
 #'   grows with their level (`bench/results/series_short_simulated.md`).
 #' @param separate Which variables get a model of their own (`method =
