@@ -8,3 +8,6 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 bash "$top/tools/setup-r.sh"
 bash "$top/tools/setup-cmake.sh"
+# The vignettes, rendered against the installed package and added to it
+# (vignette("pooling") works afterwards).
+bash "$top/tools/install-vignettes.sh"
