@@ -25,8 +25,10 @@
 # Usage: Rscript bench/series_ends.R TAG   (writes
 #   bench/results/series_ends_TAG.csv.gz, one row per hidden value; run it once
 #   per package build to compare, e.g. with R_LIBS pointing at each)
+#   Rscript bench/series_ends.R TAG calibrate   (the same with calibrate = TRUE)
 #   Rscript bench/series_ends.R --report TAG1,TAG2 ["what TAG1 ran|what TAG2 ran"]
-#   (writes bench/results/series_ends.md from those files)
+#   (writes bench/results/series_ends.md from those files, or the file named
+#   by a fourth argument)
 args <- commandArgs(trailingOnly = TRUE)
 stopifnot(length(args) >= 1)
 out_dir <- "bench/results"
@@ -80,13 +82,14 @@ if (args[1] == "--report") {
           "## Real series and simulated ones, by run", "", fmt(by_kind), "",
           "## By horizon (frames from the nearest observed value)", "", fmt(by_group), "",
           "## By series (models: the forms chosen over its 6 gaps)", "", fmt(by_series))
-  writeLines(md, file.path(out_dir, "series_ends.md"))
+  writeLines(md, file.path(out_dir, if (length(args) >= 4) args[4] else "series_ends.md"))
   quit(save = "no")
 }
 
 suppressMessages(library(ditimpute))
 suppressMessages(library(imputeTS))
 tag <- args[1]
+calibrated <- length(args) >= 2 && args[2] == "calibrate"
 real <- c("LakeHuron", "austres", "uspop", "JohnsonJohnson", "AirPassengers", "lynx", "sunspot.year", "WWWusage",
           "BJsales", "nhtemp", "USAccDeaths", "UKDriverDeaths", "airmiles", "discoveries", "lh", "mdeaths",
           "Nile", "nottem", "treering")
@@ -112,7 +115,7 @@ for (nm in names(series)) {
       idx <- if (end == "trail") (n - k + 1L):n else seq_len(k)
       x <- y
       x[idx] <- NA
-      fit <- tryCatch(impute_series(x, level = 0.9, seed = 1), error = function(e) e)
+      fit <- tryCatch(impute_series(x, level = 0.9, seed = 1, calibrate = calibrated), error = function(e) e)
       if (inherits(fit, "error")) {
         message(nm, " ", end, " ", share, ": ", conditionMessage(fit))
         next

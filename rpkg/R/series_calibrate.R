@@ -161,6 +161,12 @@ series_end_stretch <- function(free, edge, end, len) {
   list(start = min(hide), len = len, drop = if (shift) drop else integer(0))
 }
 
+# TRUE where a missing entry (TRUE in the T x d matrix `m`) lies in its
+# variable's leading or trailing run of missing values.
+end_runs <- function(m) {
+  matrix(apply(m, 2, function(col) cumprod(col) == 1 | rev(cumprod(rev(col))) == 1), nrow(m), ncol(m)) & m
+}
+
 # The runs of TRUE in a logical vector: first index and length, in order.
 free_runs <- function(free) {
   r <- rle(free)
@@ -195,6 +201,18 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
   v <- object$x
   miss <- object$missing
   lens <- if (is.null(missing)) object$gaps$length else missing
+  # A variable's own leading or trailing run of missing values is mimicked
+  # at that end (series_calibration_mask(ends =)), and the hidden values of
+  # such stretches form a group of their own, applied to the series' end
+  # gaps: extrapolated intervals miss differently from bridged ones
+  # (bench/results/series_ends_calibrate.md). Series without end gaps (or
+  # with `missing` given) draw as before.
+  runs <- if (is.null(missing)) series_missing_runs(replace(v, miss, NA))
+  ends <- NULL
+  if (!is.null(runs) && any(nzchar(runs$end))) {
+    lens <- runs$length
+    ends <- runs$end
+  }
   if (!length(lens)) {
     abort_input("missing", "the series has no gap to take lengths from; give gap lengths to draw, e.g. missing = c(1, 12).",
                 call = call)
@@ -217,7 +235,7 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
     half <- (hi - lo) / 2
     list(score = pmax(lo - y, y - hi) / pmax(half, .Machine$double.eps),
          gap = run_lengths(is.na(xr))[idx], run = run_ids(is.na(xr))[idx], round = rep(r, length(idx)),
-         hidden = length(idx) / sum(!miss))
+         end = end_runs(is.na(xr))[idx], hidden = length(idx) / sum(!miss))
   }
   # The rounds' intervals need no draws: the rounds go to the core as many at
   # a time as there are threads (in parallel, each on one; a mask and a copy
@@ -225,8 +243,15 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
   # thread count; round r's mask comes from its own seed.
   batches <- split(seq_len(n_rounds), ceiling(seq_len(n_rounds) / max(1L, threads)))
   rounds <- unname(unlist(lapply(batches, function(rs) {
-    masks <- lapply(rs, function(r) with_local_seed(sub_seed(seed, 2 * r), series_calibration_mask(miss, lens, share)))
-    versions <- lapply(masks, function(mask) replace(v, mask, NA))
+    masks <- lapply(rs, function(r) {
+      with_local_seed(sub_seed(seed, 2 * r), series_calibration_mask(miss, lens, share, ends = ends))
+    })
+    # Frames beyond an end stretch are missing in its version, not scored.
+    versions <- lapply(masks, function(mask) replace(v, mask | (attr(mask, "dropped") %||% FALSE), NA))
+    masks <- lapply(masks, function(mask) {
+      attr(mask, "dropped") <- NULL
+      mask
+    })
     bands <- series_model_bands(model, versions, level, threads, call = call)
     Map(calibration_round_scores, rs, masks, versions, bands)
   }), recursive = FALSE))
@@ -236,10 +261,25 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
   round_of <- unlist(lapply(rounds, `[[`, "round"))
   run_of <- unlist(lapply(rounds, `[[`, "run"))
   gap_of <- paste(round_of, run_of)  # the hidden gap of each score
-  grouping <- choose_groups(features, groups, n_groups, level, scores, call = call)
+  # The end group: the scores of hidden end stretches, when the series has
+  # end gaps, groups are asked for, and both the end stretches' scores and
+  # the others' are enough for a conformal factor at this level; the
+  # gap-length groups are chosen on the other scores.
+  at_end <- unlist(lapply(rounds, `[[`, "end"))
+  end_group <- !is.null(ends) && groups != "none" && sum(at_end) >= min_group_size(level) &&
+    sum(!at_end) >= min_group_size(level)
+  inner <- if (end_group) !at_end else rep(TRUE, length(at_end))
+  inner_features <- list(gap = features$gap[inner], pattern = character(0), n = sum(inner))
+  grouping <- choose_groups(inner_features, groups, n_groups, level, list(entry = scores$entry[inner], region = NA_real_),
+                            call = call)
   if (grouping$type == "pattern") abort_input("groups", "a series is calibrated by \"gap\" or \"none\".", call = call)
   g <- assign_groups(grouping, features)
   labels <- grouping$labels
+  if (end_group) {
+    labels <- c(labels, "end gaps")
+    g[at_end] <- length(labels)
+    grouping$end_group <- length(labels)
+  }
   # The conformal factor of each group and of all scores pooled (last), and
   # the factors applied (series_factors()), on the scores of the rounds in `use`.
   n_gaps <- function(sel) length(unique(gap_of[sel]))
@@ -290,8 +330,10 @@ apply_series_calibration <- function(imputation, calibration, call = rlang::call
   miss <- imputation$missing
   gap <- run_lengths(miss)
   g <- assign_groups(calibration$grouping, list(gap = gap[miss], n = sum(miss)))
+  # Entries of a variable's leading or trailing gap take the end group's factor.
+  if (!is.null(calibration$grouping$end_group)) g[end_runs(miss)[miss]] <- calibration$grouping$end_group
   q <- calibration$factors$interval[g]
-  tr <- imputation$model$transform %||% list(lambda = rep(NA_real_, ncol(miss)))  # a DiT model has none
+  tr <- imputation$model$transform %||% list(lambda = rep(NA_real_, ncol(miss)))  # only a GP model is calibrated
   cj <- col(miss)[miss]
   lo <- on_model_scale(imputation$lower[miss], cj, tr); hi <- on_model_scale(imputation$upper[miss], cj, tr)
   half <- (hi - lo) / 2

@@ -190,3 +190,33 @@ test_that("arguments a branch of calibrate() cannot use are errors, not silently
   si <- impute_series(y, n_samples = 20, seed = 1, threads = 1)
   expect_input_error(calibrate(si, n_samples = 500), "n_samples")
 })
+
+test_that("a series' self-calibration mimics its end gaps and gives them a group of their own", {
+  # Lake Huron (no transform: 576-582 ft) with two inner gaps and its last 10 years missing.
+  y <- as.numeric(datasets::LakeHuron)
+  x <- y
+  x[c(20:24, 50:53, 89:98)] <- NA
+  imp <- impute_series(x, level = 0.9, n_samples = 50, seed = 1, threads = 1)
+  cal <- calibrate(imp, seed = 2, threads = 1)
+  expect_true("end gaps" %in% cal$factors$group)
+  expect_true("end gaps" %in% cal$diagnostics$group)
+  q <- setNames(cal$factors$interval, cal$factors$group)
+  out <- apply_calibration(imp, cal)
+  half <- function(o, i) (o$upper[i] - o$lower[i]) / 2
+  # The trailing gap's half-widths move by the end group's factor, the inner
+  # gaps' by their gap-length groups' (not the end group's, unless equal).
+  expect_equal(half(out, 89:98), half(imp, 89:98) * (1 + q[["end gaps"]]), tolerance = 1e-8)
+  inner_q <- q[setdiff(names(q), c("end gaps", "pooled"))]
+  ratio <- half(out, 20:24) / half(imp, 20:24) - 1
+  expect_true(all(vapply(ratio, function(r) any(abs(r - inner_q) < 1e-8), TRUE)))
+  # Without end gaps, or with groups = "none", there is no end group.
+  x2 <- y
+  x2[c(20:24, 50:53)] <- NA
+  cal2 <- calibrate(impute_series(x2, level = 0.9, n_samples = 50, seed = 1, threads = 1), seed = 2, threads = 1)
+  expect_false("end gaps" %in% cal2$factors$group)
+  cal3 <- calibrate(imp, groups = "none", seed = 2, threads = 1)
+  expect_false("end gaps" %in% cal3$factors$group)
+  # Entries in a leading or trailing run of missing values, per variable.
+  m <- cbind(c(TRUE, TRUE, FALSE, TRUE, FALSE, TRUE), c(FALSE, TRUE, FALSE, FALSE, TRUE, TRUE))
+  expect_equal(ditimpute:::end_runs(m), cbind(c(TRUE, TRUE, FALSE, FALSE, FALSE, TRUE), c(FALSE, FALSE, FALSE, FALSE, TRUE, TRUE)))
+})
