@@ -1,6 +1,7 @@
 # Sequences arrive as an H x d matrix or an n x H x d array; internally always
 # an array, with a flag to give back the caller's shape.
 as_sequences <- function(x, H, d, arg = "x", call = rlang::caller_env()) {
+  check_no_nan_inf(x, arg, call = call)  # NA is the one missing-value marker (errors.R)
   if (is.data.frame(x)) x <- as.matrix(x)
   if (!is.numeric(x) && !(is.logical(x) && all(is.na(x)))) {
     abort_input(arg, "must be a numeric H x d matrix or n x H x d array.", call = call)
@@ -25,8 +26,8 @@ as_sequences <- function(x, H, d, arg = "x", call = rlang::caller_env()) {
 check_observed_finite <- function(arr, miss, arg = "x", call = rlang::caller_env()) {
   n <- dim(arr)[1]
   obs <- rep(!as.vector(miss), each = n)
-  if (any(!is.finite(as.vector(arr)[obs]))) {
-    abort_input(arg, "has NA, NaN or Inf among the observed values (entries outside the missing pattern).",
+  if (anyNA(as.vector(arr)[obs])) {
+    abort_input(arg, "has NA among the observed values (entries outside the missing pattern).",
                 call = call)
   }
 }
@@ -72,7 +73,8 @@ check_observed_finite <- function(arr, miss, arg = "x", call = rlang::caller_env
 #'
 #' @param spec A [gp_spec()].
 #' @param x An `H x d` matrix or `n x H x d` array; values at missing entries
-#'   are ignored (they may be `NA`), observed values must be finite.
+#'   are ignored (they may be `NA`), observed values must be given. `NaN` and
+#'   `Inf` are input errors anywhere in `x` (see [impute()]).
 #' @param missing The missing pattern: frame indices, a logical vector over
 #'   frames, a logical `H x d` matrix, a pattern object (see [patterns]), or
 #'   `NULL` to take the `NA`s of `x` (of its first sequence for an array).

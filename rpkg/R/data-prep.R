@@ -46,7 +46,10 @@ make_windows <- function(series, length, stride = length) {
 # The values, time axis and spacing of a series or a plain matrix.
 series_parts <- function(x, arg, call = rlang::caller_env()) {
   if (inherits(x, "ditimpute_series")) return(list(values = x$values, time = x$time, freq = x$freq))
-  if (is.matrix(x) && is.numeric(x)) return(list(values = x, time = seq_len(nrow(x)), freq = 1))
+  if (is.matrix(x) && is.numeric(x)) {
+    check_no_nan_inf(x, arg, call = call)
+    return(list(values = x, time = seq_len(nrow(x)), freq = 1))
+  }
   abort_input(arg, "must be a ditimpute_series or a numeric matrix (rows = time stamps).", call = call)
 }
 
@@ -85,6 +88,7 @@ split_by_time <- function(x, train = 0.8) {
   if (!is.array(x) || base::length(dim(x)) != 3 || is.null(attr(x, "start")) || is.null(attr(x, "freq"))) {
     abort_input("x", "must be a ditimpute_series or windows from make_windows().")
   }
+  check_no_nan_inf(x, "x")
   n <- dim(x)[1]
   start <- attr(x, "start")
   begin <- as.numeric(start)
@@ -206,11 +210,13 @@ transform_values <- function(x, scaler, f, call = rlang::caller_env()) {
   v
 }
 
-# Number of variables of a numeric matrix or 3-d array (the last dimension).
+# Number of variables of a numeric matrix or 3-d array (the last dimension);
+# NaN and Inf are input errors (check_no_nan_inf(), errors.R).
 check_value_shape <- function(v, arg, call = rlang::caller_env()) {
   if (!is.numeric(v) || !is.array(v) || !base::length(dim(v)) %in% 2:3) {
     abort_input(arg, "must be a ditimpute_series, a numeric H x d matrix or an n x H x d array.", call = call)
   }
+  check_no_nan_inf(v, arg, call = call)
   dims <- dim(v)
   dims[base::length(dims)]
 }

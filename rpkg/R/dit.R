@@ -328,8 +328,8 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
   if (!is.numeric(x) && !(is.logical(x) && all(is.na(x)))) abort_input("x", "must be a numeric n x H x d array.")
   dm <- dim(x)
   if (length(dm) != 3) abort_input("x", "must be an n x H x d array of training sequences.")
+  check_no_nan_inf(x, "x")
   storage.mode(x) <- "double"
-  if (any(is.infinite(x))) abort_input("x", "must not contain Inf.")
   x_given <- x  # for warn_unscaled(), before the validation share is held out
   if (is.null(config)) config <- dit_config(dm[2], dm[3])
   if (!inherits(config, "ditimpute_dit_config")) abort_input("config", "must be made by dit_config().")
@@ -417,7 +417,7 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
     }
   }
   res <- core_call(cpp_dit_fit(ptr, x, val, strategy$generators, strategy$weights, opts, callback,
-                               max(1L, opts$steps %/% 200L)))
+                               max(1L, opts$steps %/% 200L)), rename = c(gp = "gp_mode"))  # the core's mode "gp"
   if (isTRUE(progress)) cli::cli_progress_done(id = bar)
   info <- list(n_train = dim(x)[1], n_val = if (is.null(val)) 0L else dim(val)[1], seconds = res$seconds,
                final_loss = res$final_loss, final_val_loss = res$final_val_loss, threads = threads,
@@ -657,7 +657,6 @@ dit_sample <- function(object, x, n_samples = 100, method = NULL, steps = NULL, 
   miss <- is.na(x)
   if (!any(miss)) abort_input("x", "has no missing value (NA): there is nothing to impute.")
   if (all(miss)) abort_input("x", "has no observed value: every entry is missing.")
-  if (any(is.infinite(x))) abort_input("x", "must not contain Inf.")
   n_samples <- check_count(n_samples)
   opts <- sampler_options(method, steps, grid, t0, T)
   seed <- resolve_seed(seed)
@@ -716,6 +715,7 @@ dit_loss <- function(object, x, strategy = NULL, t_sampling = c("log_uniform", "
   if (!is.numeric(x) || length(dm) != 3 || dm[2] != cfg$H || dm[3] != cfg$d) {
     abort_input("x", sprintf("must be an n x %d x %d array (the model's H and d).", cfg$H, cfg$d))
   }
+  check_no_nan_inf(x, "x")
   strategy <- model_strategy(strategy, object)
   t_sampling <- check_string(t_sampling, c("log_uniform", "uniform"))
   seed <- resolve_seed(seed)

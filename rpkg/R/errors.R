@@ -16,7 +16,9 @@ abort_numeric <- function(message, call = rlang::caller_env()) {
 
 # Evaluates a call into the C++ core; core errors arrive as
 # "ditimpute<US>kind<US>arg<US>message" and leave as classed R conditions.
-core_call <- function(expr, call = rlang::caller_env()) {
+# `rename` maps a core argument name to the R argument that carries it
+# (c(gp = "gp_mode")) where the two differ.
+core_call <- function(expr, call = rlang::caller_env(), rename = NULL) {
   tryCatch({
     cpp_set_memory_limit(memory_limit_option())
     expr
@@ -25,7 +27,11 @@ core_call <- function(expr, call = rlang::caller_env()) {
     parts <- strsplit(msg, "\x1f", fixed = TRUE)[[1]]
     if (length(parts) >= 4 && parts[1] == "ditimpute") {
       text <- paste(parts[-(1:3)], collapse = "\x1f")
-      if (parts[2] == "input") abort_input(parts[3], text, call = call)
+      if (parts[2] == "input") {
+        arg <- parts[3]
+        if (arg %in% names(rename)) arg <- rename[[arg]]
+        abort_input(arg, drop_arg_prefix(parts[3], text), call = call)
+      }
       if (parts[2] == "numeric") abort_numeric(text, call = call)
       if (parts[2] == "interrupt") rlang::interrupt()
       if (parts[2] == "unavailable") abort_no_torch(call = call)
@@ -35,6 +41,19 @@ core_call <- function(expr, call = rlang::caller_env()) {
     }
     stop(e)
   })
+}
+
+# The core's input errors read "<arg> <what is wrong>" ("Gamma is not
+# symmetric."), whole sentences in C++; abort_input() names the argument
+# already ("`Gamma`: ..."), so a leading repeat of the name is dropped here,
+# the one place core messages reach R ("`Gamma`: is not symmetric.").
+drop_arg_prefix <- function(arg, text) {
+  if (!nzchar(arg)) return(text)
+  pre <- paste0(arg, " ")
+  if (!startsWith(text, pre)) return(text)
+  rest <- substring(text, nchar(pre) + 1L)
+  if (!grepl("^[[:alpha:]\"]", rest)) return(text)  # "gp = ...", "H (frames) ...": not a plain predicate
+  rest
 }
 
 check_count <- function(x, arg = rlang::caller_arg(x), min = 1, max = Inf,
@@ -104,6 +123,68 @@ check_numeric_matrix <- function(x, arg = rlang::caller_arg(x), nrow = NULL, nco
   if (!allow_na && any(!is.finite(x))) abort_input(arg, "must not contain NA, NaN or Inf.", call = call)
   storage.mode(x) <- "double"
   x
+}
+
+# The one missing-value policy of every function that takes data: NA marks a
+# missing value; NaN and Inf are input errors (R's is.na(NaN) is TRUE, so
+# without this check a NaN would silently become a gap). The error names
+# `arg`, counts the NaN and Inf entries, locates the first few as R indices
+# (x[5], x[3, "a"], x[1, 3, 2]; columns by name where they have one) and
+# says how to mark them missing. `x`: a numeric vector, matrix or array
+# (ts included), or a data frame (its numeric columns); anything else is left
+# to the caller's own checks. Returns `x` invisibly.
+check_no_nan_inf <- function(x, arg = rlang::caller_arg(x), call = rlang::caller_env(), show = 3L) {
+  force(arg)
+  if (is.data.frame(x)) {
+    num <- vapply(x, is.double, TRUE)
+    if (!any(num)) return(invisible(x))
+    bad <- vapply(x[num], function(v) any(is.nan(v) | is.infinite(v)), TRUE)
+    if (!any(bad)) return(invisible(x))
+    m <- as.matrix(x[num])
+    colnames(m) <- names(x)[num]
+    locate_nan_inf(m, arg, call, show, frame_cols = names(x)[num][bad])
+  }
+  if (!is.double(x)) return(invisible(x))  # integers and logicals hold no NaN or Inf
+  if (all(is.finite(x)) || !any(is.nan(x) | is.infinite(x))) return(invisible(x))
+  locate_nan_inf(x, arg, call, show)
+}
+
+locate_nan_inf <- function(x, arg, call, show, frame_cols = NULL) {
+  bad <- is.nan(x) | is.infinite(x)
+  n_nan <- sum(is.nan(x))
+  n_inf <- sum(bad) - n_nan
+  dm <- dim(x)
+  if (length(dm) >= 2) {
+    at <- which(bad, arr.ind = TRUE)
+    at <- at[do.call(order, unname(as.data.frame(at))), , drop = FALSE]  # first by row (sequence), then on
+    last <- dimnames(x)[[length(dm)]]
+    where <- apply(at[seq_len(min(show, nrow(at))), , drop = FALSE], 1, function(i) {
+      j <- i[length(i)]
+      idx <- c(i[-length(i)], if (is.null(last) || !nzchar(last[j])) j else sprintf("\"%s\"", last[j]))
+      sprintf("%s[%s] is %s", arg, paste(idx, collapse = ", "), format(x[matrix(i, 1)]))
+    })
+  } else {
+    i <- which(bad)
+    where <- sprintf("%s[%d] is %s", arg, i[seq_len(min(show, length(i)))], format(x[i[seq_len(min(show, length(i)))]]))
+  }
+  counts <- paste(c(if (n_nan) sprintf("%d NaN", n_nan), if (n_inf) sprintf("%d Inf", n_inf)), collapse = " and ")
+  fix <- if (!is.null(frame_cols)) {
+    col <- frame_cols[1]
+    ref <- if (make.names(col) == col) sprintf("%s$%s", arg, col) else sprintf("%s[[\"%s\"]]", arg, col)
+    sprintf("%s[!is.finite(%s)] <- NA%s", ref, ref, if (length(frame_cols) > 1) " (and so for each such column)" else "")
+  } else if (n_inf) {
+    sprintf("%s[!is.finite(%s)] <- NA", arg, arg)
+  } else {
+    sprintf("%s[is.nan(%s)] <- NA", arg, arg)
+  }
+  one <- n_nan + n_inf == 1
+  more <- n_nan + n_inf > length(where)
+  abort_input(arg, sprintf(paste("has %s %s (%s%s%s). NA is the one marker of a missing value;",
+                                 "if %s missing, set %s to NA first: %s."),
+                           counts, if (one) "value" else "values", if (more) "the first: " else "",
+                           paste(where, collapse = ", "), if (more) ", ..." else "",
+                           if (one) "it means" else "they mean", if (one) "it" else "them", fix),
+              call = call)
 }
 
 # CPU threads for the core: the number given, else the process's thread

@@ -150,7 +150,9 @@
 #' it, and [logLik()] gives the maximised log-likelihood.
 #'
 #' @param x An `n x H x d` array of windows (e.g. the `train` part of
-#'   [load_real_data()]), `NA` = missing.
+#'   [load_real_data()]), `NA` = missing. `NA` is the one marker of a missing
+#'   value in every function of the package: `NaN` and `Inf` are input errors
+#'   that say where they are (set them to `NA` first if they mean missing).
 #' @param kernel Kernel type: `"matern32"`, `"matern52"`, `"laplace"` or `"rbf"`.
 #' @param lengthscale Starting lengthscale (in frames); by default `H / 4`.
 #' @param fit_lengthscale If `FALSE`, the lengthscale stays at its start.
@@ -250,6 +252,7 @@ gp_fit <- function(x, kernel = c("matern32", "matern52", "laplace", "rbf"), leng
   if (!is.numeric(x) && !(is.logical(x) && all(is.na(x)))) abort_input("x", "must be a numeric n x H x d array.")
   dm <- dim(x)
   if (length(dm) != 3) abort_input("x", "must be an n x H x d array of windows.")
+  check_no_nan_inf(x, "x")
   kernel <- check_string(kernel, c("matern32", "matern52", "laplace", "rbf"))
   search <- check_string(search, c("expected", "exact"))
   e_step <- check_string(e_step, c("auto", "exact", "sampled"))
@@ -285,7 +288,6 @@ gp_fit <- function(x, kernel = c("matern32", "matern52", "laplace", "rbf"), leng
   if (dm[1] > n_windows) use <- sort(with_local_seed(resolve_seed(seed), sample.int(dm[1], n_windows)))
   xs <- x[use, , , drop = FALSE]
   storage.mode(xs) <- "double"
-  if (any(!is.na(xs) & !is.finite(xs))) abort_input("x", "has infinite values; use NA for missing entries.")
   frames <- matrix(aperm(xs, c(2, 1, 3)), ncol = d)  # frames as rows, one column per variable
   n_obs <- colSums(!is.na(frames))
   if (all(n_obs == 0)) abort_input("x", "has no observed value: there is nothing to fit.")

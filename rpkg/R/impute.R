@@ -37,7 +37,9 @@
 #' @param object A fitted DiT or a [gp_spec()].
 #' @param x An `H x d` matrix with `NA` where values are missing (frame- or
 #'   entry-level), or an `n x H x d` array of such sequences; each may have its
-#'   own pattern.
+#'   own pattern. `NA` is the one marker of a missing value, here and in every
+#'   function of the package that takes data: `NaN` and `Inf` are input errors
+#'   that say where they are (set them to `NA` first if they mean missing).
 #' @param n_samples Samples per sequence. The exact GP imputer accepts 2 or more
 #'   (its regions and intervals do not use them); a sampled imputer's default
 #'   finite-sample region needs 37 at level 0.95 (39 for its intervals; in
@@ -168,6 +170,7 @@ impute_options <- function(n_samples, level, point, seed, threads, region = "fin
 # array; the core checks that each sequence has a missing and an observed
 # value) and keeps what the result needs to look like x.
 prepare_cases <- function(x, H, d, what, call = rlang::caller_env()) {
+  check_no_nan_inf(x, "x", call = call)  # before a data frame becomes a matrix, so the hint fits x
   if (is.data.frame(x)) x <- as.matrix(x)
   dm <- dim(x)
   if (!is.null(dm) && length(dm) %in% 2:3) {
@@ -251,6 +254,7 @@ as3 <- function(object) {
 
 check_truth <- function(truth, cases, arg = "truth", call = rlang::caller_env()) {
   if (!is.numeric(truth)) abort_input(arg, "must be numeric, shaped like x.", call = call)
+  check_no_nan_inf(truth, arg, call = call)
   arr <- if (length(dim(truth)) == 2) array(as.numeric(truth), c(1L, dim(truth))) else truth
   if (!identical(as.integer(dim(arr)), as.integer(dim(cases$arr)))) {
     abort_input(arg, "must have the same shape as x.", call = call)

@@ -265,6 +265,7 @@ describe_seconds <- function(s) {
 series_truth <- function(object, truth, arg = "truth", call = rlang::caller_env()) {
   if (is.null(truth) || !inherits(object, "ditimpute_series_imputation")) return(truth)
   vars <- colnames(object$x)
+  check_no_nan_inf(if (is.data.frame(truth)) truth[intersect(vars, names(truth))] else truth, arg, call = call)
   if (is.data.frame(truth)) {
     absent <- setdiff(vars, names(truth))
     if (length(absent)) {

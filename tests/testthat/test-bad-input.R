@@ -67,6 +67,7 @@ bad_cases <- list(
   list(quote(impute(bad_spec, array("a", c(1, 12, 2)))), "x"),
   list(quote(impute(bad_spec, array(0, c(1, 11, 2)))), "x"),
   list(quote(impute(bad_spec, bad_inf)), "x"),
+  list(quote(impute(bad_spec, bad_nan)), "x"),
   # impute: arguments
   list(quote(impute(bad_spec, bad_held, level = 0)), "level"),
   list(quote(impute(bad_spec, bad_held, level = 1)), "level"),
@@ -123,6 +124,7 @@ bad_cases <- list(
   list(quote(gp_fit(bad_x, kernel = "cubic")), "kernel"),
   list(quote(gp_fit("x")), "x"),
   list(quote(gp_fit(bad_inf)), "x"),
+  list(quote(gp_fit(bad_nan)), "x"),
   list(quote(gp_simulate(bad_spec, 3e9)), "n"),
   list(quote(gp_loglik(bad_spec, bad_x[, 1:6, ])), "x"),
   # scores and the theory
@@ -203,4 +205,158 @@ test_that("dit_loss(), completed_series() and impute_series() name the argument 
   expect_input_error(impute_series(y, ridge = -1), "ridge")
   expect_input_error(impute_series(c(1, Inf, 3, 4, 5)), "x")
   expect_input_error(impute_series(numeric()), "x")
+})
+
+# One missing-value policy: NA marks a missing value; NaN and Inf in data are
+# input errors naming the argument, locating the first offending entries and
+# saying how to mark them missing (check_no_nan_inf(), errors.R).
+held_nan <- bad_held
+held_nan[1, 2, 1] <- NaN
+held_inf <- bad_held
+held_inf[2, 3, 2] <- Inf
+one_held <- bad_held[1, , ]
+one_nan <- one_held
+one_nan[2, 1] <- NaN
+one_inf <- one_held
+one_inf[4, 2] <- -Inf
+
+expect_nan_inf_error <- function(expr, arg, at) {
+  cnd <- tryCatch({ force(expr); NULL }, error = function(e) e)
+  label <- deparse1(substitute(expr))
+  expect_true(inherits(cnd, "ditimpute_error_input"), label = label)
+  if (is.null(cnd)) return(invisible(NULL))
+  expect_identical(cnd$arg, arg, label = label)
+  msg <- gsub("\\s+", " ", conditionMessage(cnd))
+  expect_match(msg, at, fixed = TRUE, label = label)               # where
+  expect_match(msg, "(NaN|Inf) values?", label = label)            # what and how many
+  expect_match(msg, "<- NA", fixed = TRUE, label = label)           # how to mark them missing
+  invisible(cnd)
+}
+
+test_that("NaN and Inf in data are input errors that locate them, in every function that takes data", {
+  sc <- fit_scaler(bad_x)
+  samples <- gp_sample_conditional(bad_spec, one_held, n_samples = 5, seed = 1)
+  # the Gaussian-process imputers and the exact conditional law
+  expect_nan_inf_error(impute(bad_spec, held_nan, n_samples = 30), "x", "x[1, 2, 1] is NaN")
+  expect_nan_inf_error(impute(bad_spec, held_inf, n_samples = 30), "x", "x[2, 3, 2] is Inf")
+  expect_nan_inf_error(impute(bad_spec, one_nan, n_samples = 30), "x", "x[2, 1] is NaN")
+  expect_nan_inf_error(impute(bad_spec, bad_held, n_samples = 30, truth = held_nan), "truth", "truth[1, 2, 1] is NaN")
+  expect_nan_inf_error(gp_conditional(bad_spec, one_nan), "x", "x[2, 1] is NaN")
+  expect_nan_inf_error(gp_conditional(bad_spec, one_inf, missing = 10:12), "x", "x[4, 2] is -Inf")
+  expect_nan_inf_error(gp_sample_conditional(bad_spec, one_nan, n_samples = 5), "x", "x[2, 1] is NaN")
+  expect_nan_inf_error(oracle_sample(bad_spec, one_inf, n_samples = 5), "x", "x[4, 2] is -Inf")
+  expect_nan_inf_error(score_exact(bad_spec, one_nan, 10:12, v = rep(0, 6), t = 1), "x", "x[2, 1] is NaN")
+  expect_nan_inf_error(gp_loglik(bad_spec, held_inf), "x", "x[2, 3, 2] is Inf")
+  expect_nan_inf_error(gp_fit(held_nan), "x", "x[1, 2, 1] is NaN")
+  expect_nan_inf_error(gp_fit(held_inf), "x", "x[2, 3, 2] is Inf")
+  expect_nan_inf_error(gp_smooth(one_nan, kernel = gp_kernel("matern32")), "x", "x[2, 1] is NaN")
+  expect_nan_inf_error(gp_smooth(held_inf, kernel = gp_kernel("matern32")), "x", "x[2, 3, 2] is Inf")
+  expect_nan_inf_error(distribution_error(samples, bad_spec, x = one_nan), "x", "x[2, 1] is NaN")
+  # scoring against a truth
+  expect_nan_inf_error(imputation_metrics(bad_imp, truth = held_inf), "truth", "truth[2, 3, 2] is Inf")
+  expect_nan_inf_error(coverage(bad_imp, truth = held_nan), "truth", "truth[1, 2, 1] is NaN")
+  # baselines and outside completions
+  expect_nan_inf_error(impute_linear(held_nan), "x", "x[1, 2, 1] is NaN")
+  expect_nan_inf_error(impute_mean(held_inf, means = 0), "x", "x[2, 3, 2] is Inf")
+  expect_nan_inf_error(impute_baseline(held_nan), "x", "x[1, 2, 1] is NaN")
+  expect_nan_inf_error(imputation_from_completions(held_nan, list(bad_x)), "x", "x[1, 2, 1] is NaN")
+  expect_nan_inf_error(hide_mcar(held_inf, rate = 0.1), "x", "x[2, 3, 2] is Inf")
+  # data preparation
+  expect_nan_inf_error(fit_scaler(held_nan), "train", "train[1, 2, 1] is NaN")
+  expect_nan_inf_error(scale_data(held_inf, sc), "x", "x[2, 3, 2] is Inf")
+  expect_nan_inf_error(unscale_data(held_nan, sc), "x", "x[1, 2, 1] is NaN")
+  m <- matrix(c(1:5, NaN, 7:10), 5, 2, dimnames = list(NULL, c("a", "b")))
+  expect_nan_inf_error(make_windows(m, 2), "series", "series[1, \"b\"] is NaN")
+  w <- make_windows(matrix(as.numeric(1:40), 20, 2), 4)
+  w[3, 2, 1] <- Inf
+  expect_nan_inf_error(split_by_time(w), "x", "x[3, 2, 1] is Inf")
+})
+
+test_that("the NaN/Inf error counts them, shows the first in order, names columns, and fits data frames", {
+  several <- held_nan
+  several[1, 1, 2] <- Inf
+  several[3, 5, 1] <- NaN
+  several[3, 6, 1] <- -Inf
+  msg <- gsub("\\s+", " ", conditionMessage(expect_input_error(impute(bad_spec, several), "x")))
+  expect_match(msg, "has 2 NaN and 2 Inf values", fixed = TRUE)
+  expect_match(msg, "the first: x[1, 1, 2] is Inf, x[1, 2, 1] is NaN, x[3, 5, 1] is NaN, ...", fixed = TRUE)
+  expect_match(msg, "x[!is.finite(x)] <- NA", fixed = TRUE)
+  msg <- gsub("\\s+", " ", conditionMessage(expect_input_error(impute(bad_spec, held_nan), "x")))
+  expect_match(msg, "has 1 NaN value (x[1, 2, 1] is NaN)", fixed = TRUE)
+  expect_match(msg, "x[is.nan(x)] <- NA", fixed = TRUE)
+  named <- one_nan
+  colnames(named) <- c("pm25", "no2")
+  msg <- gsub("\\s+", " ", conditionMessage(expect_input_error(gp_conditional(bad_spec, named), "x")))
+  expect_match(msg, "x[2, \"pm25\"] is NaN", fixed = TRUE)
+  msg <- gsub("\\s+", " ", conditionMessage(expect_input_error(impute(bad_spec, as.data.frame(named)), "x")))
+  expect_match(msg, "x$pm25[!is.finite(x$pm25)] <- NA", fixed = TRUE)
+  # the hint does what it says: the same data with NA instead impute
+  fixed <- held_nan
+  fixed[is.nan(fixed)] <- NA
+  expect_s3_class(impute(bad_spec, fixed, n_samples = 30, seed = 1, threads = 1), "ditimpute_imputation")
+})
+
+test_that("NA stays the missing-value marker everywhere NaN and Inf are refused", {
+  expect_s3_class(impute(bad_spec, bad_held, n_samples = 30, seed = 1, threads = 1, truth = bad_x),
+                  "ditimpute_imputation")
+  cond <- gp_conditional(bad_spec, one_held)
+  expect_false(anyNA(cond$mean))
+  expect_equal(dim(gp_sample_conditional(bad_spec, one_held, n_samples = 3, seed = 1)), c(3, 12, 2))
+  expect_true(is.finite(gp_loglik(bad_spec, bad_held)))
+  expect_false(anyNA(gp_smooth(one_held, kernel = gp_kernel("matern32"), n_samples = 30, seed = 1)$point))
+  expect_s3_class(gp_fit(bad_held, seed = 1), "ditimpute_gp_fit")
+  expect_false(anyNA(impute_linear(bad_held)))
+  expect_identical(is.na(scale_data(bad_held, fit_scaler(bad_held))), is.na(bad_held))
+  expect_identical(is.na(unscale_data(bad_held, fit_scaler(bad_held))), is.na(bad_held))
+  expect_gt(sum(hide_mcar(bad_held, rate = 0.2, seed = 1)$hidden), 0)
+  m <- matrix(c(1:5, NA, 7:10), 5, 2)
+  expect_equal(dim(make_windows(m, 2)), c(2, 2, 2))
+  # NA in a truth is an unknown truth at an observed entry, as before
+  truth <- bad_x
+  truth[1, 1, 1] <- NA
+  expect_s3_class(imputation_metrics(bad_imp, truth = truth), "data.frame")
+})
+
+test_that("the DiT functions refuse NaN and Inf and take NA", {
+  skip_if_no_torch()
+  fit <- dit_fit(bad_held, dit_config(12, 2, width = 16, depth = 1, heads = 2), strategy = mask_strategy("3x1"),
+                 steps = 1, batch_size = 3, validation = 0, seed = 1, threads = 1, progress = FALSE)
+  expect_s3_class(fit, "ditimpute_dit")
+  expect_nan_inf_error(dit_fit(held_nan, dit_config(12, 2, width = 16, depth = 1, heads = 2), steps = 1,
+                               progress = FALSE), "x", "x[1, 2, 1] is NaN")
+  expect_nan_inf_error(dit_fit(held_inf, dit_config(12, 2, width = 16, depth = 1, heads = 2), steps = 1,
+                               progress = FALSE), "x", "x[2, 3, 2] is Inf")
+  expect_nan_inf_error(dit_sample(fit, one_nan, n_samples = 2), "x", "x[2, 1] is NaN")
+  expect_nan_inf_error(dit_loss(fit, held_inf), "x", "x[2, 3, 2] is Inf")
+  expect_nan_inf_error(impute(fit, held_nan, n_samples = 40), "x", "x[1, 2, 1] is NaN")
+  expect_equal(dim(dit_sample(fit, one_held, n_samples = 2, steps = 2, seed = 1, threads = 1)), c(2, 12, 2))
+})
+
+# The core's input errors are whole sentences that start with the argument's
+# name ("Gamma is not symmetric."); R's message names the argument once.
+expect_arg_once <- function(expr, arg) {
+  cnd <- expect_input_error(expr, arg)
+  msg <- conditionMessage(cnd)
+  expect_match(msg, sprintf("`%s`", arg), fixed = TRUE)
+  expect_no_match(msg, sprintf("`%s`: %s ", arg, arg), fixed = TRUE)
+  expect_no_match(msg, "`([A-Za-z_.0-9]+)`: \\1\\b", perl = TRUE)
+  invisible(cnd)
+}
+
+test_that("errors from the C++ core do not repeat the argument's name", {
+  cnd <- expect_arg_once(gp_spec(12, d = 2, Gamma = matrix(1:144, 12)), "Gamma")
+  expect_match(conditionMessage(cnd), "`Gamma`: is not symmetric.", fixed = TRUE)
+  expect_arg_once(gp_spec(12, d = 2, Lambda = matrix(c(1, 2, 2, 1), 2)), "Lambda")
+  expect_arg_once(gp_smooth(one_held, kernel = gp_kernel("matern32"), Lambda = matrix(c(1, 2, 2, 1), 2)), "Lambda")
+  cnd <- expect_arg_once(pattern_random(12, 12, seed = 1), "k")
+  expect_match(conditionMessage(cnd), "`k`: must be in 1..11", fixed = TRUE)
+  # a message that does not start with the name is left whole
+  expect_match(conditionMessage(expect_input_error(kernel_matrix(gp_kernel(), 1e6), "H")),
+               "`H`: the 1000000 x 1000000 kernel matrix needs", fixed = TRUE)
+  expect_identical(ditimpute:::drop_arg_prefix("x", "x has 3 values."), "has 3 values.")
+  expect_identical(ditimpute:::drop_arg_prefix("gp", "gp = \"score\" keeps"), "gp = \"score\" keeps")
+  expect_identical(ditimpute:::drop_arg_prefix("x", "x_obs has 3 values."), "x_obs has 3 values.")
+  skip_if_no_torch()
+  expect_arg_once(dit_config(10, 2, width = 3), "width")
+  expect_arg_once(dit_config(10, 2, width = 32, heads = 3), "heads")
 })

@@ -21,8 +21,8 @@ namespace ditimpute {
 
 // ------------------------------------------------------------ validation --
 void DiTConfig::validate() const {
-  if (H < 1) throw input_error("H", "H (frames) must be at least 1, not " + std::to_string(H) + ".");
-  if (d < 1) throw input_error("d", "d (variables) must be at least 1, not " + std::to_string(d) + ".");
+  if (H < 1) throw input_error("H", "H must be at least 1 frame, not " + std::to_string(H) + ".");
+  if (d < 1) throw input_error("d", "d must be at least 1 variable, not " + std::to_string(d) + ".");
   if (width < 2 || width % 2 != 0)
     throw input_error("width", "width must be an even number >= 2 (sin/cos positions), not " +
                                    std::to_string(width) + ".");

@@ -252,7 +252,7 @@ TrainResult DiTModel::fit(const Batch& train, const Batch* val, const MaskStrate
     const double held = (val ? val->n : 0) + std::max(o.gp_pool, 0) + o.batch_size;
     const double gib = 4.0 * S * S * held / (1024.0 * 1024.0 * 1024.0);
     if (gib > 4.0)
-      throw input_error("gp", "gp = \"score\" keeps an H*d x H*d eigenvector matrix per example: up to " +
+      throw input_error("gp", "the GP mode \"score\" keeps an H*d x H*d eigenvector matrix per example: up to " +
                                   std::to_string(gib).substr(0, 5) + " GiB here (H*d = " + std::to_string(c.H * c.d) +
                                   ", validation + pool + batch = " + std::to_string(static_cast<long>(held)) +
                                   "), over the 4 GiB allowed; use \"residual\" or \"channels\", a smaller "
