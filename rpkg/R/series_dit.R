@@ -73,12 +73,24 @@ series_dit_strategy <- function(miss, H) {
   mask_strategy(gens, weights = w)
 }
 
-impute_series_dit <- function(v, level, n_samples, period, dit, seed, threads, call = rlang::caller_env()) {
+# The DiT models the series on the scale the GP path would (series_transforms():
+# Box-Cox or log for positive variables spanning an order of magnitude with
+# transform = "auto", a bounded scale for variables with bounds, the data's
+# own with "none"): trend, training and drawing happen there, and the sample
+# paths and the interval ends are mapped back variable by variable. The maps
+# are increasing, so the paths' order-statistic intervals map endpoint by
+# endpoint; the point of a transformed variable is the paths' median (the
+# median maps back as the intervals do; as with method = "gp", a conditional
+# median), of an untransformed one their mean.
+impute_series_dit <- function(v, level, n_samples, period, dit, seed, threads, transform = "none", bounds = NULL,
+                              call = rlang::caller_env()) {
   check_torch(call = call)
   n_time <- nrow(v); d <- ncol(v)
   o <- series_dit_options(dit, period, n_time, call = call)
   H <- o$H
-  tr <- series_trend(v)
+  tf <- series_transforms(v, transform, bounds, call = call)  # the same errors as method = "gp" ("log" of values <= 0)
+  u <- to_model_scale(v, tf)
+  tr <- series_trend(u)
   resid <- tr$resid
   miss <- is.na(v)
   start <- proc.time()[["elapsed"]]
@@ -103,24 +115,31 @@ impute_series_dit <- function(v, level, n_samples, period, dit, seed, threads, c
   opts <- impute_options(n_samples, level, "mean", sub_seed(seed, 100), threads, call = call)
   res <- core_call(cpp_series_dit_impute(dit_ptr(fit), resid, sampler_options(steps = o$sample_steps), list(), opts),
                    call = call)
-  model <- structure(list(kernel_name = "dit", center = tr$center, scale = tr$scale, trend = tr$trend, dit = fit,
-                          options = o, strategy = strategy, n_windows_trained = dim(train)[1],
+  model <- structure(list(kernel_name = "dit", center = tr$center, scale = tr$scale, trend = tr$trend, transform = tf,
+                          dit = fit, options = o, strategy = strategy, n_windows_trained = dim(train)[1],
                           fit_seconds = fit_seconds, variables = colnames(v)),
                      class = "ditimpute_series_dit_model")
-  # Back to the data's units: residual + trend, times scale, plus centre (an
-  # increasing map per variable, so intervals map endpoint by endpoint).
-  back <- function(a) sweep(sweep(matrix(a, n_time, d) + tr$trend_path, 2, tr$scale, "*"), 2, tr$center, "+")
+  # Back to the data's units: residual + trend, times scale, plus centre, then
+  # the model's scale back to the data's (increasing maps per variable, so
+  # intervals map endpoint by endpoint).
+  back <- function(a) {
+    m <- sweep(sweep(matrix(a, n_time, d) + tr$trend_path, 2, tr$scale, "*"), 2, tr$center, "+")
+    from_model_scale_vec(m, col(m), tf)
+  }
   point <- back(res$point)
-  point[!miss] <- v[!miss]  # exactly the observed values, not a rounding of them
   lower <- back(res$lower)
   upper <- back(res$upper)
-  dimnames(point) <- dimnames(lower) <- dimnames(upper) <- dimnames(v)
   ij <- missing_index(miss)
   samples <- res$samples[[1]]
   if (nrow(ij)) {
     samples <- samples + rep(tr$trend_path[ij], each = nrow(samples))
     samples <- sweep(sweep(samples, 2, tr$scale[ij[, 2]], "*"), 2, tr$center[ij[, 2]], "+")
+    samples <- from_model_scale_vec(samples, rep(ij[, 2], each = nrow(samples)), tf)
+    mapped <- !is.na(tf$lambda[ij[, 2]]) | !is.na(tf$lower[ij[, 2]])
+    if (any(mapped)) point[ij[mapped, , drop = FALSE]] <- apply(samples[, mapped, drop = FALSE], 2, stats::median)
   }
+  point[!miss] <- v[!miss]  # exactly the observed values, not a rounding of them
+  dimnames(point) <- dimnames(lower) <- dimnames(upper) <- dimnames(v)
   list(iv = list(point = point, lower = lower, upper = upper, samples = samples, ij = ij), model = model,
        win = res$window, blocks = length(res$starts))
 }
@@ -128,8 +147,9 @@ impute_series_dit <- function(v, level, n_samples, period, dit, seed, threads, c
 #' @export
 print.ditimpute_series_dit_model <- function(x, ...) {
   o <- x$options
-  cat(sprintf("<ditimpute_series_dit_model> linear trend + DiT (H = %d, width %d, depth %d) trained %d steps on %d windows of the series\n",
-              o$H, o$width, o$depth, o$steps, x$n_windows_trained))
+  cat(sprintf("<ditimpute_series_dit_model> linear trend + DiT (H = %d, width %d, depth %d) trained %d steps on %d windows of the series%s\n",
+              o$H, o$width, o$depth, o$steps, x$n_windows_trained,
+              if (is.null(x$transform)) "" else series_scale_text(x$transform)))
   cat("  training masks: ")
   print(x$strategy)
   invisible(x)

@@ -92,8 +92,7 @@ test_that("bad bounds are input errors naming bounds", {
   cnd <- expect_input_error(impute_series(y, bounds = list(z = c(0, 100))), "bounds")
   expect_match(conditionMessage(cnd), "\"z\", which is not a variable of x (x)", fixed = TRUE)
   expect_input_error(impute_series(y, bounds = list(x = c(0, 100), x = c(0, 1))), "bounds")
-  expect_input_error(impute_series(y, method = "dit", bounds = c(0, 100)), "bounds")
-  expect_input_error(impute_series(y, method = "dit", transform = "log"), "transform")
+  # method = "dit" takes bounds and transform too: tests/testthat/test-series-dit-scale.R
 })
 
 test_that("non-negative data with zeros: bounds = c(0, Inf) keeps imputations, draws and interval ends at or above 0", {

@@ -1,0 +1,80 @@
+# impute_series(method = "dit") models the data on the scale method = "gp"
+# would (transform, bounds): trained on the transformed series, its paths
+# mapped back before the point and intervals are summarised, so positive
+# data get no negative imputation, draw or interval end. Tiny trainings:
+# the scale's plumbing, not the network's accuracy.
+
+tiny_dit <- list(steps = 60, width = 32, depth = 1, batch_size = 16, sample_steps = 5)
+
+dit_series <- function(y, ...) {
+  impute_series(y, method = "dit", n_samples = 20, level = 0.9, dit = tiny_dit, seed = 1, threads = 1, ...)
+}
+
+# A positive series near its upper bound of 100 (a share): on its own scale
+# the intervals cross 100.
+share_series <- function() {
+  set.seed(3)
+  y <- 100 * stats::plogis(2.5 + 0.9 * as.numeric(stats::arima.sim(list(ar = 0.8), 150)))
+  y[c(20:27, 60:63, 100:111, sample(150, 10))] <- NA
+  y
+}
+
+test_that("transform = \"auto\" on positive skewed data (Ozone): no negative imputation, draw or interval end", {
+  skip_if_no_torch()
+  oz <- datasets::airquality$Ozone  # 153 days, 37 missing; 1 to 168 ppb, skewed
+  imp <- dit_series(oz)
+  miss <- imp$missing
+  # The scale the GP path chooses for the same data (a Box-Cox scale).
+  expect_equal(imp$model$transform, ditimpute:::series_transforms(matrix(oz, dimnames = list(NULL, "x")), "auto"))
+  expect_false(is.na(imp$model$transform$lambda[["x"]]))
+  expect_true(all(imp$point[miss] > 0))
+  expect_true(all(imp$lower[miss] > 0))
+  expect_true(all(imp$samples[[1]] > 0))
+  expect_true(all(imp$lower[miss] <= imp$point[miss] & imp$point[miss] <= imp$upper[miss]))
+  # The point of a transformed variable is the paths' median (the conditional
+  # median, as with method = "gp"); observed values stay as they were.
+  expect_equal(imp$point[miss], apply(imp$samples[[1]], 2, stats::median))
+  expect_identical(imp$point[!miss], as.numeric(oz[!miss]))
+  # print() of the model names the scale, as the GP model's does.
+  expect_output(print(imp$model), "Box-Cox scale \\(lambda [0-9.]+\\) for x")
+  # Declared non-negative: bounds = c(0, Inf) keeps everything at or above 0 too.
+  nn <- dit_series(oz, bounds = c(0, Inf))
+  expect_true(all(nn$lower[miss] >= 0 & nn$point[miss] >= 0 & nn$samples[[1]] >= 0))
+  expect_output(print(nn$model), "log scale above 0")
+})
+
+test_that("bounds = c(0, 100) are respected by every imputation, draw and interval end", {
+  skip_if_no_torch()
+  y <- share_series()
+  imp <- dit_series(y, bounds = c(0, 100))
+  miss <- imp$missing
+  within <- function(a) all(a >= 0 & a <= 100)
+  expect_true(within(imp$point[miss]))
+  expect_true(within(imp$lower[miss]))
+  expect_true(within(imp$upper[miss]))
+  expect_true(within(imp$samples[[1]]))
+  expect_equal(unname(c(imp$model$transform$lower, imp$model$transform$upper)), c(0, 100))
+  expect_output(print(imp$model), "logit scale on \\[0, 100\\]")
+})
+
+test_that("transform = \"none\" still models the data on their own scale; impossible transforms are the GP path's errors", {
+  skip_if_no_torch()
+  oz <- datasets::airquality$Ozone
+  warned <- NULL
+  imp <- withCallingHandlers(dit_series(oz, transform = "none"), warning = function(w) {
+    warned <<- conditionMessage(w)
+    invokeRestart("muffleWarning")
+  })
+  miss <- imp$missing
+  expect_true(is.na(imp$model$transform$lambda[["x"]]))
+  expect_equal(imp$point[miss], colMeans(imp$samples[[1]]))  # the paths' mean, as before
+  expect_output(print(imp$model), "windows of the series\n")  # no scale named
+  # A lower interval end below 0 on never-negative data is said, as with method = "gp".
+  expect_identical(!is.null(warned), any(imp$lower[miss] < 0))
+  if (!is.null(warned)) expect_match(warned, "bounds = c\\(0,\\s+Inf\\)")
+  # "log" of data with values <= 0: the same input error as method = "gp", before any training.
+  z <- oz - 20
+  gp <- expect_input_error(impute_series(z, transform = "log"), "transform")
+  dit <- expect_input_error(dit_series(z, transform = "log"), "transform")
+  expect_identical(conditionMessage(dit), conditionMessage(gp))
+})
