@@ -1,0 +1,246 @@
+# Methods a statistician expects on a result of impute_series(): forecasts
+# from the fitted structural model (predict()), its likelihood (logLik(),
+# nobs(), and so AIC() and BIC()).
+
+#' Forecast a series beyond its end with the fitted model
+#'
+#' Forecasts `n.ahead` frames beyond the end of a series imputed by
+#' [impute_series()] (`method = "gp"`), as [stats::predict.StructTS()] and
+#' [stats::predict.Arima()] do: the fitted model (form, parameters, scale,
+#' `Lambda`, any fixed seasonal shape) is kept as it is, nothing is refitted,
+#' and `n.ahead` missing frames appended to the series are imputed by the same
+#' exact Kalman smoothing as the series' own gaps. So a forecast is the
+#' imputation of a gap at the end of the series, conditioned on every
+#' observed value (the series' own gaps integrated out): the same law as
+#' [impute_series()] gives the series' last values when they are missing.
+#'
+#' **How far to trust the intervals.** A forecast extrapolates: a level's and
+#' a trend's intervals widen with the horizon by construction, and so do a
+#' stationary form's, whose fitted line is extrapolated with its own
+#' uncertainty (universal kriging); but they are the model's intervals,
+#' which are right only as far as the form holds beyond the data. The
+#' package's own measurement of end gaps (`bench/series_ends.R`: the first
+#' or last 5%, 10% or 20% of 19 real series hidden and imputed,
+#' `bench/results/series_ends.md`) found raw 90% intervals covering 80.8% of
+#' the hidden values 6-20 frames from the data and 83.3% at 21-60 frames
+#' (87.2% of all 6,982 hidden values, three quarters of them more than 60
+#' frames from the data, on one long series): expect less than the nominal
+#' level a few frames out. The intervals are the raw model intervals even
+#' when `object` was self-calibrated (`calibrate = TRUE`): its factors were
+#' fitted to the series' own gaps, not to forecasts beyond its end. When `object`
+#' was imputed with proper draws (`proper = TRUE`, the default on series of
+#' fewer than 60 frames), so is the forecast: each of the `n_samples` paths
+#' is drawn under its own draw of the form and parameters, and the point and
+#' intervals are those of the mixture, which include that uncertainty.
+#'
+#' @param object A result of [impute_series()] with `method = "gp"`.
+#' @param n.ahead Number of frames to forecast, a whole number of at least 1.
+#' @param level Level of the intervals, in (0, 1); by default that of
+#'   `object`.
+#' @param n_samples Sample paths (at least 20; by default those of `object`).
+#'   The point and intervals are exact (Gaussian on the model's scale) and do
+#'   not depend on them, except under proper draws (see Details).
+#' @param seed Optional seed; without one [set.seed()] makes results repeatable.
+#' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
+#' @param ... Nothing: a name here is an input error.
+#' @return A data frame of class `ditimpute_series_forecast`, one row per
+#'   forecast frame and variable (frame-major: all variables of the first
+#'   frame, then the next), with columns `time` (continuing the series' time
+#'   stamps: a `ts`'s time by its frequency, `Date` and `POSIXct` stamps by
+#'   the series' step, calendar months by months; a vector or matrix's frame
+#'   numbers), `frame` (frame number, counting on from the series' last),
+#'   `horizon` (frames beyond the end, 1 to `n.ahead`), `variable`, `estimate`
+#'   (the conditional mean on the model's scale: for a variable modelled on a
+#'   Box-Cox, log or bounded scale, mapped back, the conditional median) and
+#'   `lower`, `upper` (the `level` interval, exact Gaussian quantiles on the
+#'   model's scale mapped back; within the variable's bounds when it has
+#'   some). Its attributes hold the `level`, the model's description and
+#'   `samples`: the `n_samples x (n.ahead d)` joint draws of the forecast
+#'   entries on the data's scale, columns in the rows' order (for sums or
+#'   maxima over the horizon). It prints with a header; it is a data frame
+#'   for everything else.
+#' @seealso [impute_series()], [logLik.ditimpute_series_imputation()].
+#' @examples
+#' y <- datasets::LakeHuron
+#' y[c(20:24, 60)] <- NA
+#' imp <- impute_series(y, n_samples = 50, seed = 1)
+#' fc <- predict(imp, n.ahead = 10, seed = 1)
+#' fc
+#' # the forecast as a ts, continuing the series
+#' ts(fc$estimate, start = fc$time[1], frequency = frequency(y))
+#' # a monthly series: the season carries on
+#' co <- window(datasets::co2, 1990)
+#' co[c(30:33, 70)] <- NA
+#' head(predict(impute_series(co, n_samples = 50, seed = 1), n.ahead = 24, seed = 1))
+#' @export
+predict.ditimpute_series_imputation <- function(object, n.ahead = 1, level = object$level, n_samples = object$n_samples,
+                                                seed = NULL, threads = NULL, ...) {
+  check_dots(environment(), "predict()")
+  model <- series_gp_model(object, "a forecast")
+  n.ahead <- check_count(n.ahead, min = 1)
+  level <- check_level(level)
+  n_samples <- check_count(n_samples, min = 20)
+  seed <- resolve_seed(seed)
+  threads <- resolve_threads(threads)
+  v <- object$x
+  n_time <- nrow(v); d <- ncol(v)
+  # The series with n.ahead missing frames appended: the model's seasonal
+  # shape and everything else indexed by frame (scale_cols(), series_back())
+  # carries on past the end by itself.
+  ahead <- matrix(NA_real_, n.ahead, d, dimnames = list(NULL, colnames(v)))
+  vx <- rbind(v, ahead)
+  dimnames(vx) <- list(NULL, colnames(v))
+  f <- if (isTRUE(model$proper)) series_proper_intervals else series_model_intervals
+  iv <- f(model, vx, level, n_samples, seed, threads)
+  frames <- n_time + seq_len(n.ahead)
+  ij <- cbind(rep(frames, each = d), rep(seq_len(d), times = n.ahead))  # frame-major, as the draws
+  time <- series_time_ahead(object$time, n.ahead)
+  out <- data.frame(time = rep(time, each = d), frame = ij[, 1], horizon = ij[, 1] - n_time,
+                    variable = colnames(v)[ij[, 2]], estimate = iv$point[ij], lower = iv$lower[ij],
+                    upper = iv$upper[ij], stringsAsFactors = FALSE)
+  key <- function(m) m[, 1] + nrow(vx) * (m[, 2] - 1)
+  samples <- iv$samples[, match(key(ij), key(iv$ij)), drop = FALSE]
+  colnames(samples) <- sprintf("%s[%d]", out$variable, out$frame)
+  structure(out, class = c("ditimpute_series_forecast", "data.frame"), level = level, n_time = n_time,
+            method = object$method, proper = isTRUE(model$proper), samples = samples)
+}
+
+#' @export
+print.ditimpute_series_forecast <- function(x, ...) {
+  level <- attr(x, "level")
+  if (!is.null(level) && !is.null(x$frame)) {
+    cat(sprintf("<ditimpute_series_forecast> %s beyond the series' end%s\n", plural(length(unique(x$frame)), "frame"),
+                if (is.null(attr(x, "method"))) "" else sprintf("; %s", attr(x, "method"))))
+    cat(sprintf("  %g%% intervals of the model%s; a forecast is a gap at the series' end (see ?predict.ditimpute_series_imputation)\n",
+                100 * level, if (isTRUE(attr(x, "proper"))) " (proper draws)" else ""))
+  }
+  df <- x
+  class(df) <- "data.frame"
+  attr(df, "samples") <- NULL
+  print(df, row.names = FALSE, ...)
+  invisible(x)
+}
+
+# The fitted structural model of a series imputation, or an input error
+# naming `object` for one by the DiT (`what`: what needs the model).
+series_gp_model <- function(object, what, call = rlang::caller_env()) {
+  if (!inherits(object, "ditimpute_series_imputation")) {
+    abort_input("object", "must be a result of impute_series().", call = call)
+  }
+  model <- object$model
+  if (!inherits(model, "ditimpute_series_model")) {
+    abort_input("object", sprintf(paste("was imputed with method = \"dit\", which has no likelihood and no model to",
+                                        "extend: %s needs method = \"gp\" (the structural model)."), what), call = call)
+  }
+  model
+}
+
+# The time stamps of the k frames after the series' last: numbers (a ts's
+# time, frame numbers) by the series' mean step; calendar months (monthly,
+# quarterly, yearly Date/POSIXct stamps on one day of the month or at month
+# ends) by months; calendar days at one clock time (POSIXct daily data
+# across daylight saving) by days; other Date/POSIXct stamps by their step.
+series_time_ahead <- function(time, k) {
+  n <- length(time)
+  ahead <- seq_len(k)
+  if (!inherits(time, c("Date", "POSIXt"))) {
+    time <- as.numeric(time)
+    return(time[1] + (n - 1 + ahead) * (time[n] - time[1]) / (n - 1))
+  }
+  if (inherits(time, "POSIXlt")) time <- as.POSIXct(time)
+  months <- calendar_step(time)
+  if (!is.null(months)) return(series_months_ahead(time, months, k))
+  if (inherits(time, "POSIXct")) {
+    days <- calendar_day_step(time)
+    if (!is.null(days)) {  # across daylight saving too
+      return(seq(time[n], by = sprintf("%d DSTday", days), length.out = k + 1)[-1])
+    }
+  }
+  step <- diff(as.numeric(time[(n - 1):n]))  # days for a Date, seconds for a POSIXct
+  time[n] + step * ahead
+}
+
+# Calendar stamps `months` months apart continued k steps: the same day of
+# the month (or the month's last day, when every stamp is one) and time of day.
+series_months_ahead <- function(time, months, k) {
+  n <- length(time)
+  lt <- as.POSIXlt(time)
+  m <- 12 * lt$year[n] + lt$mon[n] + months * seq_len(k)
+  first <- as.Date(sprintf("%04d-%02d-01", m %/% 12 + 1900, m %% 12 + 1))
+  next_day <- as.POSIXlt(as.Date(sprintf("%04d-%02d-%02d", lt$year + 1900, lt$mon + 1, lt$mday)) + 1)
+  day <- if (all(next_day$mday == 1)) {
+    as.Date(sprintf("%04d-%02d-01", (m + 1) %/% 12 + 1900, (m + 1) %% 12 + 1)) - 1  # month ends
+  } else {
+    first + (lt$mday[n] - 1)
+  }
+  if (inherits(time, "Date")) return(day)
+  tz <- attr(time, "tzone")
+  tz <- if (is.null(tz)) "" else tz[1]
+  as.POSIXct(paste(format(day), format(time[n], "%H:%M:%OS6")), tz = tz)
+}
+
+#' Log-likelihood of a series imputation's fitted model
+#'
+#' The log-likelihood, parameter count and number of observations of the
+#' structural model that [impute_series()] (`method = "gp"`) fitted, so that
+#' [stats::AIC()] and [stats::BIC()] work on the imputation and on its model
+#' alike (`AIC(imp) == AIC(imp$model)`) and compare forms fitted to the same
+#' series. The log-likelihood is that of the observed values of the fitting
+#' stretch (at most `fit_frames` frames) on the data's scale, the Jacobian of
+#' any Box-Cox, log or bounded scale included, at the parameters used (a
+#' level's rate moved on hidden gaps: at that rate); `df` counts every fitted
+#' parameter, each variable's scale and the mean's (a line, a level's start)
+#' among them, and a fixed seasonal shape's; `nobs` is the number of observed
+#' values whose likelihood counts: those after each variable's first ones,
+#' which only start a level or trend (see [impute_series()], Details). For a
+#' `ditimpute_series_model_set` (variables in independent groups) all three
+#' are the groups' sums. The candidate forms' values are in
+#' `summary(imp)$candidates`. A DiT (`method = "dit"`) has no likelihood:
+#' an input error.
+#'
+#' @param object A result of [impute_series()] with `method = "gp"`, or its
+#'   `model`.
+#' @param ... Nothing: a name here is an input error.
+#' @return `logLik()`: an object of class `logLik` with attributes `df` and
+#'   `nobs`; `nobs()`: a whole number.
+#' @seealso [impute_series()], [predict.ditimpute_series_imputation()].
+#' @examples
+#' y <- datasets::Nile
+#' y[40:55] <- NA
+#' imp <- impute_series(y, n_samples = 20, seed = 1)
+#' logLik(imp)
+#' nobs(imp)
+#' c(AIC = AIC(imp), BIC = BIC(imp))
+#' @export
+logLik.ditimpute_series_imputation <- function(object, ...) {
+  check_dots(environment(), "logLik()")
+  stats::logLik(series_gp_model(object, "a likelihood"))
+}
+
+#' @rdname logLik.ditimpute_series_imputation
+#' @export
+nobs.ditimpute_series_imputation <- function(object, ...) {
+  check_dots(environment(), "nobs()")
+  stats::nobs(series_gp_model(object, "a number of observations"))
+}
+
+#' @rdname logLik.ditimpute_series_imputation
+#' @export
+nobs.ditimpute_series_model <- function(object, ...) {
+  check_dots(environment(), "nobs()")
+  as.integer(object$nobs)
+}
+
+#' @export
+logLik.ditimpute_series_dit_model <- function(object, ...) {
+  abort_input("object", "is the DiT of impute_series(method = \"dit\"), which has no likelihood; method = \"gp\" has one.")
+}
+
+# A variance share for print.ditimpute_series_model() (series_model.R): 3 decimals, or 2 significant digits below
+# 0.001 (a share of 1e-6 is not "0.000"); "0" only when it is 0.
+series_share_text <- function(p) {
+  if (!is.finite(p)) return(format(p))
+  if (p == 0) return("0")
+  if (p < 0.001) return(sprintf("%.2g", p))
+  sprintf("%.3f", p)
+}

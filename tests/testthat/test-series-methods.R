@@ -1,0 +1,239 @@
+# predict(), logLik(), nobs(), AIC() and BIC() on impute_series() results
+# (rpkg/R/series_methods.R), and the model print's variance shares.
+
+# The object as if its series had ended `k` frames earlier (same model):
+# what predict() reads of it is x, missing, time and model.
+truncate_series_imputation <- function(imp, k) {
+  keep <- seq_len(nrow(imp$x) - k)
+  imp$x <- imp$x[keep, , drop = FALSE]
+  imp$missing <- imp$missing[keep, , drop = FALSE]
+  imp$time <- imp$time[keep]
+  imp
+}
+
+test_that("predict() continues the time stamps and gives ordered intervals", {
+  y <- datasets::LakeHuron  # 1875-1972
+  y[c(20:24, 60)] <- NA
+  imp <- impute_series(y, n_samples = 30, seed = 1, threads = 1)
+  fc <- predict(imp, n.ahead = 5, seed = 1, threads = 1)
+  expect_s3_class(fc, "ditimpute_series_forecast")
+  expect_s3_class(fc, "data.frame")
+  expect_identical(names(fc), c("time", "frame", "horizon", "variable", "estimate", "lower", "upper"))
+  expect_equal(fc$time, 1973:1977)
+  expect_identical(fc$frame, 99:103)
+  expect_identical(fc$horizon, 1:5)
+  expect_true(all(fc$lower < fc$estimate & fc$estimate < fc$upper))
+  expect_identical(dim(attr(fc, "samples")), c(30L, 5L))
+  expect_output(print(fc), "5 frames beyond the series' end")
+  # the level: narrower intervals at 50%, the same point
+  fc50 <- predict(imp, n.ahead = 5, level = 0.5, seed = 1, threads = 1)
+  expect_equal(fc50$estimate, fc$estimate)
+  expect_true(all(fc50$upper - fc50$lower < fc$upper - fc$lower))
+  # a monthly ts: the next month; a plain vector: frame numbers
+  m <- window(datasets::co2, 1990)  # Jan 1990 - Dec 1997
+  m[c(30:33, 70)] <- NA
+  fm <- predict(impute_series(m, n_samples = 20, seed = 1, threads = 1), n.ahead = 3, seed = 1, threads = 1)
+  expect_equal(fm$time, 1998 + (0:2) / 12)
+  v <- as.numeric(datasets::Nile)[1:80]
+  v[30:35] <- NA
+  fv <- predict(impute_series(v, n_samples = 20, seed = 1, threads = 1), n.ahead = 2, seed = 1, threads = 1)
+  expect_equal(fv$time, c(81, 82))
+})
+
+test_that("predict() continues Date and POSIXct time stamps by the series' step", {
+  set.seed(11)
+  vals <- 10 + cumsum(rnorm(48, sd = 0.3))
+  vals[c(10:13, 30)] <- NA
+  monthly <- data.frame(date = seq(as.Date("2001-01-01"), by = "month", length.out = 48), y = vals)
+  fc <- predict(impute_series(monthly, n_samples = 20, seed = 1, threads = 1, kernel = "smooth"), n.ahead = 2,
+                seed = 1, threads = 1)
+  expect_identical(fc$time, as.Date(c("2005-01-01", "2005-02-01")))
+  # month ends stay month ends
+  ends <- seq(as.Date("2001-02-01"), by = "month", length.out = 48) - 1
+  fe <- predict(impute_series(data.frame(date = ends, y = vals), n_samples = 20, seed = 1, threads = 1,
+                              kernel = "smooth"), n.ahead = 2, seed = 1, threads = 1)
+  expect_identical(fe$time, as.Date(c("2005-01-31", "2005-02-28")))
+  hourly <- data.frame(t = as.POSIXct("2020-03-01 00:00", tz = "UTC") + 3600 * (0:47), y = vals)
+  fh <- predict(impute_series(hourly, n_samples = 20, seed = 1, threads = 1, kernel = "smooth"), n.ahead = 2,
+                seed = 1, threads = 1)
+  expect_equal(fh$time, as.POSIXct(c("2020-03-03 00:00", "2020-03-03 01:00"), tz = "UTC"))
+  # internal: daily stamps at one clock time across daylight saving stay at that time
+  days <- as.POSIXct(sprintf("2021-03-%02d 09:00", 20:27), tz = "Europe/Paris")
+  ahead <- ditimpute:::series_time_ahead(days, 3)
+  expect_identical(format(ahead, "%Y-%m-%d %H:%M"), c("2021-03-28 09:00", "2021-03-29 09:00", "2021-03-30 09:00"))
+})
+
+test_that("a forecast is the end gap imputed by the same model", {
+  # The series with its last k values missing, imputed by impute_series();
+  # then the same object cut k frames short and forecast k frames: the same
+  # model and the same conditional law, so the same points and intervals.
+  y <- datasets::Nile
+  k <- 8
+  y[c(30:34, 100 - k + seq_len(k))] <- NA
+  imp <- impute_series(y, n_samples = 30, seed = 1, threads = 1)
+  end <- imp$record[imp$record$frame > 100 - k, ]
+  fc <- predict(truncate_series_imputation(imp, k), n.ahead = k, seed = 1, threads = 1)
+  expect_equal(fc$time, end$time)
+  expect_equal(fc$estimate, end$estimate, tolerance = 1e-6)
+  expect_equal(fc$lower, end$lower, tolerance = 1e-6)
+  expect_equal(fc$upper, end$upper, tolerance = 1e-6)
+  # two variables in independent groups (a model set), on log scales
+  set.seed(5)
+  n <- 90
+  a <- 50 + cumsum(rnorm(n))
+  b <- exp(1 + cumsum(rnorm(n, sd = 0.08)))
+  x <- cbind(a = a, b = b)
+  x[c(20:24), 1] <- NA
+  x[60:62, 2] <- NA
+  x[n - 0:5, ] <- NA  # every variable, so that the cut series keeps every observed value
+  set_imp <- impute_series(x, separate = "all", transform = "log", n_samples = 30, seed = 1, threads = 1)
+  expect_s3_class(set_imp$model, "ditimpute_series_model_set")
+  expect_equal(unname(set_imp$model$transform$lambda), c(0, 0))
+  end <- set_imp$record[set_imp$record$frame > n - 6, ]
+  end <- end[order(end$frame, match(end$variable, c("a", "b"))), ]
+  cut <- truncate_series_imputation(set_imp, 6)
+  fc <- predict(cut, n.ahead = 6, seed = 1, threads = 1)
+  expect_identical(paste(fc$frame, fc$variable), paste(end$frame, end$variable))
+  expect_equal(fc$estimate, end$estimate, tolerance = 1e-6)
+  expect_equal(fc$upper, end$upper, tolerance = 1e-6)
+})
+
+test_that("a seasonal shape held fixed carries on into the forecast", {
+  set.seed(1)
+  p <- 24
+  n <- 10 * p
+  shape <- rep(0, p)
+  shape[c(7, 8)] <- c(6, 3)  # a sharp spike the season's 5 harmonics cannot hold
+  x <- shape[(seq_len(n) - 1) %% p + 1] + cumsum(rnorm(n, sd = 0.1)) + rnorm(n, sd = 0.3)
+  x[c(50:60, 150:155)] <- NA
+  imp <- impute_series(ts(x, frequency = p), n_samples = 20, seed = 1, threads = 1)
+  expect_false(is.null(imp$model$profile))
+  fc <- predict(imp, n.ahead = 2 * p, seed = 1, threads = 1)
+  pos <- (fc$frame - 1) %% p + 1
+  top <- pos[order(-fc$estimate)][1:4]
+  expect_setequal(top, c(7, 8))  # the spikes at their place in the period, both periods ahead
+  expect_gt(mean(fc$estimate[pos == 7]) - mean(fc$estimate[!pos %in% c(7, 8)]), 4)
+})
+
+test_that("a level's and a trend's forecast intervals widen with the horizon", {
+  y <- datasets::Nile
+  y[c(30:34, 70)] <- NA
+  for (form in c("level", "trend")) {
+    imp <- impute_series(y, model = form, kernel = "smooth", n_samples = 20, seed = 1, threads = 1)
+    fc <- predict(imp, n.ahead = 12, seed = 1, threads = 1)
+    w <- fc$upper - fc$lower
+    expect_true(all(diff(w) > 0), info = form)
+    expect_gt(w[12], 1.2 * w[1])
+  }
+})
+
+test_that("predict() under proper draws (a short series) forecasts from the mixture", {
+  y <- datasets::LakeHuron[1:50]
+  y[c(10:13, 30)] <- NA
+  imp <- impute_series(y, n_samples = 20, seed = 1, threads = 1)
+  expect_true(imp$model$proper)
+  fc <- predict(imp, n.ahead = 3, seed = 2, threads = 1)
+  expect_true(all(fc$lower < fc$estimate & fc$estimate < fc$upper))
+  expect_identical(predict(imp, n.ahead = 3, seed = 2, threads = 1)$upper, fc$upper)  # repeatable by seed
+})
+
+test_that("predict() rejects a bad n.ahead and unknown arguments", {
+  y <- datasets::LakeHuron
+  y[c(20:24, 60)] <- NA
+  imp <- impute_series(y, n_samples = 20, seed = 1, threads = 1)
+  for (bad in list(0, -1, 1.5, NA, "3", c(1, 2))) expect_input_error(predict(imp, n.ahead = bad), "n.ahead")
+  expect_input_error(predict(imp, level = 1), "level")
+  expect_input_error(predict(imp, n_samples = 5), "n_samples")
+  cnd <- expect_input_error(predict(imp, nahead = 3), "nahead")
+  expect_match(conditionMessage(cnd), "did you mean `n.ahead`", fixed = TRUE)
+})
+
+test_that("logLik(), nobs(), AIC() and BIC() agree on an imputation and its model", {
+  y <- datasets::Nile
+  y[40:55] <- NA
+  imp <- impute_series(y, n_samples = 20, seed = 1, threads = 1)
+  ll <- logLik(imp)
+  expect_s3_class(ll, "logLik")
+  expect_identical(attr(ll, "df"), imp$model$df)
+  expect_equal(nobs(imp), as.integer(imp$model$nobs))
+  expect_identical(nobs(imp), nobs(imp$model))
+  expect_lt(nobs(imp), sum(!is.na(y)) + 1)  # observed values, less the level's start
+  expect_equal(AIC(imp), AIC(imp$model))
+  expect_equal(BIC(imp), BIC(imp$model))
+  expect_equal(AIC(imp), -2 * as.numeric(ll) + 2 * imp$model$df)
+  expect_equal(BIC(imp), -2 * as.numeric(ll) + log(imp$model$nobs) * imp$model$df)
+  # the chosen candidate's BIC (at the maximum-likelihood rate: the series is fitted whole)
+  expect_equal(BIC(imp), imp$model$candidates$BIC[imp$model$candidates$chosen])
+  # a model set: the groups' sums
+  set.seed(5)
+  x <- cbind(a = cumsum(rnorm(80)), b = rnorm(80))
+  x[10:14, 1] <- NA
+  s <- impute_series(x, separate = "all", n_samples = 20, seed = 1, threads = 1)
+  expect_equal(as.numeric(logLik(s)), sum(vapply(s$model$parts, function(p) as.numeric(logLik(p)), 0)))
+  expect_equal(nobs(s), sum(vapply(s$model$parts, nobs, 0L)))
+  expect_equal(BIC(s), BIC(s$model))
+  expect_input_error(logLik(imp, REML = TRUE), "REML")
+})
+
+test_that("a DiT imputation has no likelihood and no forecast: input errors", {
+  # without LibTorch too: an imputation whose model is a DiT's
+  y <- datasets::Nile
+  y[40:55] <- NA
+  fake <- impute_series(y, n_samples = 20, seed = 1, threads = 1)
+  fake$model <- structure(list(kernel_name = "dit"), class = "ditimpute_series_dit_model")
+  cnd <- expect_input_error(predict(fake, n.ahead = 3), "object")
+  expect_match(conditionMessage(cnd), "method = \"dit\"", fixed = TRUE)
+  expect_input_error(logLik(fake), "object")
+  expect_input_error(BIC(fake), "object")
+  expect_input_error(nobs(fake), "object")
+  skip_if_no_torch()
+  y <- datasets::ldeaths
+  y[c(10:14, 50)] <- NA
+  small <- list(steps = 2, sample_steps = 2, batch_size = 4, width = 16, depth = 1, heads = 2)
+  imp <- impute_series(y, method = "dit", n_samples = 20, level = 0.9, dit = small, seed = 1, threads = 1)
+  cnd <- expect_input_error(predict(imp, n.ahead = 3), "object")
+  expect_match(conditionMessage(cnd), "method = \"dit\"", fixed = TRUE)
+  expect_input_error(logLik(imp), "object")
+  expect_input_error(AIC(imp), "object")
+  expect_input_error(nobs(imp), "object")
+  expect_input_error(logLik(imp$model), "object")
+})
+
+test_that("the model print never shows a positive variance share as 0.000", {
+  expect_identical(ditimpute:::series_share_text(4.2e-6), "4.2e-06")
+  expect_identical(ditimpute:::series_share_text(0.25), "0.250")
+  expect_identical(ditimpute:::series_share_text(0), "0")
+  # Seatbelts: a smooth term with a lengthscale of thousands of frames on 192
+  # took all but 1e-5 of the stationary variance, and the print read
+  # "season 0.000 ..., nugget 0.000" for a season BIC preferred by hundreds.
+  y <- datasets::Seatbelts[, c("drivers", "front", "rear", "kms")]
+  y[c(5, 186, 140, 36, 191), 1] <- NA
+  y[c(107, 136, 20, 74, 183), 2] <- NA
+  y[c(168, 48, 104, 136, 37), 3] <- NA
+  y[c(157, 108, 5, 165, 137), 4] <- NA
+  imp <- impute_series(y, n_samples = 20, seed = 1, threads = 1)
+  m <- imp$model
+  if (inherits(m, "ditimpute_series_model_set")) m <- m$parts[[length(m$parts)]]
+  out <- capture.output(print(imp$model))
+  expect_false(any(grepl("[a-z] 0\\.000", out)))
+  if (m$spec$smooth_lengthscale > m$fit_frames) {
+    expect_true(any(grepl("left out of the shares", out, fixed = TRUE)))
+  }
+  # The same, deterministic: a fitted seasonal model given such a smooth term.
+  co <- window(datasets::co2, 1990)
+  co[c(30:33, 70)] <- NA
+  sm <- impute_series(co, kernel = "seasonal", n_samples = 20, seed = 1, threads = 1)$model
+  sm$spec$smooth_var <- 1
+  sm$spec$smooth_lengthscale <- 2.5e4
+  sm$spec$season_var <- 5.7e-6
+  sm$spec$nugget <- 1.12e-6
+  out <- capture.output(print(sm))
+  expect_true(any(grepl("less its smooth term: season 0.836 (", out, fixed = TRUE)))
+  expect_true(any(grepl("nugget 0.164", out, fixed = TRUE)))
+  expect_true(any(grepl("smooth term: lengthscale 2.5e+04 frames, longer than the 96 fitted", out, fixed = TRUE)))
+  # a smooth term within the stretch stays in the shares
+  sm$spec$smooth_lengthscale <- 20
+  out <- capture.output(print(sm))
+  expect_true(any(grepl("shares of the stationary part: smooth 1.000 (lengthscale 20), season 5.7e-06", out,
+                        fixed = TRUE)))
+})
