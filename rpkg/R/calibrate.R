@@ -96,10 +96,11 @@
 #'   For a series: `NULL` (its own gap lengths) or gap lengths to draw.
 #' @param level Confidence level of the regions and intervals to calibrate.
 #' @param n_samples Samples per case; the calibrated object imputes with the same number.
-#' @param truth With incomplete `x`: the true values, shaped like `x`, finite
-#'   at the hidden entries. Entries of `x` that are `NA` with no finite truth
+#' @param truth With incomplete `x`: the true values, shaped like `x`, known
+#'   at the hidden entries. Entries of `x` that are `NA` with an `NA` truth
 #'   (the data's own gaps) are imputed but not scored; region factors use only
-#'   cases with the truth at every missing entry.
+#'   cases with the truth at every missing entry. NaN or Inf in `truth` is an
+#'   input error (NA marks a value not known).
 #' @param groups,n_groups How cases are grouped (see Details).
 #' @param seed Optional seed (masks and imputation); [set.seed()] works too.
 #' @param threads CPU threads.
@@ -236,6 +237,7 @@ imputation_key <- function(imp) {
 
 check_truth_shape <- function(truth, x, call = rlang::caller_env()) {
   if (!is.numeric(truth)) abort_input("truth", "must be numeric, shaped like the imputed x.", call = call)
+  check_no_nan_inf(truth, "truth", call = call)  # NA: a truth not known (not scored); NaN and Inf are errors
   if (length(dim(truth)) == 2) truth <- array(truth, c(1L, dim(truth)))
   if (!identical(as.integer(dim(truth)), as.integer(dim(x)))) {
     abort_input("truth", "must have the shape of the imputed x.", call = call)
@@ -254,6 +256,7 @@ model_key <- function(object) {
 
 # The calibration cases: sequences with hidden entries (NA) and the truth there.
 calibration_cases <- function(x, missing, truth, H, d, seed, call = rlang::caller_env()) {
+  check_no_nan_inf(x, "x", call = call)
   if (is.data.frame(x) || !is.numeric(x) || length(dim(x)) != 3) {
     abort_input("x", "must be an n x H x d numeric array of held-out sequences.", call = call)
   }
@@ -269,6 +272,7 @@ calibration_cases <- function(x, missing, truth, H, d, seed, call = rlang::calle
     if (!is.numeric(truth) || !identical(as.integer(dim(truth)), as.integer(dim(x)))) {
       abort_input("truth", "must be a numeric array shaped like x.", call = call)
     }
+    check_no_nan_inf(truth, "truth", call = call)  # NA: a truth not known (not scored)
     scored <- is.na(x) & is.finite(truth)
     if (!any(scored)) abort_input("truth", "has no finite value at a missing entry of x: there is nothing to score.",
                                   call = call)

@@ -38,9 +38,7 @@ ditimpute_series <- function(values, time = NULL, name = "series") {
   if (!is.matrix(values) || !is.numeric(values) || nrow(values) < 2 || ncol(values) < 1) {
     abort_input("values", "must be a numeric matrix with at least 2 rows and 1 column.")
   }
-  if (any(is.nan(values) | is.infinite(values))) {
-    abort_input("values", "must hold finite numbers or NA (no NaN or Inf).")
-  }
+  check_no_nan_inf(values, "values")  # NA marks a missing value (errors.R)
   if (is.null(colnames(values))) colnames(values) <- paste0("V", seq_len(ncol(values)))
   if (is.null(time)) time <- as.POSIXct(0, origin = "1970-01-01", tz = "UTC") + 3600 * (seq_len(nrow(values)) - 1)
   if (!inherits(time, "POSIXct") || length(time) != nrow(values)) {

@@ -169,18 +169,18 @@ impute_options <- function(n_samples, level, point, seed, threads, region = "fin
 # Validates the shape of the data to impute (an H x d matrix or n x H x d
 # array; the core checks that each sequence has a missing and an observed
 # value) and keeps what the result needs to look like x.
-prepare_cases <- function(x, H, d, what, call = rlang::caller_env()) {
-  check_no_nan_inf(x, "x", call = call)  # before a data frame becomes a matrix, so the hint fits x
+prepare_cases <- function(x, H, d, what, arg = "x", call = rlang::caller_env()) {
+  check_no_nan_inf(x, arg, call = call)  # before a data frame becomes a matrix, so the hint fits x
   if (is.data.frame(x)) x <- as.matrix(x)
   dm <- dim(x)
   if (!is.null(dm) && length(dm) %in% 2:3) {
     got <- dm[length(dm) - 1:0]
     if (got[1] != H || got[2] != d) {
-      abort_input("x", sprintf("has H = %d frames and d = %d variables, but %s H = %d and d = %d.", got[1], got[2],
+      abort_input(arg, sprintf("has H = %d frames and d = %d variables, but %s H = %d and d = %d.", got[1], got[2],
                                what, H, d), call = call)
     }
   }
-  seqs <- as_sequences(x, H, d, call = call)
+  seqs <- as_sequences(x, H, d, arg = arg, call = call)
   c(seqs, list(H = H, d = d, dimnames = dimnames(x)))
 }
 

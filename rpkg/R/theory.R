@@ -264,7 +264,7 @@ distribution_shift <- function(object, x, spec, reference = NULL, n_reference = 
     reference <- gp_simulate(spec, n_reference, seed = sub_seed(seed, 1))
     reference[draw_masks(strategy, n_reference, cfg$H, cfg$d, seed = sub_seed(seed, 2))] <- NA
   }
-  ref <- prepare_cases(reference, cfg$H, cfg$d, what = "the model was trained for")
+  ref <- prepare_cases(reference, cfg$H, cfg$d, what = "the model was trained for", arg = "reference")
   if (dim(ref$arr)[1] < 2) abort_input("reference", "needs at least 2 cases.")
   risk <- function(arr, s) {
     as.data.frame(core_call(cpp_denoising_risk(dit_ptr(object), spec$Gamma, spec$Lambda, spec$mean, arr, K, weight,

@@ -270,6 +270,12 @@ test_that("NaN and Inf in data are input errors that locate them, in every funct
   w <- make_windows(matrix(as.numeric(1:40), 20, 2), 4)
   w[3, 2, 1] <- Inf
   expect_nan_inf_error(split_by_time(w), "x", "x[3, 2, 1] is Inf")
+  # a series object, and the truth of a calibration (NA there: a truth not known)
+  expect_nan_inf_error(ditimpute_series(m), "values", "values[1, \"b\"] is NaN")
+  truth_nan <- bad_held
+  truth_nan[1, 1, 1] <- NaN
+  expect_nan_inf_error(calibrate(bad_spec, bad_held, truth = truth_nan, level = 0.9), "truth", "truth[1, 1, 1] is NaN")
+  expect_nan_inf_error(calibrate(bad_spec, held_nan, truth = bad_x, level = 0.9), "x", "x[1, 2, 1] is NaN")
 })
 
 test_that("the NaN/Inf error counts them, shows the first in order, names columns, and fits data frames", {
