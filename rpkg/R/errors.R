@@ -136,7 +136,8 @@ check_numeric_matrix <- function(x, arg = rlang::caller_arg(x), nrow = NULL, nco
 check_no_nan_inf <- function(x, arg = rlang::caller_arg(x), call = rlang::caller_env(), show = 3L) {
   force(arg)
   if (is.data.frame(x)) {
-    num <- vapply(x, is.double, TRUE)
+    # Numeric columns; time stamps (Date, POSIXct, difftime: doubles too) are left to the caller.
+    num <- vapply(x, function(col) is.double(col) && !inherits(col, c("Date", "POSIXt", "difftime")), TRUE)
     if (!any(num)) return(invisible(x))
     bad <- vapply(x[num], function(v) any(is.nan(v) | is.infinite(v)), TRUE)
     if (!any(bad)) return(invisible(x))

@@ -1179,7 +1179,12 @@ test_that("inputs a user review found mishandled: clear errors or the right answ
   expect_match(conditionMessage(expect_input_error(impute_series(e), "x")), "\"b\" has 0 observed values")
   # Inf is located.
   w <- c(1, 2, Inf, 4, NA, 6, 7, 8, 9, 10)
-  expect_match(conditionMessage(expect_input_error(impute_series(w), "x")), "time point 3")
+  expect_match(conditionMessage(expect_input_error(impute_series(w), "x")), "x[3] is Inf", fixed = TRUE)
+  # In a data frame, by column name, with the fix for that column.
+  wd <- data.frame(date = days[1:10], a = w)
+  msg <- conditionMessage(expect_input_error(impute_series(wd), "x"))
+  expect_match(msg, "x[3, \"a\"] is Inf", fixed = TRUE)
+  expect_match(msg, "x$a[!is.finite(x$a)] <- NA", fixed = TRUE)
   # A seasonal kernel without a season's length asks for `period`.
   expect_match(conditionMessage(expect_input_error(impute_series(as.numeric(y), kernel = "seasonal"), "kernel")),
                "`period`")
