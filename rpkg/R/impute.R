@@ -51,7 +51,9 @@
 #'   input error that suggests the closest one.
 #' @param point `"mean"` or `"median"`: the point estimate and centre of the region.
 #' @param truth Optional true values (same shape as `x`), kept for
-#'   [imputation_metrics()], [coverage()] and [plot()].
+#'   [imputation_metrics()], [coverage()] and [plot()]; `NA` where a true
+#'   value is not known (the data's own gaps): those entries are imputed but
+#'   not scored.
 #' @param method,steps Sampler options for the DiT (see [dit_sample()]).
 #' @param sampler For a Gaussian process: `"exact"` draws, or the diffusion
 #'   sampler with the exact score (`"unipc2"`, `"unipc"`, `"sde"`, `"ode"`, `"euler"`,
@@ -259,7 +261,11 @@ check_truth <- function(truth, cases, arg = "truth", call = rlang::caller_env())
   if (!identical(as.integer(dim(arr)), as.integer(dim(cases$arr)))) {
     abort_input(arg, "must have the same shape as x.", call = call)
   }
-  if (any(!is.finite(arr[cases$miss]))) abort_input(arg, "must be finite at every missing entry of x.", call = call)
+  # NA: a true value not known (a gap of the data's own), not scored.
+  if (!any(!is.na(arr[cases$miss]))) {
+    abort_input(arg, "has no value at a missing entry of x: nothing to score (NA marks a true value not known).",
+                call = call)
+  }
   storage.mode(arr) <- "double"
   arr
 }
@@ -288,10 +294,10 @@ print.ditimpute_imputation <- function(x, ...) {
     cat(sprintf("  regions and intervals: %s\n", region_kind(x)))
   }
   if (!is.null(x$truth)) {
-    met <- imputation_metrics(x)
-    cover <- mean(met$interval_coverage)
-    cat(sprintf("  against the truth: MSE %.4g, MAE %.4g, CRPS %.4g%s\n", mean(met$mse), mean(met$mae),
-                mean(met$crps), if (is.na(cover)) "" else sprintf(", interval coverage %.1f%%", 100 * cover)))
+    met <- imputation_metrics(x, by = "all")
+    cover <- met$interval_coverage
+    cat(sprintf("  against the truth: MSE %.4g, MAE %.4g, CRPS %.4g%s\n", met$mse, met$mae,
+                met$crps, if (is.na(cover)) "" else sprintf(", interval coverage %.1f%%", 100 * cover)))
   }
   invisible(x)
 }

@@ -15,6 +15,8 @@
 #' @param truth True values shaped like the imputed `x`; for a series imputation
 #'   ([impute_series()]) in the form of its `x` (a `ts`, a vector, a matrix, or
 #'   a data frame holding the imputed variables by name, e.g. with its time column).
+#'   `NA` where a true value is not known (the data's own gaps): such entries
+#'   are not scored, and a sequence with one has no region coverage (`NA`).
 #' @param n_draws Draws from the exact conditional per sequence.
 #' @param seed Optional seed; without one, [set.seed()] makes results repeatable.
 #' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
@@ -61,9 +63,15 @@ coverage <- function(object, spec = NULL, truth = NULL, n_draws = 2000, seed = N
     truth <- if (is.null(truth)) object$truth else check_truth(truth, list(arr = object$x, miss = object$missing))
     if (is.null(truth)) abort_input("truth", "give the true values, or a spec to draw from (GP data).")
     check_has_region(object)
-    inside <- core_call(cpp_region_contains(object$x, region_centres(object), object$radius, truth))
+    # A truth not known (NA) at a missing entry: that entry is not scored,
+    # and its sequence's region coverage is NA (the region is joint).
+    unknown <- object$missing & is.na(truth)
+    known_all <- !apply(unknown, 1, any)
+    centres <- region_centres(object)
+    inside <- core_call(cpp_region_contains(object$x, centres, object$radius, replace(truth, unknown, centres[unknown])))
+    inside[!known_all] <- NA
     icov <- vapply(seq_len(n), function(i) {
-      m <- object$missing[i, , ]
+      m <- object$missing[i, , ] & !is.na(truth[i, , ])
       tv <- truth[i, , ][m]
       mean(tv >= object$lower[i, , ][m] & tv <= object$upper[i, , ][m])
     }, 0)
@@ -93,15 +101,15 @@ point_values <- function(object, i) {
 
 #' @export
 print.ditimpute_coverage <- function(x, ...) {
-  n <- nrow(x)
-  m <- mean(x$coverage)
-  se <- if (n > 1) stats::sd(x$coverage) / sqrt(n) else NA
+  n <- sum(!is.na(x$coverage))  # NA: a sequence whose truth is not known at every missing entry
+  m <- mean(x$coverage, na.rm = TRUE)
+  se <- if (n > 1) stats::sd(x$coverage, na.rm = TRUE) / sqrt(n) else NA
   cat(sprintf("Coverage of the %g%% regions against %s: %.1f%%%s over %d sequence%s\n", 100 * attr(x, "level"),
               attr(x, "against"), 100 * m, if (is.na(se)) "" else sprintf(" (se %.1f%%)", 100 * se), n,
               if (n == 1) "" else "s"))
   if (!is.null(x$interval_coverage)) {
     cat(sprintf("Per-entry %g%% intervals contain %.1f%% of the true values\n", 100 * attr(x, "level"),
-                100 * mean(x$interval_coverage)))
+                100 * mean(x$interval_coverage, na.rm = TRUE)))
   }
   invisible(x)
 }
@@ -154,6 +162,7 @@ imputation_metrics <- function(object, truth = NULL, spec = NULL, hidden = NULL,
   scored <- scored_entries(hidden, object)
   truth <- if (is.null(truth)) object$truth else check_truth(truth, list(arr = object$x, miss = scored))
   if (is.null(truth) && is.null(spec)) abort_input("truth", "give the true values or the spec of the GP the data came from.")
+  if (!is.null(truth)) scored <- scored & !is.na(truth)  # NA: a true value not known, not scored
   target <- truth
   if (!is.null(spec)) {
     check_spec(spec)
@@ -261,7 +270,7 @@ coverage_curve <- function(object, spec, truth, n_draws, seed, threads, levels, 
       se <- if (nrow(cv) > 1) stats::sd(cv$coverage) / sqrt(nrow(cv)) else NA_real_
       r <- c(n = nrow(cv), coverage = m, lower = m - 1.96 * se, upper = m + 1.96 * se)
     } else {
-      r <- binom_row(cv$coverage == 1)
+      r <- binom_row(cv$coverage[!is.na(cv$coverage)] == 1)  # sequences whose truth is known at every missing entry
     }
     out <- data.frame(level = L, sequences = r[["n"]], coverage = r[["coverage"]], lower = r[["lower"]],
                       upper = r[["upper"]])

@@ -291,7 +291,9 @@
 #'   on the same bounded scale, and every imputation, draw and interval end
 #'   lies within the bounds.
 #' @param truth Optional true values in the form of `x`, kept for
-#'   [imputation_metrics()] and [coverage()].
+#'   [imputation_metrics()] and [coverage()]; `NA` where a true value is not
+#'   known (e.g. the series' own gaps when further values were hidden to
+#'   score them): those entries are imputed but not scored.
 #' @param fit_frames Fit on the stretch of at most this many frames with the
 #'   most observed values (the imputation always uses the whole series).
 #' @param ridge Added to the diagonal of the correlation matrix behind

@@ -179,3 +179,21 @@ test_that("plot draws an imputation with its band and truth", {
   expect_input_error(plot(imp, variables = 5), "variables")
   expect_input_error(plot(imp, sequence = 2), "sequence")
 })
+
+test_that("coverage() and imputation_metrics() skip entries whose truth is NA (not known)", {
+  spec <- gp_spec(12, d = 2, kernel = gp_kernel("laplace", lengthscale = 4))
+  full <- gp_simulate(spec, 3, seed = 1)
+  x <- full
+  x[, 5:7, ] <- NA
+  truth <- full
+  truth[1, 6, 2] <- NA  # sequence 1: one missing entry whose truth is not known
+  imp <- impute(spec, x, n_samples = 40, seed = 2, truth = truth)
+  cv <- coverage(imp)
+  expect_true(is.na(cv$coverage[1]))
+  expect_false(anyNA(cv$coverage[2:3]))
+  met <- imputation_metrics(imp)
+  expect_equal(sum(vapply(1:3, function(i) sum(is.na(x[i, , ]) & !is.na(truth[i, , ])), 0)), 17)
+  all_met <- imputation_metrics(imp, by = "all")
+  expect_equal(all_met$entries, 17)
+  expect_false(anyNA(met$mae))
+})

@@ -1193,3 +1193,26 @@ test_that("inputs a user review found mishandled: clear errors or the right answ
   v[40:45] <- NA
   expect_identical(names(completed_series(impute_series(v, n_samples = 20, seed = 1))), names(v))
 })
+
+test_that("a truth not known at the series' own gaps (NA) leaves them unscored", {
+  oz <- datasets::airquality$Ozone  # 37 days missing
+  hide <- local({
+    set.seed(3)
+    sample(which(!is.na(oz)), 15)
+  })
+  x <- oz
+  x[hide] <- NA
+  imp <- impute_series(x, n_samples = 50, seed = 1, truth = oz)
+  met <- imputation_metrics(imp, by = "all")
+  expect_equal(met$entries, 15)
+  pt <- as.numeric(completed_series(imp))
+  expect_equal(met$mae, mean(abs(pt[hide] - oz[hide])))
+  lo <- as.numeric(completed_series(imp, what = "lower"))
+  hi <- as.numeric(completed_series(imp, what = "upper"))
+  cv <- coverage(imp)
+  expect_true(is.na(cv$coverage))  # the region is joint over every missing entry, some of them not known
+  expect_equal(cv$interval_coverage, mean(oz[hide] >= lo[hide] & oz[hide] <= hi[hide]))
+  expect_output(print(imp), "against the truth: MAE")
+  # No known value at a missing entry: nothing to score.
+  expect_input_error(impute_series(x, truth = rep(NA_real_, length(x))), "truth")
+})
