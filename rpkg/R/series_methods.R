@@ -34,7 +34,8 @@
 #' intervals are those of the mixture, which include that uncertainty.
 #'
 #' @param object A result of [impute_series()] with `method = "gp"`.
-#' @param n.ahead Number of frames to forecast, a whole number of at least 1.
+#' @param n.ahead Number of frames to forecast, a whole number of at least 1
+#'   and at most 10 times the series' length (or 1,000).
 #' @param level Level of the intervals, in (0, 1); by default that of
 #'   `object`.
 #' @param n_samples Sample paths (at least 20; by default those of `object`).
@@ -78,6 +79,15 @@ predict.ditimpute_series_imputation <- function(object, n.ahead = 1, level = obj
   check_dots(environment(), "predict()")
   model <- series_gp_model(object, "a forecast")
   n.ahead <- check_count(n.ahead, min = 1)
+  # A guard, not a statement of trust: 10 times the series (or 1,000 frames
+  # on a short one) is far beyond what its data say, and a horizon in the
+  # millions would fill the memory before it returned.
+  most <- max(1000L, 10L * nrow(object$x))
+  if (n.ahead > most) {
+    abort_input("n.ahead", sprintf(paste("is %s frames; at most %s here (10 times the series' %d frames, or 1,000): a",
+                                         "forecast that far rests on the model's form alone."),
+                                   format(n.ahead, big.mark = ","), format(most, big.mark = ","), nrow(object$x)))
+  }
   level <- check_level(level)
   n_samples <- check_count(n_samples, min = 20)
   seed <- resolve_seed(seed)
@@ -101,8 +111,14 @@ predict.ditimpute_series_imputation <- function(object, n.ahead = 1, level = obj
   key <- function(m) m[, 1] + nrow(vx) * (m[, 2] - 1)
   samples <- iv$samples[, match(key(ij), key(iv$ij)), drop = FALSE]
   colnames(samples) <- sprintf("%s[%d]", out$variable, out$frame)
-  structure(out, class = c("ditimpute_series_forecast", "data.frame"), level = level, n_time = n_time,
-            method = object$method, proper = isTRUE(model$proper), samples = samples)
+  # The series' last frames (completed), for plot(): three horizons' worth, at least 50.
+  rows <- max(1L, n_time - max(50L, 3L * n.ahead) + 1L):n_time
+  history <- data.frame(time = rep(object$time[rows], times = d), variable = rep(colnames(v), each = length(rows)),
+                        value = as.vector(object$point[rows, , drop = FALSE]),
+                        imputed = as.vector(object$missing[rows, , drop = FALSE]), stringsAsFactors = FALSE)
+  structure(out, class = c("ditimpute_series_forecast", "data.frame"), level = level, n_time = n_time, history = history,
+            method = sub(" (calibrated)", "", object$method, fixed = TRUE),  # the raw model's intervals (Details)
+            proper = isTRUE(model$proper), samples = samples)
 }
 
 #' @export
@@ -117,8 +133,53 @@ print.ditimpute_series_forecast <- function(x, ...) {
   df <- x
   class(df) <- "data.frame"
   attr(df, "samples") <- NULL
+  attr(df, "history") <- NULL
   print(df, row.names = FALSE, ...)
   invisible(x)
+}
+
+#' Plot a forecast
+#'
+#' One panel per variable: the series' last frames (at least 50, or three
+#' horizons' worth; completed, its imputed values included) as a grey line,
+#' then the forecast with its interval band, in the colours of
+#' [plot.ditimpute_series_imputation()].
+#'
+#' @param x A result of [predict.ditimpute_series_imputation()].
+#' @param ... Unused: a named argument here is an input error.
+#' @return The ggplot object, invisibly, after drawing it.
+#' @examples
+#' imp <- impute_series(datasets::co2, n_samples = 50, seed = 1)
+#' plot(predict(imp, n.ahead = 36, seed = 1))
+#' @export
+plot.ditimpute_series_forecast <- function(x, ...) {
+  check_dots(environment(), "plot()")
+  history <- attr(x, "history")
+  if (is.null(history) || is.null(x$estimate)) {
+    abort_input("x", "must be a forecast from predict() on an impute_series() result, with its columns.")
+  }
+  as_axis <- function(t) if (inherits(t, "Date")) as.POSIXct(t) else t
+  vars <- unique(c(history$variable, x$variable))
+  fc <- data.frame(time = as_axis(x$time), variable = factor(x$variable, levels = vars), estimate = x$estimate,
+                   lower = x$lower, upper = x$upper)
+  hist <- data.frame(time = as_axis(history$time), variable = factor(history$variable, levels = vars),
+                     value = history$value)
+  # The band and line start at the last frame of the series, so they join it.
+  last <- hist[!duplicated(hist$variable, fromLast = TRUE), , drop = FALSE]
+  join <- data.frame(time = last$time, variable = last$variable, estimate = last$value, lower = last$value,
+                     upper = last$value)
+  band <- rbind(join, fc)
+  drawn(ggplot2::ggplot(band, ggplot2::aes(x = .data$time)) +
+    ggplot2::geom_line(data = hist, ggplot2::aes(y = .data$value, group = .data$variable), colour = "grey50",
+                       linewidth = 0.4) +
+    ggplot2::geom_ribbon(ggplot2::aes(ymin = .data$lower, ymax = .data$upper, group = .data$variable,
+                                      fill = "interval"), alpha = 0.25) +
+    ggplot2::geom_line(ggplot2::aes(y = .data$estimate, group = .data$variable), colour = plot_colours[["imputed"]]) +
+    ggplot2::facet_wrap(~variable, ncol = 1, scales = "free_y") +
+    interval_scale(attr(x, "level")) +
+    ggplot2::labs(x = "time", y = "value", title = "Forecast",
+                  subtitle = sprintf("%s; %g%% intervals of the model", attr(x, "method") %||% "", 100 * attr(x, "level"))) +
+    plot_theme())
 }
 
 # The fitted structural model of a series imputation, or an input error
@@ -184,15 +245,22 @@ series_months_ahead <- function(time, months, k) {
 #' The log-likelihood, parameter count and number of observations of the
 #' structural model that [impute_series()] (`method = "gp"`) fitted, so that
 #' [stats::AIC()] and [stats::BIC()] work on the imputation and on its model
-#' alike (`AIC(imp) == AIC(imp$model)`) and compare forms fitted to the same
-#' series. The log-likelihood is that of the observed values of the fitting
+#' alike (`AIC(imp) == AIC(imp$model)`). The log-likelihood is that of the observed values of the fitting
 #' stretch (at most `fit_frames` frames) on the data's scale, the Jacobian of
 #' any Box-Cox, log or bounded scale included, at the parameters used (a
 #' level's rate moved on hidden gaps: at that rate); `df` counts every fitted
 #' parameter, each variable's scale and the mean's (a line, a level's start)
 #' among them, and a fixed seasonal shape's; `nobs` is the number of observed
-#' values whose likelihood counts: those after each variable's first ones,
-#' which only start a level or trend (see [impute_series()], Details). For a
+#' values whose likelihood counts: those after each variable's first `k`,
+#' which only start a level or trend, where `k` is the largest such start
+#' among the forms fitted in the same call (2 when a trend was among them, 0
+#' when only the stationary form was: see [impute_series()], Details).
+#' So results of separate calls with different `model` arguments score
+#' different values and are not comparable by `AIC()` (which warns that the
+#' numbers of observations differ); compare forms with
+#' `summary(imp)$candidates`, which scores every form of one call on the same
+#' values. Nor is the value comparable with [stats::StructTS()]'s, which
+#' counts every value under a large-variance prior on the initial state. For a
 #' `ditimpute_series_model_set` (variables in independent groups) all three
 #' are the groups' sums. The candidate forms' values are in
 #' `summary(imp)$candidates`. A DiT (`method = "dit"`) has no likelihood:

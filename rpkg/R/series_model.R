@@ -46,7 +46,7 @@ series_transforms <- function(v, transform, bounds = NULL, call = rlang::caller_
   free <- is.na(bounds$lower)  # the variables a Box-Cox or log scale can apply to
   if (transform %in% c("log", "boxcox") && !all(pos[free])) {
     j <- which(free & !pos)[1]
-    abort_input("transform", sprintf("\"%s\" needs positive values; variable \"%s\" has values <= 0 (use transform = \"none\", or \"auto\" to transform only the positive variables that span an order of magnitude).",
+    abort_input("transform", sprintf("\"%s\" needs positive values; variable \"%s\" has values <= 0 (use transform = \"none\", \"auto\" to transform only the positive variables that span an order of magnitude, or bounds = c(0, Inf) for non-negative data with zeros).",
                                      transform, colnames(v)[j]), call = call)
   }
   if (transform == "log") lambda[free] <- 0
@@ -119,7 +119,8 @@ series_bounds <- function(bounds, v, call = rlang::caller_env()) {
   pair <- function(b, what) {
     if (!is.numeric(b) || length(b) != 2 || anyNA(b) || b[1] >= b[2] || b[1] == Inf || b[2] == -Inf ||
         all(is.infinite(b))) {
-      abort_input("bounds", sprintf("%s must be two numbers c(lower, upper) with lower < upper, at most one of them infinite (c(0, Inf): values at or above 0).", what), call = call)
+      abort_input("bounds", sprintf("%smust be two numbers c(lower, upper) with lower < upper, at most one of them infinite (c(0, Inf): values at or above 0).",
+                                    if (is.null(what)) "" else paste0(what, " ")), call = call)
     }
     as.numeric(b)
   }
@@ -131,15 +132,15 @@ series_bounds <- function(bounds, v, call = rlang::caller_env()) {
     }
     unknown <- setdiff(nm, vars)
     if (length(unknown)) {
-      abort_input("bounds", sprintf("names \"%s\", which is not a variable of x (%s).", unknown[1],
-                                    paste(vars, collapse = ", ")), call = call)
+      abort_input("bounds", sprintf("names \"%s\", which is not a variable of x (its variables: %s).", unknown[1],
+                                    paste0('"', vars, '"', collapse = ", ")), call = call)
     }
     for (k in nm) {
       b <- pair(bounds[[k]], sprintf("the bounds of \"%s\"", k))
       out$lower[[k]] <- b[1]; out$upper[[k]] <- b[2]
     }
   } else {
-    b <- pair(bounds, "bounds")
+    b <- pair(bounds, NULL)
     out$lower[] <- b[1]; out$upper[] <- b[2]
   }
   for (j in which(!is.na(out$lower))) {

@@ -90,7 +90,10 @@ test_that("bad bounds are input errors naming bounds", {
   expect_match(conditionMessage(cnd), "observed values from 23 to 87, outside its bounds [0, 50]", fixed = TRUE)
   expect_input_error(impute_series(y, bounds = list(c(0, 100))), "bounds")
   cnd <- expect_input_error(impute_series(y, bounds = list(z = c(0, 100))), "bounds")
-  expect_match(conditionMessage(cnd), "\"z\", which is not a variable of x (x)", fixed = TRUE)
+  expect_match(conditionMessage(cnd), "\"z\", which is not a variable of x (its variables: \"x\")", fixed = TRUE)
+  # The argument's name once: "`bounds`: must be ...", not "`bounds`: bounds must be ...".
+  cnd <- expect_input_error(impute_series(y, bounds = c(100, 0)), "bounds")
+  expect_match(conditionMessage(cnd), "`bounds`: must be two numbers", fixed = TRUE)
   expect_input_error(impute_series(y, bounds = list(x = c(0, 100), x = c(0, 1))), "bounds")
   # method = "dit" takes bounds and transform too: tests/testthat/test-series-dit-scale.R
 })

@@ -237,3 +237,28 @@ test_that("the model print never shows a positive variance share as 0.000", {
   expect_true(any(grepl("shares of the stationary part: smooth 1.000 (lengthscale 20), season 5.7e-06", out,
                         fixed = TRUE)))
 })
+
+test_that("predict() guards the horizon and gives the raw model's intervals of a calibrated imputation", {
+  y <- datasets::LakeHuron
+  y[20:25] <- NA
+  cal <- impute_series(y, n_samples = 50, seed = 1, calibrate = TRUE)
+  raw <- impute_series(y, n_samples = 50, seed = 1)
+  fc <- predict(cal, n.ahead = 3, seed = 1)
+  expect_false(grepl("calibrated", attr(fc, "method"), fixed = TRUE))
+  expect_equal(fc$lower, predict(raw, n.ahead = 3, seed = 1)$lower)
+  # 98 frames: at most 1,000 ahead (10 x 98 is less).
+  expect_match(conditionMessage(expect_input_error(predict(raw, n.ahead = 1001), "n.ahead")), "at most 1,000")
+})
+
+test_that("plot() of a forecast draws the series' end and the forecast band", {
+  y <- datasets::UKgas
+  fc <- predict(impute_series(y, n_samples = 50, seed = 1), n.ahead = 8, seed = 1)
+  p <- plot(fc)
+  expect_s3_class(p, "ggplot")
+  built <- ggplot2::ggplot_build(p)
+  # history line (50 frames), band and forecast line (the last observed frame + 8)
+  expect_equal(nrow(built$data[[1]]), 50)
+  expect_equal(nrow(built$data[[2]]), 9)
+  expect_equal(max(built$data[[3]]$x), max(fc$time))
+  expect_input_error(plot(fc, colour = "red"), "colour")
+})
