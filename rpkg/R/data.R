@@ -18,9 +18,11 @@ ett_vars <- c("HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL", "OT")
 #' share of missing values and the mean and sd of each variable;
 #' `as.data.frame()` gives a data frame with a `time` column first.
 #'
-#' @param values A numeric `T x p` matrix (or data frame of numeric columns), `NA` = missing.
-#' @param time `POSIXct` time stamps, one per row, strictly increasing and
-#'   equally spaced. Without them the rows are hours from 1970-01-01 UTC.
+#' @param values A numeric `T x p` matrix (or data frame of numeric columns,
+#'   or a numeric vector: one variable), `NA` = missing.
+#' @param time `POSIXct` time stamps (or `Date`s: days at midnight UTC), one
+#'   per row, strictly increasing and equally spaced. Without them the rows
+#'   are hours from 1970-01-01 UTC.
 #' @param name A label.
 #' @param x,object A `ditimpute_series`.
 #' @param ... Unused: a named argument here is an input error.
@@ -35,14 +37,16 @@ ett_vars <- c("HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL", "OT")
 #' @export
 ditimpute_series <- function(values, time = NULL, name = "series") {
   if (is.data.frame(values)) values <- as.matrix(values)
+  if (is.numeric(values) && is.null(dim(values))) values <- matrix(values, ncol = 1)  # one variable
   if (!is.matrix(values) || !is.numeric(values) || nrow(values) < 2 || ncol(values) < 1) {
     abort_input("values", "must be a numeric matrix with at least 2 rows and 1 column.")
   }
   check_no_nan_inf(values, "values")  # NA marks a missing value (errors.R)
   if (is.null(colnames(values))) colnames(values) <- paste0("V", seq_len(ncol(values)))
   if (is.null(time)) time <- as.POSIXct(0, origin = "1970-01-01", tz = "UTC") + 3600 * (seq_len(nrow(values)) - 1)
+  if (inherits(time, "Date")) time <- as.POSIXct(format(time), tz = "UTC")  # days at midnight UTC
   if (!inherits(time, "POSIXct") || length(time) != nrow(values)) {
-    abort_input("time", sprintf("must be POSIXct time stamps, one for each of the %d rows.", nrow(values)))
+    abort_input("time", sprintf("must be POSIXct (or Date) time stamps, one for each of the %d rows.", nrow(values)))
   }
   if (!is.character(name) || length(name) != 1) abort_input("name", "must be a single string.")
   freq <- check_time_grid(time, "time")

@@ -138,6 +138,24 @@ print.ditimpute_series_forecast <- function(x, ...) {
   invisible(x)
 }
 
+# Rows of a forecast keep its attributes, and its draws follow the rows kept
+# (head(), tail(), fc[fc$horizon > 8, ]); without its columns it is a plain
+# data frame.
+#' @export
+`[.ditimpute_series_forecast` <- function(x, ...) {
+  out <- NextMethod()
+  if (!is.data.frame(out)) return(out)
+  if (!all(c("time", "frame", "variable", "estimate", "lower", "upper") %in% names(out))) {
+    class(out) <- "data.frame"
+    return(out)
+  }
+  for (a in c("level", "n_time", "method", "proper", "history")) attr(out, a) <- attr(x, a)
+  s <- attr(x, "samples")
+  if (!is.null(s)) attr(out, "samples") <- s[, match(sprintf("%s[%d]", out$variable, out$frame), colnames(s)), drop = FALSE]
+  class(out) <- class(x)
+  out
+}
+
 #' Plot a forecast
 #'
 #' One panel per variable: the series' last frames (at least 50, or three

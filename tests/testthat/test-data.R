@@ -193,3 +193,11 @@ test_that("ditimpute_series checks its input", {
   expect_input_error(ditimpute_series(matrix(1, 2, 1), name = 1), "name")
   expect_identical(colnames(ditimpute_series(matrix(1, 2, 3))$values), c("V1", "V2", "V3"))
 })
+
+test_that("ditimpute_series() takes a numeric vector and Date stamps", {
+  s <- ditimpute_series(c(1, NA, 3, 4), time = as.Date("2020-01-01") + 0:3)
+  expect_identical(dim(s$values), c(4L, 1L))
+  expect_identical(s$freq, 86400)
+  expect_equal(s$time[1], as.POSIXct("2020-01-01", tz = "UTC"))
+  expect_input_error(ditimpute_series(1:4, time = "2020-01-01"), "time")
+})

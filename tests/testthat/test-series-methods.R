@@ -262,3 +262,15 @@ test_that("plot() of a forecast draws the series' end and the forecast band", {
   expect_equal(max(built$data[[3]]$x), max(fc$time))
   expect_input_error(plot(fc, colour = "red"), "colour")
 })
+
+test_that("rows of a forecast keep its draws in step; its columns alone are a plain data frame", {
+  fc <- predict(impute_series(datasets::LakeHuron, n_samples = 50, seed = 1), n.ahead = 10, seed = 1)
+  late <- fc[fc$horizon > 8, ]
+  expect_s3_class(late, "ditimpute_series_forecast")
+  expect_identical(dim(attr(late, "samples")), c(50L, 2L))
+  expect_equal(attr(late, "samples"), attr(fc, "samples")[, 9:10])
+  expect_equal(attr(head(fc, 3), "samples"), attr(fc, "samples")[, 1:3])
+  expect_output(print(tail(fc, 2)), "2 frames beyond")
+  cols <- fc[, c("time", "estimate")]
+  expect_identical(class(cols), "data.frame")
+})
