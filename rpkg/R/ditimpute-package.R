@@ -22,6 +22,6 @@
 #' @keywords internal
 #' @useDynLib ditimpute, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
-#' @importFrom stats vcov confint
+#' @importFrom stats vcov confint nobs predict logLik
 #' @importFrom rlang .data
 "_PACKAGE"
