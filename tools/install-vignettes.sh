@@ -28,7 +28,6 @@ done
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 cp -r "$src" "$stage/ditimpute"
-rm -rf "$stage/ditimpute/src"/*.o "$stage/ditimpute/src"/*.so
 mkdir -p "$stage/ditimpute/inst/doc"
 cp "$top"/vignettes/*.Rmd "$stage/ditimpute/inst/doc/"
 for v in "$top"/vignettes/*.Rmd; do

@@ -235,7 +235,8 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
     half <- (hi - lo) / 2
     list(score = pmax(lo - y, y - hi) / pmax(half, .Machine$double.eps),
          gap = run_lengths(is.na(xr))[idx], run = run_ids(is.na(xr))[idx], round = rep(r, length(idx)),
-         end = end_runs(is.na(xr))[idx], hidden = length(idx) / sum(!miss))
+         end = if (is.null(ends)) logical(length(idx)) else end_runs(is.na(xr))[idx],  # no end gaps: none
+         hidden = length(idx) / sum(!miss))
   }
   # The rounds' intervals need no draws: the rounds go to the core as many at
   # a time as there are threads (in parallel, each on one; a mask and a copy

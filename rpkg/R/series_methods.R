@@ -97,8 +97,7 @@ predict.ditimpute_series_imputation <- function(object, n.ahead = 1, level = obj
   # The series with n.ahead missing frames appended: the model's seasonal
   # shape and everything else indexed by frame (scale_cols(), series_back())
   # carries on past the end by itself.
-  ahead <- matrix(NA_real_, n.ahead, d, dimnames = list(NULL, colnames(v)))
-  vx <- rbind(v, ahead)
+  vx <- rbind(v, matrix(NA_real_, n.ahead, d))
   dimnames(vx) <- list(NULL, colnames(v))
   f <- if (isTRUE(model$proper)) series_proper_intervals else series_model_intervals
   iv <- f(model, vx, level, n_samples, seed, threads)
@@ -114,9 +113,8 @@ predict.ditimpute_series_imputation <- function(object, n.ahead = 1, level = obj
   # The series' last frames (completed), for plot(): three horizons' worth, at least 50.
   rows <- max(1L, n_time - max(50L, 3L * n.ahead) + 1L):n_time
   history <- data.frame(time = rep(object$time[rows], times = d), variable = rep(colnames(v), each = length(rows)),
-                        value = as.vector(object$point[rows, , drop = FALSE]),
-                        imputed = as.vector(object$missing[rows, , drop = FALSE]), stringsAsFactors = FALSE)
-  structure(out, class = c("ditimpute_series_forecast", "data.frame"), level = level, n_time = n_time, history = history,
+                        value = as.vector(object$point[rows, , drop = FALSE]), stringsAsFactors = FALSE)
+  structure(out, class = c("ditimpute_series_forecast", "data.frame"), level = level, history = history,
             method = sub(" (calibrated)", "", object$method, fixed = TRUE),  # the raw model's intervals (Details)
             proper = isTRUE(model$proper), samples = samples)
 }
@@ -149,7 +147,7 @@ print.ditimpute_series_forecast <- function(x, ...) {
     class(out) <- "data.frame"
     return(out)
   }
-  for (a in c("level", "n_time", "method", "proper", "history")) attr(out, a) <- attr(x, a)
+  for (a in c("level", "method", "proper", "history")) attr(out, a) <- attr(x, a)
   s <- attr(x, "samples")
   if (!is.null(s)) attr(out, "samples") <- s[, match(sprintf("%s[%d]", out$variable, out$frame), colnames(s)), drop = FALSE]
   class(out) <- class(x)
@@ -320,13 +318,4 @@ nobs.ditimpute_series_model <- function(object, ...) {
 #' @export
 logLik.ditimpute_series_dit_model <- function(object, ...) {
   abort_input("object", "is the DiT of impute_series(method = \"dit\"), which has no likelihood; method = \"gp\" has one.")
-}
-
-# A variance share for print.ditimpute_series_model() (series_model.R): 3 decimals, or 2 significant digits below
-# 0.001 (a share of 1e-6 is not "0.000"); "0" only when it is 0.
-series_share_text <- function(p) {
-  if (!is.finite(p)) return(format(p))
-  if (p == 0) return("0")
-  if (p < 0.001) return(sprintf("%.2g", p))
-  sprintf("%.3f", p)
 }

@@ -1189,6 +1189,15 @@ series_profile_refit <- function(model, v) {
   model
 }
 
+# A variance share for print.ditimpute_series_model(): 3 decimals, or 2 significant digits below
+# 0.001 (a share of 1e-6 is not "0.000"); "0" only when it is 0.
+series_share_text <- function(p) {
+  if (!is.finite(p)) return(format(p))
+  if (p == 0) return("0")
+  if (p < 0.001) return(sprintf("%.2g", p))
+  sprintf("%.3f", p)
+}
+
 #' @export
 print.ditimpute_series_model <- function(x, ...) {
   s <- x$spec
