@@ -26,6 +26,7 @@
 #   bench/results/series_ends_TAG.csv.gz, one row per hidden value; run it once
 #   per package build to compare, e.g. with R_LIBS pointing at each)
 #   Rscript bench/series_ends.R TAG calibrate   (the same with calibrate = TRUE)
+#   Rscript bench/series_ends.R TAG proper   (the same with proper = TRUE)
 #   Rscript bench/series_ends.R --report TAG1,TAG2 ["what TAG1 ran|what TAG2 ran"]
 #   (writes bench/results/series_ends.md from those files, or the file named
 #   by a fourth argument)
@@ -90,6 +91,7 @@ suppressMessages(library(ditimpute))
 suppressMessages(library(imputeTS))
 tag <- args[1]
 calibrated <- length(args) >= 2 && args[2] == "calibrate"
+proper <- if (length(args) >= 2 && args[2] == "proper") TRUE else "auto"
 real <- c("LakeHuron", "austres", "uspop", "JohnsonJohnson", "AirPassengers", "lynx", "sunspot.year", "WWWusage",
           "BJsales", "nhtemp", "USAccDeaths", "UKDriverDeaths", "airmiles", "discoveries", "lh", "mdeaths",
           "Nile", "nottem", "treering")
@@ -115,7 +117,7 @@ for (nm in names(series)) {
       idx <- if (end == "trail") (n - k + 1L):n else seq_len(k)
       x <- y
       x[idx] <- NA
-      fit <- tryCatch(impute_series(x, level = 0.9, seed = 1, calibrate = calibrated), error = function(e) e)
+      fit <- tryCatch(impute_series(x, level = 0.9, seed = 1, calibrate = calibrated, proper = proper), error = function(e) e)
       if (inherits(fit, "error")) {
         message(nm, " ", end, " ", share, ": ", conditionMessage(fit))
         next

@@ -46,6 +46,33 @@
 # draws and covered 92-93% without (bench/results/series_proper_short.md).
 series_proper_frames <- 60
 
+# ... and on series of up to this many frames with an end gap (a variable's
+# first or last value missing): there the model extrapolates, and how far
+# out its intervals reach rests on the form and parameters, which plug-in
+# draws take as known. On 114 end gaps of 19 real series and 60 of 10
+# simulated ones (bench/results/series_ends_proper.md) proper draws took the
+# 90% intervals' coverage 6-20 frames from the data from 80.8% to 85.8%
+# (simulated 78.0% to 85.7%) and at 21-60 frames from 83.3% to 86.0%, with
+# the same MAE; the bridged gaps of longer series move by less (over 20
+# series with gaps between observed values only, the mean distance of the
+# coverage from 90% was 0.031 with proper draws and 0.030 without,
+# bench/results/series_fresh_datasets_gp_proper.md). The bound is the cost:
+# a proper path is one Kalman smoothing of the whole series, where plug-in
+# draws take one for all paths (bench/results/series_proper_cost.md, ETTh1's
+# oil temperature with a one-day end gap, 100 paths, 2 cores: 2.6 s against
+# 1.6 s at 2,000 frames, 5.7 s against 3.3 s at 5,000 and 13.1 s against
+# 5.3 s at 17,420).
+series_proper_end_frames <- 20000
+
+# Whether impute_series(proper = "auto") draws properly: series of fewer than
+# series_proper_frames frames, and those up to series_proper_end_frames with
+# an end gap (`v` the T x d values).
+series_proper_auto <- function(v) {
+  n_time <- nrow(v)
+  end_gap <- anyNA(v[1, ]) || anyNA(v[n_time, ])
+  n_time < series_proper_frames || (end_gap && n_time <= series_proper_end_frames)
+}
+
 # impute_series()'s `proper`: TRUE, FALSE or "auto" (resolved once the
 # series' length is known); TRUE only with method = "gp".
 check_proper <- function(proper, method, call = rlang::caller_env()) {

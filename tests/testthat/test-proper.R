@@ -195,7 +195,7 @@ test_that("proper is checked", {
   expect_input_error(impute_series(x, method = "dit", proper = TRUE), "proper")
 })
 
-test_that("proper = \"auto\" draws the parameters per path on series of fewer than 60 frames only", {
+test_that("proper = \"auto\" draws the parameters per path on series of fewer than 60 frames, or with an end gap", {
   short <- proper_series(n = 40, gaps = c(5:8, 25:30))
   auto <- impute_series(short, n_samples = 20, seed = 2, threads = 1)
   expect_true(auto$model$proper)
@@ -209,6 +209,23 @@ test_that("proper = \"auto\" draws the parameters per path on series of fewer th
   off <- impute_series(long, n_samples = 20, seed = 2, threads = 1, proper = FALSE)
   expect_identical(auto$upper, off$upper)
   expect_false(grepl("proper", paste(capture.output(print(auto)), collapse = "\n")))
+  # a gap at either end of any variable: the model extrapolates there, so the
+  # form and parameters are drawn per path (up to 20,000 frames)
+  for (ends in list(1:3, 58:60)) {
+    x <- proper_series(n = 60, gaps = c(10:20, ends))
+    auto <- impute_series(x, n_samples = 20, seed = 2, threads = 1)
+    expect_true(auto$model$proper)
+    on <- impute_series(x, n_samples = 20, seed = 2, threads = 1, proper = TRUE)
+    expect_identical(auto$upper, on$upper)
+  }
+  x <- proper_series(n = 60)
+  x[60, "b"] <- NA
+  expect_true(impute_series(x, n_samples = 20, seed = 2, threads = 1)$model$proper)
+  rule <- ditimpute:::series_proper_auto
+  expect_true(rule(matrix(c(NA, rep(1, 19999)))))
+  expect_false(rule(matrix(c(NA, rep(1, 20000)))))  # the cost bound
+  expect_false(rule(matrix(c(1, NA, rep(1, 99)))))  # an inner gap on a long series
+  expect_true(rule(matrix(c(1, NA, rep(1, 57)))))   # any series under 60 frames
 })
 
 test_that("as_mids() says once that improper completions leave out the parameters' uncertainty", {
