@@ -33,11 +33,33 @@
 #' is drawn under its own draw of the form and parameters, and the point and
 #' intervals are those of the mixture, which include that uncertainty.
 #'
+#' **The standard error `se`.** As the `se` of [stats::predict.Arima()]: the
+#' forecast's standard deviation, on the data's scale. For a variable
+#' modelled on the data's own scale it is exact: the conditional sd of the
+#' forecast (under proper draws, the mixture's), and `lower`, `upper` are
+#' `estimate -/+ qnorm((1 + level) / 2) * se`, so one forecast gives the
+#' interval at any level. For a variable modelled on a Box-Cox, log or
+#' bounded scale the forecast's law on the data's scale is skewed and its
+#' intervals are not symmetric about `estimate`: `se` is then the
+#' delta-method sd, the sd on the model's scale times the slope of the map
+#' back to the data at `estimate` (on a log scale, `estimate` times the sd
+#' of the log). It is a local measure of spread around the estimate, taken
+#' from the same sd as the intervals (so, like them, it does not depend on
+#' the sample paths except under proper draws); it is not the intervals'
+#' half-width (they are the exact quantiles: use `lower` and `upper`), and
+#' it parts from the sd of the skewed law itself as the horizon grows: it is
+#' below it on a log scale (with sd `s` of the log, that sd is `estimate *
+#' sqrt(exp(s^2) * (exp(s^2) - 1))`) and can be above it on a bounded scale,
+#' whose law is squeezed against the bounds. The sd of the joint draws,
+#' `apply(attr(fc, "samples"), 2, sd)`, estimates that sd, with the Monte
+#' Carlo error of `n_samples` draws.
+#'
 #' @param object A result of [impute_series()] with `method = "gp"`.
 #' @param n.ahead Number of frames to forecast, a whole number of at least 1
 #'   and at most 10 times the series' length (or 1,000).
-#' @param level Level of the intervals, in (0, 1); by default that of
-#'   `object`.
+#' @param level Level of the intervals, one number in (0, 1); by default
+#'   that of `object`. For another level, predict again with the same `seed`
+#'   (the estimate, `se` and draws do not depend on the level).
 #' @param n_samples Sample paths (at least 20; by default those of `object`).
 #'   The point and intervals are exact (Gaussian on the model's scale) and do
 #'   not depend on them, except under proper draws (see Details).
@@ -53,9 +75,11 @@
 #'   `horizon` (frames beyond the end, 1 to `n.ahead`), `variable`, `estimate`
 #'   (the conditional mean on the model's scale: for a variable modelled on a
 #'   Box-Cox, log or bounded scale, mapped back, the conditional median) and
-#'   `lower`, `upper` (the `level` interval, exact Gaussian quantiles on the
-#'   model's scale mapped back; within the variable's bounds when it has
-#'   some). Its attributes hold the `level`, the model's description and
+#'   `se` (the forecast's standard deviation on the data's scale: exact on
+#'   the data's own scale, the delta method's on a transformed one; see
+#'   Details), `lower`, `upper` (the `level` interval, exact Gaussian
+#'   quantiles on the model's scale mapped back; within the variable's bounds
+#'   when it has some). Its attributes hold the `level`, the model's description and
 #'   `samples`: the `n_samples x (n.ahead d)` joint draws of the forecast
 #'   entries on the data's scale, columns in the rows' order (for sums or
 #'   maxima over the horizon). It prints with a header; it is a data frame
@@ -104,10 +128,13 @@ predict.ditimpute_series_imputation <- function(object, n.ahead = 1, level = obj
   frames <- n_time + seq_len(n.ahead)
   ij <- cbind(rep(frames, each = d), rep(seq_len(d), times = n.ahead))  # frame-major, as the draws
   time <- series_time_ahead(object$time, n.ahead)
-  out <- data.frame(time = rep(time, each = d), frame = ij[, 1], horizon = ij[, 1] - n_time,
-                    variable = colnames(v)[ij[, 2]], estimate = iv$point[ij], lower = iv$lower[ij],
-                    upper = iv$upper[ij], stringsAsFactors = FALSE)
   key <- function(m) m[, 1] + nrow(vx) * (m[, 2] - 1)
+  # iv$sd: the sds on the model's standardised scale, in iv$ij's order (the
+  # series' own gaps first, then the forecast's frames).
+  se <- series_forecast_se(model, iv$point[ij], ij[, 2], iv$sd[match(key(ij), key(iv$ij))])
+  out <- data.frame(time = rep(time, each = d), frame = ij[, 1], horizon = ij[, 1] - n_time,
+                    variable = colnames(v)[ij[, 2]], estimate = iv$point[ij], se = se, lower = iv$lower[ij],
+                    upper = iv$upper[ij], stringsAsFactors = FALSE)
   samples <- iv$samples[, match(key(ij), key(iv$ij)), drop = FALSE]
   colnames(samples) <- sprintf("%s[%d]", out$variable, out$frame)
   # The series' last frames (completed), for plot(): three horizons' worth, at least 50.
@@ -117,6 +144,34 @@ predict.ditimpute_series_imputation <- function(object, n.ahead = 1, level = obj
   structure(out, class = c("ditimpute_series_forecast", "data.frame"), level = level, history = history,
             method = sub(" (calibrated)", "", object$method, fixed = TRUE),  # the raw model's intervals (Details)
             proper = isTRUE(model$proper), samples = samples)
+}
+
+# The forecast's sd on the data's scale (predict()'s `se`; Details there) of
+# entries with values `point` (the estimates, data's scale) of variables
+# `cols`, from their sds `sd` on the model's standardised scale: the data are
+# g(centre + profile + scale * z), g the map back from the variable's scale,
+# so the sd is scale * sd * g'(.) at the estimate. g' is 1 on the data's own
+# scale (exact: the law is Gaussian there); on a transformed one it is the
+# reciprocal of the map's derivative at the estimate, which is smooth up to
+# the bounds (the margin keeps the logit finite there), so an estimate
+# clamped to a bound still gets a finite slope.
+series_forecast_se <- function(model, point, cols, sd) {
+  tr <- model$transform
+  slope <- rep(1, length(point))
+  for (j in unique(cols)) {
+    k <- which(cols == j)
+    a <- point[k]
+    if (!is.null(tr$lower) && !is.na(tr$lower[[j]])) {
+      slope[k] <- exp(-bounded_log_jacobian(a, tr$lower[[j]], tr$upper[[j]], tr$margin[[j]]))
+    } else if (!is.na(tr$lambda[[j]])) {
+      # boxcox(): dz/da = a^(lambda - 1) above the floor, floor^lambda / a on
+      # its log continuation below it (both 1 / a on the log scale).
+      lambda <- tr$lambda[[j]]
+      fl <- tr$floor[[j]]
+      slope[k] <- ifelse(lambda > 0 & a < fl, a / fl^lambda, a^(1 - lambda))
+    }
+  }
+  unname(model$scale[cols] * sd * slope)
 }
 
 #' @export

@@ -18,7 +18,7 @@ test_that("predict() continues the time stamps and gives ordered intervals", {
   fc <- predict(imp, n.ahead = 5, seed = 1, threads = 1)
   expect_s3_class(fc, "ditimpute_series_forecast")
   expect_s3_class(fc, "data.frame")
-  expect_identical(names(fc), c("time", "frame", "horizon", "variable", "estimate", "lower", "upper"))
+  expect_identical(names(fc), c("time", "frame", "horizon", "variable", "estimate", "se", "lower", "upper"))
   expect_equal(fc$time, 1973:1977)
   expect_identical(fc$frame, 99:103)
   expect_identical(fc$horizon, 1:5)
@@ -135,6 +135,93 @@ test_that("predict() under proper draws (a short series) forecasts from the mixt
   fc <- predict(imp, n.ahead = 3, seed = 2, threads = 1)
   expect_true(all(fc$lower < fc$estimate & fc$estimate < fc$upper))
   expect_identical(predict(imp, n.ahead = 3, seed = 2, threads = 1)$upper, fc$upper)  # repeatable by seed
+  # se is the mixture's sd (the data's own scale), as the intervals are
+  expect_equal(fc$se, (fc$upper - fc$lower) / (2 * qnorm(0.975)), tolerance = 1e-10)
+})
+
+test_that("predict()'s se is the forecast's sd on the data's scale", {
+  # Nile is modelled on its own scale (largest / smallest < 10): the law of a
+  # forecast is Gaussian there and se its exact sd, from the same sd as the
+  # intervals, which are estimate -/+ z se. Both sides are computed from one
+  # sd, so they agree to rounding (values near 1e3: about 1e-13 relative);
+  # a se on the model's standardised scale (off by the model's scale, of
+  # the order of the series' sd, 169) or of another level's z fails.
+  y <- datasets::Nile
+  y[c(30:34, 70)] <- NA
+  imp <- impute_series(y, model = "level", kernel = "smooth", n_samples = 20, seed = 1, threads = 1)
+  expect_true(is.na(imp$model$transform$lambda))
+  fc <- predict(imp, n.ahead = 10, level = 0.9, n_samples = 4000, seed = 1, threads = 1)
+  z <- qnorm(0.95)
+  expect_equal(fc$se, (fc$upper - fc$lower) / (2 * z), tolerance = 1e-10)
+  expect_equal(fc$estimate - fc$lower, z * fc$se, tolerance = 1e-10)
+  expect_true(all(diff(fc$se) > 0))  # a level's forecast spreads with the horizon
+  # the sd of the 4,000 Gaussian draws estimates it: relative sd
+  # 1 / sqrt(2 * 3999) = 1.1% per entry, so 5% is 4.5 sds (a miss in 10
+  # entries has probability < 1e-4)
+  expect_equal(unname(apply(attr(fc, "samples"), 2, sd)), fc$se, tolerance = 0.05)
+  # se does not depend on the level: one forecast gives every level's interval
+  fc50 <- predict(imp, n.ahead = 10, level = 0.5, seed = 1, threads = 1)
+  expect_equal(fc50$se, fc$se, tolerance = 1e-12)
+  expect_equal(fc50$upper, fc$estimate + qnorm(0.75) * fc$se, tolerance = 1e-10)
+  # a log scale: the intervals are estimate * exp(-/+ z s), s the sd of the
+  # log, and se the delta method's estimate * s, positive and growing with
+  # the horizon under a level model
+  set.seed(5)
+  b <- exp(1 + cumsum(rnorm(90, sd = 0.08)))
+  b[60:62] <- NA
+  il <- impute_series(b, model = "level", kernel = "smooth", transform = "log", n_samples = 20, seed = 1,
+                      threads = 1)
+  fl <- predict(il, n.ahead = 12, seed = 1, threads = 1)
+  s <- log(fl$upper / fl$lower) / (2 * qnorm(0.975))
+  expect_equal(fl$se, fl$estimate * s, tolerance = 1e-10)
+  expect_true(all(fl$se > 0) && all(diff(fl$se) > 0))
+  expect_true(all(fl$upper - fl$estimate > fl$estimate - fl$lower))  # asymmetric: se is not a half-width
+})
+
+test_that("predict()'s se is the delta method's on every transformed scale", {
+  # As the level goes to 0 the interval's width over 2 z is the slope of the
+  # map back at the estimate times the model-scale sd, the delta method's
+  # se: at level 1e-4 (z = 1.25e-4) the two differ by O(z^2) (about 1e-8
+  # relative), so 1e-6 separates a right slope from a wrong one (a slope
+  # off by its scale's exponent, the floor or the margin is off by far
+  # more). The maps back are the package's own (series_back()); se takes
+  # their slopes from the maps' derivatives.
+  tiny <- function(fc) (fc$upper - fc$lower) / (2 * qnorm(0.5 + 1e-4 / 2))
+  # Box-Cox (lambda 0.55) with a downward trend: the forecast crosses the
+  # smallest observed value, below which the scale continues as a log
+  set.seed(4)
+  x <- (6 + cumsum(rnorm(100, sd = 0.15)) - 0.04 * (1:100))^2
+  x[30:34] <- NA
+  ix <- impute_series(x, transform = "boxcox", model = "trend", kernel = "smooth", n_samples = 20, seed = 1,
+                      threads = 1)
+  lambda <- ix$model$transform$lambda[[1]]
+  expect_true(lambda > 0 && lambda < 1)
+  fx <- predict(ix, n.ahead = 30, level = 1e-4, seed = 1, threads = 1)
+  below <- fx$estimate < ix$model$transform$floor[[1]]
+  expect_true(any(below) && any(!below))
+  expect_equal(fx$se, tiny(fx), tolerance = 1e-6)
+  # two bounds (logit scale) and one (a shifted log above 0)
+  set.seed(3)
+  h <- 100 * plogis(cumsum(rnorm(120, sd = 0.15)) + 1)
+  h[40:45] <- NA
+  fh <- predict(impute_series(h, bounds = c(0, 100), n_samples = 20, seed = 1, threads = 1), n.ahead = 8,
+                level = 1e-4, seed = 1, threads = 1)
+  expect_equal(fh$se, tiny(fh), tolerance = 1e-6)
+  w <- abs(cumsum(rnorm(120)))
+  w[1:3] <- 0
+  w[50:55] <- NA
+  fw <- predict(impute_series(w, bounds = c(0, Inf), n_samples = 20, seed = 1, threads = 1), n.ahead = 8,
+                level = 1e-4, seed = 1, threads = 1)
+  expect_equal(fw$se, tiny(fw), tolerance = 1e-6)
+  # a model set (independent groups, each with its own scale and sd)
+  set.seed(5)
+  xs <- cbind(a = 50 + cumsum(rnorm(90)), b = exp(1 + cumsum(rnorm(90, sd = 0.08))))
+  xs[20:24, 1] <- NA
+  xs[60:62, 2] <- NA
+  set_imp <- impute_series(xs, separate = "all", transform = "log", n_samples = 20, seed = 1, threads = 1)
+  expect_s3_class(set_imp$model, "ditimpute_series_model_set")
+  fs <- predict(set_imp, n.ahead = 4, level = 1e-4, seed = 1, threads = 1)
+  expect_equal(fs$se, tiny(fs), tolerance = 1e-6)
 })
 
 test_that("predict() rejects a bad n.ahead and unknown arguments", {
