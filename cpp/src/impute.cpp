@@ -12,7 +12,7 @@
 
 namespace ditimpute {
 
-std::vector<Mask> masks_from_nan(const Batch& x, const std::string& arg) {
+std::vector<Mask> masks_from_nan(const Batch& x, const std::string& arg, bool allow_complete) {
   if (x.n < 1) throw input_error(arg, arg + " holds no sequence.");
   if (x.data.size() != static_cast<std::size_t>(x.n) * x.seq_size())
     throw input_error(arg, arg + " has " + std::to_string(x.data.size()) + " values, not n * H * d.");
@@ -28,7 +28,7 @@ std::vector<Mask> masks_from_nan(const Batch& x, const std::string& arg) {
       m.observed[k] = std::isnan(v[k]) ? 0 : 1;
     }
     const int miss = m.n_missing();
-    if (miss == 0)
+    if (miss == 0 && !allow_complete)
       throw input_error(arg, "sequence " + std::to_string(i + 1) +
                                  " has no missing value (NA): there is nothing to impute.");
     if (miss == static_cast<int>(S))
@@ -64,10 +64,16 @@ namespace {
 // For each pattern group: one conditional (one factorisation), then fn(case,
 // conditional) for every case of the group. One group: its cases spread over
 // threads; several (e.g. MCAR gaps, nearly one pattern a case): the groups
-// spread over threads, each building its own conditional.
+// spread over threads, each building its own conditional. Complete cases
+// (no missing entry: no conditional to build) are skipped: fn never sees
+// them.
 template <class Fn>
 void for_each_case_by_pattern(const GaussianProcess& gp, const std::vector<Mask>& masks, int threads, Fn fn) {
-  const std::vector<std::vector<int>> groups = group_by_pattern(masks);
+  std::vector<std::vector<int>> groups = group_by_pattern(masks);
+  groups.erase(std::remove_if(groups.begin(), groups.end(),
+                              [&](const std::vector<int>& g) { return masks[g.front()].n_missing() == 0; }),
+               groups.end());
+  if (groups.empty()) return;
   if (groups.size() == 1) {
     check_cancelled();
     const auto cond = make_conditional(gp, masks[groups[0].front()]);
@@ -97,7 +103,7 @@ void for_each_case_by_pattern(const GaussianProcess& gp, const std::vector<Mask>
 
 std::vector<Matrix> ExactGPSampler::draw(const Batch& x, const std::vector<Mask>& masks, int Z, std::uint64_t seed,
                                          int threads) const {
-  std::vector<Matrix> out(masks.size());
+  std::vector<Matrix> out(masks.size(), Matrix(Z, 0));  // complete cases keep theirs
   for_each_case_by_pattern(gp_, masks, threads, [&](int i, const Conditional& cond) {
     Rng rng(case_seed(seed, static_cast<std::uint64_t>(i)));
     out[i] = cond.sample(cond.mean(x.seq(i)), Z, rng);
@@ -125,8 +131,8 @@ std::vector<GaussianLaw> ExactGPSampler::laws(const Batch& x, const std::vector<
 std::vector<GaussianLaw> ExactGPSampler::draw_and_laws(const Batch& x, const std::vector<Mask>& masks, int Z,
                                                        std::uint64_t seed, double level, int threads,
                                                        std::vector<Matrix>& samples) const {
-  std::vector<GaussianLaw> out(masks.size());
-  if (Z > 0) samples.assign(masks.size(), Matrix());
+  std::vector<GaussianLaw> out(masks.size());  // complete cases keep theirs: empty, radius 0
+  if (Z > 0) samples.assign(masks.size(), Matrix(Z, 0));
   // Sigma_cond and its radius belong to the pattern: computed once (for the
   // group's first case). The precision and CG paths have no cheap
   // eigenvalues (nor, for CG, a cheap diagonal): NaN radius / empty sd, which
@@ -156,7 +162,7 @@ std::vector<GaussianLaw> ExactGPSampler::draw_and_laws(const Batch& x, const std
 std::vector<Matrix> OracleGPSampler::draw(const Batch& x, const std::vector<Mask>& masks, int Z, std::uint64_t seed,
                                           int threads) const {
   options_.validate();
-  std::vector<Matrix> out(masks.size());
+  std::vector<Matrix> out(masks.size(), Matrix(Z, 0));  // complete cases keep theirs
   for_each_case_by_pattern(gp_, masks, threads, [&](int i, const Conditional& cond) {
     out[i] = sample_oracle(cond, x.seq(i), Z, options_, case_seed(seed, static_cast<std::uint64_t>(i)));
   });
@@ -250,6 +256,13 @@ Imputation summarise_samples(const Batch& x, std::vector<Mask> masks, std::vecto
       throw input_error("samples", "the samples of sequence " + std::to_string(i + 1) + " have " +
                                        std::to_string(s.cols()) + " columns, not one per missing entry (" +
                                        std::to_string(miss.size()) + ").");
+    // A complete case passes through: its point is its data, no intervals,
+    // and the ball of radius 0 in R^0 (whatever Z, which a region from
+    // samples would otherwise need enough of).
+    if (miss.empty()) {
+      out.radius[i] = 0.0;
+      return;
+    }
     // The point estimate always uses every sample; a finite-sample region
     // centres on half of them and calibrates its radius on the other half.
     const L2Region all = l2_region(s, options.level, options.median);
@@ -264,7 +277,16 @@ Imputation summarise_samples(const Batch& x, std::vector<Mask> masks, std::vecto
 
 Imputation impute(const CaseSampler& sampler, const Batch& x, const ImputeOptions& options) {
   options.validate();
-  std::vector<Mask> masks = masks_from_nan(x);
+  // A complete case among others passes through: a batch of windows cut
+  // from data need not have a gap in every window. A batch without any
+  // missing entry is almost surely a mistake (the truth passed as x, or a
+  // missing-value code that is not NA) and has no law, draws or region.
+  std::vector<Mask> masks = masks_from_nan(x, "x", true);
+  if (std::all_of(masks.begin(), masks.end(), [](const Mask& m) { return m.n_missing() == 0; }))
+    throw input_error("x", x.n == 1 ? "x has no missing value (NA): there is nothing to impute."
+                                    : "none of the " + std::to_string(x.n) +
+                                          " sequences of x has a missing value (NA): there is nothing to impute "
+                                          "(a complete sequence passes through only beside one with a gap).");
   std::vector<Matrix> samples;
   std::vector<GaussianLaw> laws;
   if (!sampler.exact()) {
@@ -277,6 +299,10 @@ Imputation impute(const CaseSampler& sampler, const Batch& x, const ImputeOption
   Imputation out = empty_imputation(x);
   const double z = normal_half_width(options.level);
   for (int i = 0; i < x.n; ++i) {
+    if (masks[i].n_missing() == 0) {  // passes through (empty_imputation() holds its data)
+      out.radius[i] = 0.0;
+      continue;
+    }
     const GaussianLaw& law = laws[i];
     const Vector sd = law.sd.size() ? law.sd : sample_sd(samples[i], law.mean);
     const double radius = std::isnan(law.radius) ? radius_at(samples[i], law.mean, options.level) : law.radius;
@@ -310,11 +336,12 @@ void check_radius(const Batch& x, const std::vector<double>& radius) {
 std::vector<double> region_coverage(const GaussianProcess& gp, const Batch& x, const Batch& centre,
                                     const std::vector<double>& radius, int n_draws, std::uint64_t seed,
                                     int threads) {
-  const std::vector<Mask> masks = masks_from_nan(x);
+  const std::vector<Mask> masks = masks_from_nan(x, "x", true);
   check_same_shape(x, centre, "centre");
   check_radius(x, radius);
   if (n_draws < 1) throw input_error("n_draws", "n_draws must be at least 1.");
-  std::vector<double> out(masks.size());
+  // Complete cases keep NaN: nothing to cover (for_each_case_by_pattern skips them).
+  std::vector<double> out(masks.size(), std::numeric_limits<double>::quiet_NaN());
   for_each_case_by_pattern(gp, masks, threads, [&](int i, const Conditional& cond) {
     Rng rng(case_seed(seed, static_cast<std::uint64_t>(i)));
     L2Region region;
@@ -327,7 +354,7 @@ std::vector<double> region_coverage(const GaussianProcess& gp, const Batch& x, c
 
 std::vector<bool> region_contains(const Batch& x, const Batch& centre, const std::vector<double>& radius,
                                   const Batch& truth) {
-  const std::vector<Mask> masks = masks_from_nan(x);
+  const std::vector<Mask> masks = masks_from_nan(x, "x", true);
   check_same_shape(x, centre, "centre");
   check_same_shape(x, truth, "truth");
   check_radius(x, radius);

@@ -57,6 +57,74 @@ TEST_CASE("masks_from_nan and group_by_pattern", "[impute]") {
   CHECK_THROWS_AS(masks_from_nan(x), input_error);
 }
 
+TEST_CASE("A complete case passes through the pipeline; a batch of complete cases is an input error", "[impute]") {
+  const GaussianProcess gp = small_process(12, 2);
+  Rng rng(5);
+  const Batch gappy = cases_with_gaps(gp, 4, rng);
+  Batch x = gappy;  // case 1 complete (its one gap filled), the others as in `gappy`
+  x.at(1, 3, 1) = 0.25;
+  CHECK_THROWS_AS(masks_from_nan(x), input_error);  // the default still wants a gap in every case
+  const auto masks = masks_from_nan(x, "x", true);
+  CHECK(masks[1].n_missing() == 0);
+  SamplerOptions so;
+  so.steps = 5;
+  const ExactGPSampler exact(gp);
+  const OracleGPSampler oracle(gp, so);
+  ImputeOptions o;
+  o.n_samples = 40;  // enough for the sampled imputer's finite-sample region at 0.95
+  o.seed = 6;
+  for (const CaseSampler* s : {static_cast<const CaseSampler*>(&exact), static_cast<const CaseSampler*>(&oracle)}) {
+    const Imputation imp = impute(*s, x, o);
+    const Imputation ref = impute(*s, gappy, o);
+    const std::size_t S = x.seq_size();
+    for (std::size_t k = 0; k < S; ++k) {
+      CHECK(imp.point.seq(1)[k] == x.seq(1)[k]);
+      CHECK(imp.centre.seq(1)[k] == x.seq(1)[k]);
+      CHECK(std::isnan(imp.lower.seq(1)[k]));
+      CHECK(std::isnan(imp.upper.seq(1)[k]));
+    }
+    CHECK(imp.radius[1] == 0.0);
+    CHECK(imp.samples[1].rows() == o.n_samples);
+    CHECK(imp.samples[1].cols() == 0);
+    // Every other case as if the complete one had had its gap: seeds go by
+    // case index, and the complete case takes none of the draws.
+    for (int i : {0, 2, 3}) {
+      CHECK(imp.samples[i] == ref.samples[i]);
+      CHECK(imp.radius[i] == ref.radius[i]);
+      for (std::size_t k = 0; k < S; ++k) CHECK(imp.point.seq(i)[k] == ref.point.seq(i)[k]);
+    }
+    // The draws of the samplers themselves (not only the pipeline's use).
+    const auto draws = s->draw(x, masks, 3, 7, 1);
+    CHECK(draws[1].rows() == 3);
+    CHECK(draws[1].cols() == 0);
+    CHECK(draws[0] == s->draw(gappy, masks_from_nan(gappy), 3, 7, 1)[0]);
+    // Its samples summarised again (another level): still passed through.
+    ImputeOptions o80 = o;
+    o80.level = 0.8;
+    const Imputation again = summarise_samples(x, masks, imp.samples, o80);
+    CHECK(again.radius[1] == 0.0);
+    CHECK(again.point.seq(1)[0] == x.seq(1)[0]);
+    // Coverage: nothing to cover (NaN); the empty truth lies in its ball.
+    const auto cov = region_coverage(gp, x, imp.centre, imp.radius, 50, 8, 1);
+    CHECK(std::isnan(cov[1]));
+    CHECK(cov[0] >= 0.0);
+    CHECK(region_contains(x, imp.centre, imp.radius, imp.point)[1]);
+  }
+  // Nothing to impute anywhere: an input error naming x, for one case or several.
+  Batch full = gp.simulate(3, rng);
+  for (int n : {1, 3}) {
+    Batch b(n, full.H, full.d);
+    std::copy(full.data.begin(), full.data.begin() + static_cast<std::ptrdiff_t>(n * full.seq_size()), b.data.begin());
+    try {
+      impute(exact, b, o);
+      FAIL("no error for a batch without a missing value");
+    } catch (const input_error& e) {
+      CHECK(e.arg() == "x");
+      CHECK(std::string(e.what()).find("nothing to impute") != std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("A case's draws depend only on its own seed, not on its neighbours", "[impute]") {
   const GaussianProcess gp = small_process(12, 2);
   Rng rng(2);

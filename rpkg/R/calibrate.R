@@ -307,13 +307,14 @@ calibration_cases <- function(x, missing, truth, H, d, seed, call = rlang::calle
 }
 
 # Region scores ||truth - centre|| / radius (NA for cases without the truth at
-# every missing entry) and interval scores max(lo - y, y - hi) / half-width of
-# every scored entry, with the case each entry belongs to.
+# every missing entry, and for complete cases, whose radius-0 "region" of
+# nothing would score 0) and interval scores max(lo - y, y - hi) / half-width
+# of every scored entry, with the case each entry belongs to.
 calibration_scores <- function(imp, truth) {
   n <- dim(imp$x)[1]
   miss <- imp$missing
   scored <- miss & is.finite(truth)
-  full <- vapply(seq_len(n), function(i) all(scored[i, , ] == miss[i, , ]), TRUE)
+  full <- vapply(seq_len(n), function(i) any(miss[i, , ]) && all(scored[i, , ] == miss[i, , ]), TRUE)
   t0 <- truth
   t0[!is.finite(t0)] <- 0
   inside <- rep(NA_real_, n)
@@ -341,7 +342,11 @@ case_features <- function(object, miss, groups) {
     rep(1, n)
   fraction <- apply(miss, 1, mean)
   key <- apply(miss, 1, function(m) paste(which(m), collapse = ","))
-  kappa <- if (groups == "kappa") vapply(seq_len(n), function(i) kappa_cond(object, miss[i, , ]), 0) else NULL
+  # A complete case (passed through: nothing imputed, no scores) has no
+  # conditional: kappa 1, the best conditioned; its group changes nothing.
+  kappa <- if (groups == "kappa") vapply(seq_len(n), function(i) {
+    if (any(miss[i, , ])) kappa_cond(object, miss[i, , ]) else 1
+  }, 0) else NULL
   list(gap = gap, fraction = fraction, pattern = key, kappa = kappa, n = n)
 }
 

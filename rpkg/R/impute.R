@@ -40,6 +40,12 @@
 #'   own pattern. `NA` is the one marker of a missing value, here and in every
 #'   function of the package that takes data: `NaN` and `Inf` are input errors
 #'   that say where they are (set them to `NA` first if they mean missing).
+#'   A sequence of an array with no missing value (a complete window) passes
+#'   through: its point is its data, it has no intervals (`NA`, as every
+#'   observed entry), radius 0 and an `n_samples x 0` sample matrix, it costs
+#'   no draws and changes no other sequence's, and [coverage()] and
+#'   [imputation_metrics()] leave it out. Every sequence complete (or a
+#'   complete matrix) is an input error: there is nothing to impute.
 #' @param n_samples Samples per sequence. The exact GP imputer accepts 2 or more
 #'   (its regions and intervals do not use them); a sampled imputer's default
 #'   finite-sample region needs 37 at level 0.95 (39 for its intervals; in
@@ -169,8 +175,9 @@ impute_options <- function(n_samples, level, point, seed, threads, region = "fin
 }
 
 # Validates the shape of the data to impute (an H x d matrix or n x H x d
-# array; the core checks that each sequence has a missing and an observed
-# value) and keeps what the result needs to look like x.
+# array; the core checks that each sequence has an observed value and that
+# some sequence has a missing one: a complete sequence beside others passes
+# through) and keeps what the result needs to look like x.
 prepare_cases <- function(x, H, d, what, arg = "x", call = rlang::caller_env()) {
   check_no_nan_inf(x, arg, call = call)  # before a data frame becomes a matrix, so the hint fits x
   if (is.data.frame(x)) x <- as.matrix(x)

@@ -17,6 +17,9 @@
 #'   a data frame holding the imputed variables by name, e.g. with its time column).
 #'   `NA` where a true value is not known (the data's own gaps): such entries
 #'   are not scored, and a sequence with one has no region coverage (`NA`).
+#'   A complete sequence (no missing entry, which [impute()] passes
+#'   through) has nothing to score: its coverages are `NA`, its
+#'   per-sequence metrics `NaN` (means over no entries).
 #' @param n_draws Draws from the exact conditional per sequence.
 #' @param seed Optional seed; without one, [set.seed()] makes results repeatable.
 #' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
@@ -57,6 +60,7 @@ coverage <- function(object, spec = NULL, truth = NULL, n_draws = 2000, seed = N
     check_has_region(object)
     cov <- core_call(cpp_region_coverage(spec$Gamma, spec$Lambda, spec$mean, object$x, region_centres(object), object$radius,
                                          n_draws, resolve_seed(seed), resolve_threads(threads)))
+    cov[is.nan(cov)] <- NA  # a complete sequence: nothing to cover
     out <- data.frame(sequence = seq_len(n), coverage = cov, radius = object$radius)
     attr(out, "against") <- sprintf("%d exact conditional draws per sequence", n_draws)
   } else {
@@ -65,13 +69,16 @@ coverage <- function(object, spec = NULL, truth = NULL, n_draws = 2000, seed = N
     check_has_region(object)
     # A truth not known (NA) at a missing entry: that entry is not scored,
     # and its sequence's region coverage is NA (the region is joint).
+    # A complete sequence has nothing to cover: NA too (its empty "region"
+    # holds its empty truth, which would count as covered).
     unknown <- object$missing & is.na(truth)
-    known_all <- !apply(unknown, 1, any)
+    known_all <- !apply(unknown, 1, any) & apply(object$missing, 1, any)
     centres <- region_centres(object)
     inside <- core_call(cpp_region_contains(object$x, centres, object$radius, replace(truth, unknown, centres[unknown])))
     inside[!known_all] <- NA
     icov <- vapply(seq_len(n), function(i) {
       m <- object$missing[i, , ] & !is.na(truth[i, , ])
+      if (!any(m)) return(NA_real_)  # nothing scored (a complete sequence, or no truth known)
       tv <- truth[i, , ][m]
       mean(tv >= object$lower[i, , ][m] & tv <= object$upper[i, , ][m])
     }, 0)
@@ -168,8 +175,9 @@ imputation_metrics <- function(object, truth = NULL, spec = NULL, hidden = NULL,
     check_spec(spec)
     target <- object$x
     for (i in seq_len(n)) {
-      xi <- matrix(object$x[i, , ], H, d)
       mi <- matrix(object$missing[i, , ], H, d)
+      if (!any(mi)) next  # a complete sequence: nothing to target or score
+      xi <- matrix(object$x[i, , ], H, d)
       target[i, , ] <- gp_conditional(spec, xi, missing = mi)$mean
     }
   }
@@ -266,9 +274,10 @@ coverage_curve <- function(object, spec, truth, n_draws, seed, threads, levels, 
     imp <- at_level(object, L, call = call)
     cv <- coverage(imp, spec = spec, truth = truth, n_draws = n_draws, seed = seed, threads = threads)
     if (!is.null(spec)) {
-      m <- mean(cv$coverage)
-      se <- if (nrow(cv) > 1) stats::sd(cv$coverage) / sqrt(nrow(cv)) else NA_real_
-      r <- c(n = nrow(cv), coverage = m, lower = m - 1.96 * se, upper = m + 1.96 * se)
+      cov <- cv$coverage[!is.na(cv$coverage)]  # NA: a complete sequence, nothing to cover
+      m <- mean(cov)
+      se <- if (length(cov) > 1) stats::sd(cov) / sqrt(length(cov)) else NA_real_
+      r <- c(n = length(cov), coverage = m, lower = m - 1.96 * se, upper = m + 1.96 * se)
     } else {
       r <- binom_row(cv$coverage[!is.na(cv$coverage)] == 1)  # sequences whose truth is known at every missing entry
     }

@@ -42,7 +42,8 @@ ggplot_imputation <- function(x, sequence = 1, variables = NULL, ...) {
   miss <- df[df$missing, , drop = FALSE]
   obs <- df[!df$missing, , drop = FALSE]
   # Estimate and band only where values are missing; break lines between gaps.
-  miss$run <- cumsum(c(1, diff(miss$frame) != 1 | diff(as.integer(miss$variable)) != 0))
+  # (none in a complete sequence, which impute() passes through)
+  miss$run <- if (nrow(miss)) cumsum(c(1, diff(miss$frame) != 1 | diff(as.integer(miss$variable)) != 0)) else integer()
   single <- miss[single_frame_runs(miss$run), , drop = FALSE]
   has_truth <- !is.null(x$truth)
   # A deterministic imputer (impute_baseline()) has no intervals: no band.
@@ -62,7 +63,9 @@ ggplot_imputation <- function(x, sequence = 1, variables = NULL, ...) {
     value_scales(c("observed", "imputed", if (has_truth) "truth")) + interval_scale(x$level) +
     ggplot2::labs(x = "frame", y = "value",
                   title = sprintf("Imputation by %s (sequence %d)", x$method, sequence),
-                  subtitle = if (length(band)) {
+                  subtitle = if (!nrow(miss)) {
+                    "nothing missing here: the data as given"
+                  } else if (length(band)) {
                     sprintf("imputed: %s of the samples with its %g%% per-entry interval", x$point_type, 100 * x$level)
                   } else {
                     "imputed values (a deterministic imputer: no intervals)"

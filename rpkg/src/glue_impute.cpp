@@ -42,15 +42,16 @@ Rcpp::List cpp_impute_gp(Eigen::MatrixXd Gamma, Eigen::MatrixXd Lambda, Eigen::M
   DITIMPUTE_GLUE_END
 }
 
-// Summaries of samples drawn elsewhere: samples[[i]] is Z x m_i.
+// Summaries of samples drawn elsewhere: samples[[i]] is Z x m_i (Z x 0 for a
+// complete sequence of an imputation, which passes through).
 // [[Rcpp::export]]
 Rcpp::List cpp_impute_samples(Rcpp::NumericVector x, Rcpp::List samples, Rcpp::List options) {
   DITIMPUTE_GLUE_BEGIN
   const ditimpute::Batch b = glue::batch_from_r(x);
   std::vector<ditimpute::Matrix> s;
   for (R_xlen_t i = 0; i < samples.size(); ++i) s.push_back(Rcpp::as<Eigen::MatrixXd>(samples[i]));
-  return glue::imputation_to_r(
-      ditimpute::summarise_samples(b, ditimpute::masks_from_nan(b), std::move(s), glue::impute_options_from_r(options)));
+  return glue::imputation_to_r(ditimpute::summarise_samples(b, ditimpute::masks_from_nan(b, "x", true), std::move(s),
+                                                            glue::impute_options_from_r(options)));
   DITIMPUTE_GLUE_END
 }
 

@@ -89,6 +89,29 @@ test_that("sampling keeps observed values, and seeds make it repeatable", {
   expect_false(identical(s1, dit_sample(fit, x, n_samples = 8, steps = 10, seed = 4, threads = 1)))
 })
 
+test_that("impute() with a DiT passes a complete window of a batch through", {
+  # As for the GP imputers (test-impute.R): the complete window keeps its
+  # data, takes no draws, and the other windows draw what they draw beside
+  # a gappy version of it (each from its own seed, by its index).
+  skip_if_no_torch()
+  fit <- tiny_fit(steps = 10)
+  truth <- gp_simulate(tiny_spec(), 3, seed = 2)
+  gappy <- truth
+  gappy[, 10:15, ] <- NA
+  x <- gappy
+  x[2, , ] <- truth[2, , ]
+  run <- function(x) impute(fit, x, n_samples = 40, steps = 10, seed = 3, threads = 1, truth = truth)
+  imp <- run(x)
+  ref <- run(gappy)
+  expect_identical(imp$point[2, , ], truth[2, , ])
+  expect_true(all(is.na(imp$lower[2, , ])))
+  expect_identical(imp$radius[2], 0)
+  expect_identical(dim(imp$samples[[2]]), c(40L, 0L))
+  expect_equal(imp$samples[-2], ref$samples[-2], tolerance = 1e-6)  # float32 network
+  expect_true(is.na(coverage(imp)$coverage[2]))
+  expect_input_error(impute(fit, truth, n_samples = 40, steps = 10, seed = 3), "x")
+})
+
 test_that("save, load and saveRDS round-trip to identical samples", {
   skip_if_no_torch()
   fit <- tiny_fit(steps = 10)

@@ -142,6 +142,62 @@ test_that("the exact imputer's regions and intervals hold 95% coverage of the tr
   expect_lt(abs(mean(cv$interval_coverage) - 0.95), 4 * se)
 })
 
+test_that("a complete sequence in a batch passes through; a batch with nothing missing is an input error", {
+  # Windows cut from data need not all have a gap. A complete one keeps its
+  # data as the point, has no intervals (NA, as every observed entry), radius
+  # 0 and n_samples x 0 samples; the other sequences are imputed exactly as
+  # if it had had a gap (each draws from its own seed, by its index), and
+  # every summary leaves it out (NA coverage: nothing to cover).
+  spec <- gp_spec(30, d = 3, kernel = gp_kernel("matern32", lengthscale = 6))
+  truth <- gp_simulate(spec, 4, seed = 1)
+  gappy <- truth
+  gappy[1, 10:14, ] <- NA
+  gappy[2, 5, 2] <- NA
+  gappy[3, 20:30, 2] <- NA
+  gappy[4, c(3, 9, 27), c(1, 3)] <- NA
+  x <- gappy
+  x[2, , ] <- truth[2, , ]
+  for (sampler in c("exact", "ode")) {
+    run <- function(x) impute(spec, x, n_samples = 50, level = 0.9, sampler = sampler, steps = 5, seed = 2,
+                              truth = truth, threads = 1)
+    imp <- run(x)
+    ref <- run(gappy)
+    expect_identical(imp$point[2, , ], truth[2, , ], info = sampler)
+    expect_identical(imp$centre[2, , ], truth[2, , ], info = sampler)
+    expect_true(all(is.na(imp$lower[2, , ]) & is.na(imp$upper[2, , ])), info = sampler)
+    expect_identical(imp$radius[2], 0, info = sampler)
+    expect_identical(dim(imp$samples[[2]]), c(50L, 0L), info = sampler)
+    expect_identical(imp$samples[-2], ref$samples[-2], info = sampler)
+    expect_identical(imp$point[-2, , ], ref$point[-2, , ], info = sampler)
+    expect_identical(imp$radius[-2], ref$radius[-2], info = sampler)
+    cv <- coverage(imp)
+    expect_true(is.na(cv$coverage[2]) && is.na(cv$interval_coverage[2]), info = sampler)
+    expect_equal(cv[-2, ], coverage(ref)[-2, ], ignore_attr = TRUE, info = sampler)
+    cs <- coverage(imp, spec = spec, n_draws = 200, seed = 3, threads = 1)
+    expect_true(is.na(cs$coverage[2]), info = sampler)
+    expect_identical(cs$coverage[-2], coverage(ref, spec = spec, n_draws = 200, seed = 3, threads = 1)$coverage[-2])
+    expect_output(print(cs), "over 3 sequences")
+    curve <- coverage(imp, spec = spec, n_draws = 200, seed = 3, threads = 1, levels = c(0.5, 0.9))
+    expect_identical(curve$sequences, c(3, 3))
+    expect_true(all(is.finite(curve$coverage)))
+    met <- imputation_metrics(imp)
+    expect_true(all(is.na(unlist(met[2, -1]))), info = sampler)
+    expect_equal(met[-2, ], imputation_metrics(ref)[-2, ], ignore_attr = TRUE)
+    expect_identical(imputation_metrics(imp, by = "all")$entries, sum(is.na(x)))
+    expect_true(all(is.finite(imputation_metrics(imp, spec = spec, by = "all")$mse)))
+    expect_identical(nrow(confint(imp)), sum(is.na(x)))
+    expect_false(2 %in% confint(imp, level = 0.8)$sequence)
+    expect_identical(completions(imp, m = 2)[[2]][2, , ], truth[2, , ])
+    expect_output(print(imp), "missing entries per sequence: 0 to 15")
+    expect_output(print(summary(imp)), "Imputation by")
+    expect_identical(plot(imp, sequence = 2)$labels$subtitle, "nothing missing here: the data as given")
+  }
+  # Nothing missing anywhere: almost surely the truth passed as x (or a
+  # missing-value code that is not NA), with nothing to draw or score.
+  cnd <- expect_input_error(impute(spec, truth), "x")
+  expect_match(conditionMessage(cnd), "none of the 4 sequences of x has a missing value")
+})
+
 test_that("bad imputation input gives classed errors naming the argument", {
   spec <- gp_spec(20, d = 2)
   x <- gp_simulate(spec, 1, seed = 1)[1, , ]

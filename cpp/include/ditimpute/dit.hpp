@@ -253,8 +253,10 @@ class DiTModel {
   // where small batches stay in cache, 4096 on CUDA; never fewer than Z), so
   // many cases cost no more per sample than one. Case i
   // draws its noise from Rng(case_seed(seed, i)): its samples do not depend
-  // on the batching. Uses the EMA weights when present; options.t0/T must lie
-  // inside the config's [t0, T].
+  // on the batching. A complete case (no missing entry, which the pipeline
+  // passes through) gets a Z x 0 matrix and takes no network rows. Uses the
+  // EMA weights when present; options.t0/T must lie inside the config's
+  // [t0, T].
   std::vector<Matrix> sample_missing(const Batch& x, const std::vector<Mask>& masks, int Z,
                                      const SamplerOptions& options, std::uint64_t seed, int threads = 0,
                                      int batch_size = 0) const;

@@ -12,7 +12,13 @@
 //    (frame-major) order, h * d + j;
 //  * case i draws all its randomness from Rng(case_seed(seed, i)), so a case's
 //    samples do not depend on which other cases share the call, on how they
-//    are batched, or on the thread count.
+//    are batched, or on the thread count;
+//  * a complete case (no missing entry: a window of a batch that happens to
+//    be fully observed) passes through: no draws (a Z x 0 sample matrix), its
+//    point and centre the data, no intervals, radius 0 (the ball in R^0 holds
+//    its one point). Samplers skip it, so it costs nothing and, case seeds
+//    being by index, changes no other case's draws. A batch of complete cases
+//    only is an input error: there is nothing to impute.
 #pragma once
 
 #include "ditimpute/common.hpp"
@@ -27,8 +33,11 @@
 namespace ditimpute {
 
 // Masks of the cases of `x` from its NaN entries. input_error(arg) when a
-// value is infinite, or a case has no missing or no observed entry.
-std::vector<Mask> masks_from_nan(const Batch& x, const std::string& arg = "x");
+// value is infinite or a case has no observed entry, and when a case has no
+// missing entry unless `allow_complete` (the pipeline's entries, which pass
+// complete cases through: impute(), summarise_samples(), region_coverage(),
+// region_contains()).
+std::vector<Mask> masks_from_nan(const Batch& x, const std::string& arg = "x", bool allow_complete = false);
 
 // Cases grouped by identical masks, each group in ascending case order; groups
 // ordered by their first case.
@@ -51,7 +60,8 @@ class CaseSampler {
   virtual ~CaseSampler() = default;
   // Z samples of the missing entries of every case of `x` (masks[i] its
   // pattern): Z x m_i matrices, missing entries in vec order. Case i draws
-  // from case_seed(seed, i).
+  // from case_seed(seed, i). A complete case (m_i = 0) gets a Z x 0 matrix
+  // and no work.
   virtual std::vector<Matrix> draw(const Batch& x, const std::vector<Mask>& masks, int Z, std::uint64_t seed,
                                    int threads) const = 0;
   // A label for printing ("DiT", "exact GP", ...).
@@ -60,7 +70,8 @@ class CaseSampler {
   // summaries then come from laws() in closed form, not from the samples.
   virtual bool exact() const { return false; }
   // For exact samplers: the law of every case's missing entries, with the
-  // radius of its `level` L2 ball (input_error otherwise).
+  // radius of its `level` L2 ball (input_error otherwise); a complete case's
+  // is empty, radius 0.
   virtual std::vector<GaussianLaw> laws(const Batch& x, const std::vector<Mask>& masks, double level,
                                                int threads) const;
   // Exact samplers: draw() and laws() together (what impute() calls), into
@@ -131,25 +142,30 @@ struct Imputation {
   std::vector<Mask> masks;
 };
 
-// Draws and summarises: the one entry every imputer goes through.
+// Draws and summarises: the one entry every imputer goes through. Complete
+// cases pass through (see the conventions above); input_error("x") when
+// every case is complete.
 Imputation impute(const CaseSampler& sampler, const Batch& x, const ImputeOptions& options);
 
 // Summaries of samples that were drawn elsewhere (an outside imputer's
-// completions): samples[i] is Z x m_i over the missing entries of case i.
+// completions): samples[i] is Z x m_i over the missing entries of case i
+// (Z x 0 for a complete case, which passes through).
 Imputation summarise_samples(const Batch& x, std::vector<Mask> masks, std::vector<Matrix> samples,
                              const ImputeOptions& options);
 
 // Coverage of the regions of an imputation of Gaussian-process data (the
 // paper's): for each case of `x` (NaN = missing), the share of `n_draws` exact
 // conditional draws inside the ball around its region centre (the missing
-// entries of `centre`) with radius radius[i]. Draws of case i come from
-// Rng(case_seed(seed, i)); one conditional per pattern.
+// entries of `centre`) with radius radius[i]; NaN for a complete case, which
+// has nothing to cover. Draws of case i come from Rng(case_seed(seed, i));
+// one conditional per pattern.
 std::vector<double> region_coverage(const GaussianProcess& gp, const Batch& x, const Batch& centre,
                                     const std::vector<double>& radius, int n_draws, std::uint64_t seed,
                                     int threads = 0);
 
 // For each case, whether its true missing values (those entries of `truth`)
-// lie inside its region.
+// lie inside its region (true for a complete case: the empty vector lies in
+// every ball; a caller that scores coverage leaves such cases out).
 std::vector<bool> region_contains(const Batch& x, const Batch& centre, const std::vector<double>& radius,
                                   const Batch& truth);
 

@@ -149,9 +149,15 @@ std::vector<Matrix> DiTModel::sample_missing(const Batch& x, const std::vector<M
                                " but the model expects " + std::to_string(c.H) + " x " + std::to_string(c.d) + ".");
   if (masks.size() != static_cast<std::size_t>(x.n))
     throw input_error("mask", "there must be one mask per sequence.");
-  for (const auto& mk : masks) {
+  // A complete case (no missing entry; the pipeline passes it through,
+  // impute.hpp) draws nothing: a Z x 0 matrix, no network rows.
+  std::vector<int> active;  // the cases with a missing entry, in order
+  for (int i = 0; i < x.n; ++i) {
+    const Mask& mk = masks[i];
     if (mk.H != c.H || mk.d != c.d) throw input_error("mask", "a mask does not match the model's H x d.");
+    if (mk.n_missing() == 0) continue;
     mk.require_proper("mask");
+    active.push_back(i);
   }
   if (Z < 1) throw input_error("n_samples", "the number of samples must be at least 1.");
   if (batch_size < 0) throw input_error("batch_size", "batch_size must be >= 0 (0 = automatic).");
@@ -181,9 +187,12 @@ std::vector<Matrix> DiTModel::sample_missing(const Batch& x, const std::vector<M
   const int rows = batch_size > 0 ? batch_size : (m.device.is_cuda() ? 4096 : 128);
   const int per_chunk = std::max(1, rows / Z);  // whole cases per network batch
 
-  std::vector<Matrix> out(x.n);
-  for (int first = 0; first < x.n; first += per_chunk) {
-    const int k = std::min(per_chunk, x.n - first);
+  std::vector<Matrix> out(x.n, Matrix(Z, 0));
+  const int n_active = static_cast<int>(active.size());
+  // Case i keeps case_seed(seed, i) whichever chunk it lands in, so leaving
+  // the complete cases out changes no other case's draws.
+  for (int first = 0; first < n_active; first += per_chunk) {
+    const int k = std::min(per_chunk, n_active - first);
     const int64_t B = static_cast<int64_t>(k) * Z;
     std::vector<float> held(B * S), obs(B * S);
     std::vector<float> gmu(gp ? B * S : 0), gsd(gp ? B * S : 0);
@@ -193,7 +202,7 @@ std::vector<Matrix> DiTModel::sample_missing(const Batch& x, const std::vector<M
                                                 m.device.is_cuda());
     std::vector<detail::GpEigen> eig;
     for (int a = 0; a < k; ++a) {
-      const int i = first + a;
+      const int i = active[first + a];
       ops.rngs.emplace_back(case_seed(seed, static_cast<std::uint64_t>(i)));
       if (gp)
         detail::gp_case(*gp, x.seq(i), masks[i], mu_d.data(), sd_d.data(), c.gp == "score" ? &eig.emplace_back() : nullptr);
@@ -237,7 +246,7 @@ std::vector<Matrix> DiTModel::sample_missing(const Batch& x, const std::vector<M
       bs = run_reverse_sampler<torch::Tensor>(ops, options).to(torch::kCPU, torch::kFloat64).contiguous();
     }
     for (int a = 0; a < k; ++a) {
-      const int i = first + a;
+      const int i = active[first + a];
       const std::vector<int> miss = masks[i].missing_entries();
       Matrix s(Z, static_cast<Eigen::Index>(miss.size()));
       for (int z = 0; z < Z; ++z) {

@@ -449,6 +449,47 @@ TEST_CASE("Batched DiT sampling: a case's samples do not depend on its batch", "
   CHECK(std::isnan(imp.lower.at(2, 0, 0)));
 }
 
+TEST_CASE("The DiT passes a complete case through and draws the others as without it", "[dit]") {
+  const int H = 8, d = 2, n = 4, Z = 3;
+  auto m = DiTModel::create(tiny_config(H, d), 4, "cpu");
+  Batch gappy(n, H, d);
+  for (int i = 0; i < n; ++i) {
+    for (int h = 0; h < H; ++h)
+      for (int j = 0; j < d; ++j) gappy.at(i, h, j) = 0.1 * (h - j) + 0.01 * i;
+    gappy.at(i, i, 0) = std::numeric_limits<double>::quiet_NaN();
+  }
+  Batch x = gappy;
+  x.at(1, 1, 0) = 0.3;  // case 1 complete
+  // Case seeds go by index: the complete case takes no network rows and
+  // changes no other case's draws, in one network batch or one per case.
+  const auto ref = m.sample_missing(gappy, masks_from_nan(gappy), Z, quick_sampler(), 7, 1, 0);
+  for (int rows : {0, Z}) {
+    const auto out = m.sample_missing(x, masks_from_nan(x, "x", true), Z, quick_sampler(), 7, 1, rows);
+    REQUIRE(out.size() == static_cast<std::size_t>(n));
+    CHECK(out[1].rows() == Z);
+    CHECK(out[1].cols() == 0);
+    for (int i : {0, 2, 3}) CHECK(out[i].isApprox(ref[i], 1e-5));
+  }
+  ImputeOptions io;
+  io.n_samples = Z;
+  io.region = "quantile";
+  io.seed = 7;
+  io.threads = 1;
+  const DiTSampler dit(m, quick_sampler());
+  const Imputation imp = impute(dit, x, io);
+  for (std::size_t k = 0; k < x.seq_size(); ++k) {
+    CHECK(imp.point.seq(1)[k] == x.seq(1)[k]);
+    CHECK(std::isnan(imp.upper.seq(1)[k]));
+  }
+  CHECK(imp.radius[1] == 0.0);
+  CHECK(imp.samples[1].cols() == 0);
+  CHECK(imp.samples[3].isApprox(ref[3], 1e-5));
+  // Every case complete: nothing to impute.
+  Batch full = x;
+  for (int i = 0; i < n; ++i) full.at(i, i, 0) = 0.3;
+  CHECK(arg_of([&] { impute(dit, full, io); }) == "x");
+}
+
 TEST_CASE("A CUDA model is an input error exactly when the linked LibTorch has no CUDA", "[dit][device]") {
   const BackendInfo b = backend_info();
   if (b.cuda_available) {
