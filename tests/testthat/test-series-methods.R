@@ -127,6 +127,24 @@ test_that("a level's and a trend's forecast intervals widen with the horizon", {
   }
 })
 
+test_that("predict() draws properly by default, as impute_series() does for an end gap", {
+  # Nile has no end gap: fitted with plug-in draws; its forecast (an end
+  # gap) gets proper draws unless proper = FALSE, which is the plug-in law
+  y <- datasets::Nile
+  y[c(30:34, 70)] <- NA
+  imp <- impute_series(y, n_samples = 20, seed = 1, threads = 1)
+  expect_false(imp$model$proper)
+  fc <- predict(imp, n.ahead = 6, seed = 2, threads = 1)
+  expect_true(attr(fc, "proper"))
+  expect_output(print(fc), "proper draws")
+  on <- predict(imp, n.ahead = 6, proper = TRUE, seed = 2, threads = 1)
+  expect_identical(on$upper, fc$upper)
+  off <- predict(imp, n.ahead = 6, proper = FALSE, seed = 2, threads = 1)
+  expect_false(attr(off, "proper"))
+  expect_false(isTRUE(all.equal(off$upper, fc$upper)))
+  expect_input_error(predict(imp, n.ahead = 6, proper = "yes"), "proper")
+})
+
 test_that("predict() under proper draws (a short series) forecasts from the mixture", {
   y <- datasets::LakeHuron[1:50]
   y[c(10:13, 30)] <- NA
@@ -150,7 +168,9 @@ test_that("predict()'s se is the forecast's sd on the data's scale", {
   y[c(30:34, 70)] <- NA
   imp <- impute_series(y, model = "level", kernel = "smooth", n_samples = 20, seed = 1, threads = 1)
   expect_true(is.na(imp$model$transform$lambda))
-  fc <- predict(imp, n.ahead = 10, level = 0.9, n_samples = 4000, seed = 1, threads = 1)
+  # plug-in draws (a forecast gets proper draws by default, whose mixture
+  # law depends on the paths drawn; that case is tested above)
+  fc <- predict(imp, n.ahead = 10, level = 0.9, n_samples = 4000, proper = FALSE, seed = 1, threads = 1)
   z <- qnorm(0.95)
   expect_equal(fc$se, (fc$upper - fc$lower) / (2 * z), tolerance = 1e-10)
   expect_equal(fc$estimate - fc$lower, z * fc$se, tolerance = 1e-10)
@@ -160,7 +180,7 @@ test_that("predict()'s se is the forecast's sd on the data's scale", {
   # entries has probability < 1e-4)
   expect_equal(unname(apply(attr(fc, "samples"), 2, sd)), fc$se, tolerance = 0.05)
   # se does not depend on the level: one forecast gives every level's interval
-  fc50 <- predict(imp, n.ahead = 10, level = 0.5, seed = 1, threads = 1)
+  fc50 <- predict(imp, n.ahead = 10, level = 0.5, proper = FALSE, seed = 1, threads = 1)
   expect_equal(fc50$se, fc$se, tolerance = 1e-12)
   expect_equal(fc50$upper, fc$estimate + qnorm(0.75) * fc$se, tolerance = 1e-10)
   # a log scale: the intervals are estimate * exp(-/+ z s), s the sd of the
