@@ -46,7 +46,7 @@ if (args[1] == "--report") {
   what <- if (length(args) >= 3) strsplit(args[3], "|", fixed = TRUE)[[1]] else rep("", length(tags))
   meta <- Map(function(m, w) if (nzchar(w)) paste0(w, "; ", m) else m, meta, what)
   md <- c("# Gaps at a series' ends (bench/series_ends.R)", "",
-          readLines("bench/series_ends.R", n = 23)[-1] |> sub(pattern = "^# ?", replacement = ""), "",
+          readLines("bench/series_ends.R", n = 23) |> sub(pattern = "^# ?", replacement = ""), "",
           "Runs (each its own package build, the same gaps):", "",
           unlist(lapply(seq_along(tags), function(i) paste0("- `", tags[i], "`: ", meta[[i]]))), "")
   # The best imputeTS method of the run: the smallest MAE on every hidden value.

@@ -142,7 +142,7 @@ by_step <- do.call(rbind, lapply(split(d, list(d$method, cut(d$step / d$h, c(0, 
                          mase = sprintf("%.3f", mean(s$ae)), coverage90 = sprintf("%.3f", mean(s$cover)))))
 by_step <- by_step[order(match(by_step$method, meths), match(by_step$part, c("first third", "second third", "last third"))), ]
 md <- c("# Forecasts against forecasting packages (bench/series_forecast.R)", "",
-        readLines("bench/series_forecast.R", n = 24)[-1] |> sub(pattern = "^# ?", replacement = ""), "",
+        readLines("bench/series_forecast.R", n = 24) |> sub(pattern = "^# ?", replacement = ""), "",
         sprintf("`Rscript bench/series_forecast.R %d` on %s (ditimpute %s, forecast %s, %s); %d series, %d forecasts per method, %.0f s in all. Load average at the end: %s (2 cores).",
                 origins, format(started, "%Y-%m-%d %H:%M UTC", tz = "UTC"), as.character(utils::packageVersion("ditimpute")),
                 as.character(utils::packageVersion("forecast")), R.version.string, nrow(wide), nrow(unique(d[d$method == "auto.arima", c("series", "origin")])),

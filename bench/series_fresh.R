@@ -64,7 +64,7 @@ never_margin <- never_stationary_margin()
 local_variants <- list(gp_nonstationary = function(y, name) with_object("series_gap_margin", never_margin,
                                                                             src$gp_run(y)),
                        # proper multiple imputation (form and parameters drawn per path) at any length;
-                       # the default has it on series of under 60 frames only.
+                       # the default has it on series of under 60 frames and on series with an end gap.
                        gp_proper = function(y, name) src$gp_run(y, proper = TRUE))
 known <- c(names(src$variants), names(local_variants))
 if (length(bad <- setdiff(extra, known))) stop("unknown methods: ", paste(bad, collapse = ", "), "; known: ",

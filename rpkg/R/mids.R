@@ -26,15 +26,17 @@
 #' **Proper or improper.** Rubin's rules assume *proper* imputations: draws
 #' that carry the uncertainty about the imputation model's parameters as well
 #' as about the missing values given them. By default the completions of
-#' [impute_series()] on series of 60 frames or more (and of [impute()] with a
-#' fitted [gp_fit()] or a trained DiT) hold the fitted parameters fixed: the
+#' [impute_series()] on series of 60 frames or more without an end gap (and
+#' of [impute()] with a fitted [gp_fit()] or a trained DiT) hold the fitted
+#' parameters fixed: the
 #' trend, the kernel and `Lambda` are the maximum-likelihood estimates, and
 #' every sample path is drawn given them. They are then improper, and Rubin's
 #' rules understate the between-imputation variance by the part due to
 #' parameter uncertainty: the
 #' pooled standard errors and the fraction of missing information come out
 #' too small. `impute_series(proper = TRUE)` (the default on series of fewer
-#' than 60 frames) draws each path under its own draw of the form (by BIC
+#' than 60 frames, and on series of up to 20,000 frames with a gap at their
+#' start or end) draws each path under its own draw of the form (by BIC
 #' weight) and the parameters from their approximate sampling distribution
 #' (see its `proper` argument), which
 #' is what Rubin's rules assume. It matters

@@ -362,11 +362,13 @@
 #'   parameters from their approximate sampling distribution (the form's log-parameters
 #'   from the normal of the likelihood's curvature, except a cycle's period,
 #'   which stays at its fitted value; `Lambda` from an inverse
-#'   Wishart, the stationary model's line from its autocorrelation-consistent
-#'   normal), so that analyses pooled over the paths with Rubin's rules
-#'   ([as_mids()], `mice::pool()`) include the uncertainty about the
-#'   parameters. The point and intervals are then those of the mixture over
-#'   the draws. It costs one Kalman smoothing per path. `FALSE`: every path
+#'   Wishart; the stationary model's line is integrated out by the smoother
+#'   under every draw, universal kriging), so that analyses pooled over the
+#'   paths with Rubin's rules ([as_mids()], `mice::pool()`) include the
+#'   uncertainty about the parameters. The point is then the mixture's mean
+#'   over the draws (on the model's scale) and the intervals are Gaussian
+#'   with the mixture's mean and variance (the mixture's own quantiles would
+#'   be heavier-tailed). It costs one Kalman smoothing per path. `FALSE`: every path
 #'   is drawn under the fitted parameters (see [as_mids()] for when that
 #'   matters). `"auto"` (the default): `TRUE` on series of fewer than 60
 #'   frames and on series of up to 20,000 frames with an end gap (a
@@ -488,6 +490,7 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   v <- input$values
   n_time <- nrow(v); d <- ncol(v)
   check_series_values(v, "x")
+  proper_asked <- !identical(proper, "auto")  # predict() keeps a choice made here
   if (identical(proper, "auto")) proper <- method == "gp" && series_proper_auto(v)
   if (is.null(period)) period <- if (kernel == "cycle") NA_real_ else input$period  # NA: a cycle's start from the data
   period <- if (is.null(period)) 1 else if (kernel == "cycle" && length(period) == 1 && is.na(period)) NA_real_ else
@@ -542,6 +545,7 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   if (!is.null(lone)) cli::cli_warn("{lone}")
   iv <- (if (proper) series_proper_intervals else series_model_intervals)(fitted, v, level, n_samples, seed, threads)
   fitted$proper <- proper
+  fitted$proper_asked <- proper_asked
   fitted$seconds <- proc.time()[["elapsed"]] - start
   out <- new_series_imputation(input, v, iv, fitted, level, n_samples, NULL, truth)
   if (calibrate && any(out$missing)) {

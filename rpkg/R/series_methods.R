@@ -22,8 +22,8 @@
 #' forecast, like an end gap of [impute_series()], gets proper draws by
 #' default (`proper = "auto"`, on series of up to 20,000 frames): each of the
 #' `n_samples` paths is drawn under its own draw of the form and parameters,
-#' and the point and intervals are those of the mixture, which include that
-#' uncertainty. The package's own measurement of end gaps
+#' and the point and intervals are the mixture's (its mean, and Gaussian
+#' intervals with its variance), which include that uncertainty. The package's own measurement of end gaps
 #' (`bench/series_ends.R`: the first or last 5%, 10% or 20% of 19 real series
 #' hidden and imputed, `bench/results/series_ends_proper.md`) found 90%
 #' intervals covering 85.8% of the hidden values 6-20 frames from the data
@@ -46,19 +46,15 @@
 #' `estimate -/+ qnorm((1 + level) / 2) * se`, so one forecast gives the
 #' interval at any level. For a variable modelled on a Box-Cox, log or
 #' bounded scale the forecast's law on the data's scale is skewed and its
-#' intervals are not symmetric about `estimate`: `se` is then the
-#' delta-method sd, the sd on the model's scale times the slope of the map
-#' back to the data at `estimate` (on a log scale, `estimate` times the sd
-#' of the log). It is a local measure of spread around the estimate, taken
-#' from the same sd as the intervals (so, like them, it does not depend on
-#' the sample paths except under proper draws); it is not the intervals'
-#' half-width (they are the exact quantiles: use `lower` and `upper`), and
-#' it parts from the sd of the skewed law itself as the horizon grows: it is
-#' below it on a log scale (with sd `s` of the log, that sd is `estimate *
-#' sqrt(exp(s^2) * (exp(s^2) - 1))`) and can be above it on a bounded scale,
-#' whose law is squeezed against the bounds. The sd of the joint draws,
-#' `apply(attr(fc, "samples"), 2, sd)`, estimates that sd, with the Monte
-#' Carlo error of `n_samples` draws.
+#' intervals are not symmetric about `estimate`: `se` is then the sd of the
+#' `n_samples` joint draws, `apply(attr(fc, "samples"), 2, sd)`, an estimate
+#' of the skewed law's sd with a Monte Carlo error of about
+#' `1 / sqrt(2 * n_samples)` of it (7% at 100 paths; more where the law is
+#' heavy-tailed); it is not the intervals' half-width (use `lower` and
+#' `upper`). The delta method (the sd on the model's scale times the slope of
+#' the map back at `estimate`) would be free of that error but is no measure
+#' of the spread near a bound, where the map back flattens: for a share close
+#' to 0 it came out one to two orders of magnitude below the draws' sd.
 #'
 #' @param object A result of [impute_series()] with `method = "gp"`.
 #' @param n.ahead Number of frames to forecast, a whole number of at least 1
@@ -69,14 +65,18 @@
 #' @param n_samples Sample paths (at least 20; by default those of `object`).
 #'   Under proper draws (the default, see `proper`) the point and intervals
 #'   are those of the mixture over the paths; with `proper = FALSE` they are
-#'   exact (Gaussian on the model's scale) and do not depend on them.
+#'   exact (Gaussian on the model's scale) and do not depend on them; `se` of
+#'   a transformed variable is the paths' sd.
 #' @param proper `TRUE` to draw each path under its own draw of the model's
 #'   form and parameters (see `proper` of [impute_series()]), `FALSE` for
 #'   plug-in draws (the fitted form and parameters taken as known: exact
 #'   Gaussian intervals on the model's scale, whatever `n_samples`), or
-#'   `"auto"` (the default): `TRUE` when `object` had proper draws or the
+#'   `"auto"` (the default): as `object` when it was imputed with `proper =
+#'   TRUE` or `FALSE`; otherwise `TRUE` when `object` had proper draws or the
 #'   series and its forecast span at most 20,000 frames, the rule of
-#'   [impute_series()] for a series with an end gap.
+#'   [impute_series()] for a series with an end gap. Each proper path costs a
+#'   Kalman smoothing of the whole series: on a few thousand frames seconds
+#'   where plug-in draws take a fraction of one (`proper = FALSE`).
 #' @param seed Optional seed; without one [set.seed()] makes results repeatable.
 #' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
 #' @param ... Nothing: a name here is an input error.
@@ -90,10 +90,11 @@
 #'   (the conditional mean on the model's scale: for a variable modelled on a
 #'   Box-Cox, log or bounded scale, mapped back, the conditional median) and
 #'   `se` (the forecast's standard deviation on the data's scale: exact on
-#'   the data's own scale, the delta method's on a transformed one; see
-#'   Details), `lower`, `upper` (the `level` interval, exact Gaussian
-#'   quantiles on the model's scale mapped back; within the variable's bounds
-#'   when it has some). Its attributes hold the `level`, the model's description and
+#'   the data's own scale, the draws' on a transformed one; see Details),
+#'   `lower`, `upper` (the `level` interval, Gaussian quantiles on the model's
+#'   scale mapped back: exact with plug-in draws, of the mixture's mean and
+#'   variance under proper draws; within the variable's bounds when it has
+#'   some). Its attributes hold the `level`, the model's description and
 #'   `samples`: the `n_samples x (n.ahead d)` joint draws of the forecast
 #'   entries on the data's scale, columns in the rows' order (for sums or
 #'   maxima over the horizon). It prints with a header; it is a data frame
@@ -139,8 +140,11 @@ predict.ditimpute_series_imputation <- function(object, n.ahead = 1, level = obj
   vx <- rbind(v, matrix(NA_real_, n.ahead, d))
   dimnames(vx) <- list(NULL, colnames(v))
   # A forecast is a gap at the series' end: "auto" draws properly where
-  # impute_series(proper = "auto") would for such a gap (proper.R).
-  if (identical(proper, "auto")) proper <- isTRUE(model$proper) || series_proper_auto(vx)
+  # impute_series(proper = "auto") would for such a gap (proper.R), unless
+  # the imputation was asked for plug-in draws (proper = FALSE).
+  if (identical(proper, "auto")) {
+    proper <- isTRUE(model$proper) || (!isTRUE(model$proper_asked) && series_proper_auto(vx))
+  }
   f <- if (proper) series_proper_intervals else series_model_intervals
   iv <- f(model, vx, level, n_samples, seed, threads)
   frames <- n_time + seq_len(n.ahead)
@@ -149,11 +153,11 @@ predict.ditimpute_series_imputation <- function(object, n.ahead = 1, level = obj
   key <- function(m) m[, 1] + nrow(vx) * (m[, 2] - 1)
   # iv$sd: the sds on the model's standardised scale, in iv$ij's order (the
   # series' own gaps first, then the forecast's frames).
-  se <- series_forecast_se(model, iv$point[ij], ij[, 2], iv$sd[match(key(ij), key(iv$ij))])
+  samples <- iv$samples[, match(key(ij), key(iv$ij)), drop = FALSE]
+  se <- series_forecast_se(model, ij[, 2], iv$sd[match(key(ij), key(iv$ij))], samples)
   out <- data.frame(time = rep(time, each = d), frame = ij[, 1], horizon = ij[, 1] - n_time,
                     variable = colnames(v)[ij[, 2]], estimate = iv$point[ij], se = se, lower = iv$lower[ij],
                     upper = iv$upper[ij], stringsAsFactors = FALSE)
-  samples <- iv$samples[, match(key(ij), key(iv$ij)), drop = FALSE]
   colnames(samples) <- sprintf("%s[%d]", out$variable, out$frame)
   # The series' last frames (completed), for plot(): three horizons' worth, at least 50.
   rows <- max(1L, n_time - max(50L, 3L * n.ahead) + 1L):n_time
@@ -165,38 +169,29 @@ predict.ditimpute_series_imputation <- function(object, n.ahead = 1, level = obj
 }
 
 # The forecast's sd on the data's scale (predict()'s `se`; Details there) of
-# entries with values `point` (the estimates, data's scale) of variables
-# `cols`, from their sds `sd` on the model's standardised scale: the data are
-# g(centre + profile + scale * z), g the map back from the variable's scale,
-# so the sd is scale * sd * g'(.) at the estimate. g' is 1 on the data's own
-# scale (exact: the law is Gaussian there); on a transformed one it is the
-# reciprocal of the map's derivative at the estimate, which is smooth up to
-# the bounds (the margin keeps the logit finite there), so an estimate
-# clamped to a bound still gets a finite slope.
-series_forecast_se <- function(model, point, cols, sd) {
+# entries of variables `cols`, from their sds `sd` on the model's
+# standardised scale and their joint draws `samples` (data's scale, one
+# column per entry): on the data's own scale the law is Gaussian and its sd
+# exact, scale * sd; on a transformed one, the draws' sd (the delta method's
+# slope of the map back vanishes near a bound).
+series_forecast_se <- function(model, cols, sd, samples) {
   tr <- model$transform
-  slope <- rep(1, length(point))
-  for (j in unique(cols)) {
-    k <- which(cols == j)
-    a <- point[k]
-    if (!is.null(tr$lower) && !is.na(tr$lower[[j]])) {
-      slope[k] <- exp(-bounded_log_jacobian(a, tr$lower[[j]], tr$upper[[j]], tr$margin[[j]]))
-    } else if (!is.na(tr$lambda[[j]])) {
-      # boxcox(): dz/da = a^(lambda - 1) above the floor, floor^lambda / a on
-      # its log continuation below it (both 1 / a on the log scale).
-      lambda <- tr$lambda[[j]]
-      fl <- tr$floor[[j]]
-      slope[k] <- ifelse(lambda > 0 & a < fl, a / fl^lambda, a^(1 - lambda))
-    }
-  }
-  unname(model$scale[cols] * sd * slope)
+  lower <- if (is.null(tr$lower)) tr$lambda * NA else tr$lower  # a DiT's transform has lambda only
+  own <- is.na(tr$lambda[cols]) & is.na(lower[cols])
+  se <- unname(model$scale[cols] * sd)
+  if (any(!own)) se[!own] <- unname(apply(samples[, !own, drop = FALSE], 2, stats::sd))
+  se
 }
 
 #' @export
 print.ditimpute_series_forecast <- function(x, ...) {
   level <- attr(x, "level")
   if (!is.null(level) && !is.null(x$frame)) {
-    cat(sprintf("<ditimpute_series_forecast> %s beyond the series' end%s\n", plural(length(unique(x$frame)), "frame"),
+    h <- if (is.null(x$horizon)) "" else {
+      r <- range(x$horizon)
+      if (r[1] == r[2]) sprintf(" (horizon %d)", r[1]) else sprintf(" (horizons %d-%d)", r[1], r[2])
+    }
+    cat(sprintf("<ditimpute_series_forecast> %s beyond the series' end%s%s\n", plural(length(unique(x$frame)), "frame"), h,
                 if (is.null(attr(x, "method"))) "" else sprintf("; %s", attr(x, "method"))))
     cat(sprintf("  %g%% intervals of the model%s; a forecast is a gap at the series' end (see ?predict.ditimpute_series_imputation)\n",
                 100 * level, if (isTRUE(attr(x, "proper"))) " (proper draws)" else ""))
@@ -267,7 +262,8 @@ plot.ditimpute_series_forecast <- function(x, ...) {
     ggplot2::facet_wrap(~variable, ncol = 1, scales = "free_y") +
     interval_scale(attr(x, "level")) +
     ggplot2::labs(x = "time", y = "value", title = "Forecast",
-                  subtitle = sprintf("%s; %g%% intervals of the model", attr(x, "method") %||% "", 100 * attr(x, "level"))) +
+                  subtitle = sprintf("%s; %g%% intervals of the model%s", attr(x, "method") %||% "", 100 * attr(x, "level"),
+                                     if (isTRUE(attr(x, "proper"))) " (proper draws)" else "")) +
     plot_theme())
 }
 
