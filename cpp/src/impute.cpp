@@ -38,6 +38,20 @@ std::vector<Mask> masks_from_nan(const Batch& x, const std::string& arg, bool al
   return masks;
 }
 
+std::vector<Mask> masks_to_impute(const Batch& x, const std::string& arg) {
+  // A complete case among others passes through: a batch of windows cut
+  // from data need not have a gap in every window. A batch without any
+  // missing entry is almost surely a mistake (the truth passed as x, or a
+  // missing-value code that is not NA) and has no law, draws or region.
+  std::vector<Mask> masks = masks_from_nan(x, arg, true);
+  if (std::all_of(masks.begin(), masks.end(), [](const Mask& m) { return m.n_missing() == 0; }))
+    throw input_error(arg, x.n == 1 ? arg + " has no missing value (NA): there is nothing to impute."
+                                    : "none of the " + std::to_string(x.n) + " sequences of " + arg +
+                                          " has a missing value (NA): there is nothing to impute "
+                                          "(a complete sequence passes through only beside one with a gap).");
+  return masks;
+}
+
 std::vector<std::vector<int>> group_by_pattern(const std::vector<Mask>& masks) {
   std::map<std::vector<std::uint8_t>, std::size_t> index;
   std::vector<std::vector<int>> groups;
@@ -277,16 +291,9 @@ Imputation summarise_samples(const Batch& x, std::vector<Mask> masks, std::vecto
 
 Imputation impute(const CaseSampler& sampler, const Batch& x, const ImputeOptions& options) {
   options.validate();
-  // A complete case among others passes through: a batch of windows cut
-  // from data need not have a gap in every window. A batch without any
-  // missing entry is almost surely a mistake (the truth passed as x, or a
-  // missing-value code that is not NA) and has no law, draws or region.
-  std::vector<Mask> masks = masks_from_nan(x, "x", true);
-  if (std::all_of(masks.begin(), masks.end(), [](const Mask& m) { return m.n_missing() == 0; }))
-    throw input_error("x", x.n == 1 ? "x has no missing value (NA): there is nothing to impute."
-                                    : "none of the " + std::to_string(x.n) +
-                                          " sequences of x has a missing value (NA): there is nothing to impute "
-                                          "(a complete sequence passes through only beside one with a gap).");
+  // Complete cases pass through; a batch of complete cases only is an input
+  // error (masks_to_impute()).
+  std::vector<Mask> masks = masks_to_impute(x, "x");
   std::vector<Matrix> samples;
   std::vector<GaussianLaw> laws;
   if (!sampler.exact()) {

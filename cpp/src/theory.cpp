@@ -81,6 +81,15 @@ LawDistance law_distance(const Matrix& X, const Vector& mu, const ExactLaw& law,
   return out;
 }
 
+// The distances of a complete case, which has no law to compare: NaN, no
+// covariance ratios.
+LawDistance undefined_distance() {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  LawDistance d;
+  d.w2 = d.w2_mean = d.mahalanobis = d.kl = d.energy = nan;
+  return d;
+}
+
 }  // namespace
 
 double energy_distance(const Matrix& A, const Matrix& B) {
@@ -107,7 +116,10 @@ double gaussian_w2(const Vector& m1, const Matrix& S1, const Vector& m2, const M
 std::vector<DistributionError> distribution_error(const GaussianProcess& gp, const Batch& x,
                                                   const std::vector<Matrix>& samples, int n_ref,
                                                   std::uint64_t seed, int threads) {
-  const std::vector<Mask> masks = masks_from_nan(x);
+  // A complete case (which impute() passes through, with Z x 0 samples) has
+  // no law to compare: it keeps NaN statistics. Every case complete is an
+  // input error, as for impute().
+  const std::vector<Mask> masks = masks_to_impute(x, "x");
   if (samples.size() != masks.size())
     throw input_error("samples", "there must be one sample matrix per sequence of x (" +
                                      std::to_string(masks.size()) + "), not " + std::to_string(samples.size()) + ".");
@@ -118,6 +130,7 @@ std::vector<DistributionError> distribution_error(const GaussianProcess& gp, con
     if (s.cols() != masks[i].n_missing())
       throw input_error("samples", "the samples of " + which + " have " + std::to_string(s.cols()) +
                                        " columns; it has " + std::to_string(masks[i].n_missing()) + " missing values.");
+    if (masks[i].n_missing() == 0) continue;  // complete: nothing drawn, nothing to check
     if (s.rows() < 2) throw input_error("samples", "the samples of " + which + " are fewer than 2 draws.");
     if (!s.allFinite()) throw input_error("samples", "the samples of " + which + " are not all finite.");
     check_memory(8.0 * (static_cast<double>(s.rows()) + n_ref) * (static_cast<double>(s.rows()) + n_ref), "samples",
@@ -125,6 +138,13 @@ std::vector<DistributionError> distribution_error(const GaussianProcess& gp, con
   }
   std::vector<DistributionError> out(masks.size());
   for (const auto& group : group_by_pattern(masks)) {
+    if (masks[group.front()].n_missing() == 0) {  // complete cases: no law, NaN statistics
+      for (int i : group) {
+        out[i].Z = static_cast<int>(samples[i].rows());
+        out[i].samples = out[i].null = undefined_distance();
+      }
+      continue;
+    }
     check_cancelled();
     const auto cond = make_conditional(gp, masks[group.front()]);
     const ExactLaw law(*cond);

@@ -125,6 +125,39 @@ TEST_CASE("A complete case passes through the pipeline; a batch of complete case
   }
 }
 
+TEST_CASE("masks_to_impute passes a complete case beside others and rejects a batch of complete cases", "[impute]") {
+  // The one rule of every entry that takes a batch with its imputation
+  // (impute(), outside completions, distribution_error()).
+  const GaussianProcess gp = small_process(12, 2);
+  Rng rng(3);
+  Batch x = cases_with_gaps(gp, 3, rng);
+  x.at(1, 3, 1) = 0.5;  // case 1 complete
+  const auto masks = masks_to_impute(x, "x");
+  REQUIRE(masks.size() == 3);
+  CHECK(masks[0].n_missing() == 8);
+  CHECK(masks[1].n_missing() == 0);
+  CHECK(masks[2].n_missing() == 8);
+  // Every case complete: nothing to impute, an input error naming the argument.
+  const Batch full = gp.simulate(2, rng);
+  for (int n : {1, 2}) {
+    Batch b(n, full.H, full.d);
+    std::copy(full.data.begin(), full.data.begin() + static_cast<std::ptrdiff_t>(n * full.seq_size()), b.data.begin());
+    try {
+      masks_to_impute(b, "data");
+      FAIL("no error for a batch without a missing value");
+    } catch (const input_error& e) {
+      CHECK(e.arg() == "data");
+      CHECK(std::string(e.what()).find("nothing to impute") != std::string::npos);
+    }
+  }
+  // The other checks of masks_from_nan still hold.
+  x.at(0, 0, 0) = std::numeric_limits<double>::infinity();
+  CHECK_THROWS_AS(masks_to_impute(x, "x"), input_error);
+  Batch empty_case = gp.simulate(2, rng);
+  for (std::size_t k = 0; k < empty_case.seq_size(); ++k) empty_case.seq(0)[k] = std::nan("");
+  CHECK_THROWS_AS(masks_to_impute(empty_case, "x"), input_error);
+}
+
 TEST_CASE("A case's draws depend only on its own seed, not on its neighbours", "[impute]") {
   const GaussianProcess gp = small_process(12, 2);
   Rng rng(2);

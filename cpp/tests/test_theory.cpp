@@ -183,6 +183,51 @@ TEST_CASE("distribution_error is null for exact draws and grows with known shift
   }
 }
 
+TEST_CASE("distribution_error leaves a complete case out; a batch of complete cases is an input error", "[theory]") {
+  // impute() passes a complete case through with Z x 0 samples: it has no
+  // law to compare, so its statistics are NaN, and the other cases' values
+  // are those of the same batch in which it had its gap (their draws go by
+  // case index).
+  const GaussianProcess gp = process();
+  Rng rng(8);
+  const int n = 4, Z = 60;
+  const Batch gappy = hidden_batch(gp, n, rng);
+  Batch x = gappy;
+  const Batch full = gp.simulate(1, rng);
+  for (std::size_t k = 0; k < x.seq_size(); ++k) x.seq(2)[k] = full.seq(0)[k];  // case 2 complete
+  const std::vector<Matrix> draws = ExactGPSampler(gp).draw(gappy, masks_from_nan(gappy), Z, 4, 1);
+  std::vector<Matrix> samples = draws;
+  samples[2] = Matrix(Z, 0);
+  const auto e = distribution_error(gp, x, samples, Z, 9, 1);
+  const auto ref = distribution_error(gp, gappy, draws, Z, 9, 1);
+  REQUIRE(e.size() == static_cast<std::size_t>(n));
+  CHECK(e[2].m == 0);
+  CHECK(e[2].Z == Z);
+  for (const LawDistance* l : {&e[2].samples, &e[2].null}) {
+    CHECK(std::isnan(l->w2));
+    CHECK(std::isnan(l->w2_mean));
+    CHECK(std::isnan(l->mahalanobis));
+    CHECK(std::isnan(l->kl));
+    CHECK(std::isnan(l->energy));
+    CHECK(l->cov_ratio.size() == 0);
+  }
+  for (int i : {0, 1, 3}) {
+    CHECK(e[i].m == 8);
+    CHECK(e[i].samples.w2 == ref[i].samples.w2);
+    CHECK(e[i].samples.energy == ref[i].samples.energy);
+    CHECK(e[i].null.w2 == ref[i].null.w2);
+    CHECK(e[i].samples.cov_ratio == ref[i].samples.cov_ratio);
+  }
+  // A complete case's samples must still have no column.
+  std::vector<Matrix> bad = samples;
+  bad[2] = Matrix::Zero(Z, 1);
+  testing::require_input_error([&] { distribution_error(gp, x, bad, Z, 1); }, "samples");
+  // Nothing missing anywhere: no law at all, an input error naming x.
+  Batch none = gp.simulate(2, rng);
+  testing::require_input_error(
+      [&] { distribution_error(gp, none, std::vector<Matrix>(2, Matrix(Z, 0)), Z, 1); }, "x");
+}
+
 TEST_CASE("bound_factors follow Theorems 1-2 and rank a tail block above scattered frames", "[theory]") {
   const GaussianProcess gp = process();
   const Mask tail = Mask::from_missing_frames(24, 2, {20, 21, 22, 23});

@@ -19,7 +19,10 @@
 #' deterministic as above.
 #'
 #' @param x An `n x H x d` array of windows (or one `H x d` window), `NA` =
-#'   missing; every window needs a missing and an observed entry.
+#'   missing; every window needs an observed entry. A window with no missing
+#'   entry passes through as in [impute()] (its point is its data; with
+#'   samples, radius 0 and an `n x 0` sample matrix), and the metrics leave
+#'   it out (`NA`); every window complete is an input error.
 #' @param method For `impute_baseline()`, `"linear"` or `"mean"`; for
 #'   `imputation_from_completions()`, a label for printing.
 #' @param means Training means (see [impute_linear()]): 0 for standardised data.
@@ -74,7 +77,7 @@ imputation_from_completions <- function(x, completions, method = "outside impute
     res <- core_call(cpp_impute_samples(cases$arr, samples, opts))
     return(new_imputation(cases, res, opts, method = method, truth = truth))
   }
-  core_call(cpp_check_cases(cases$arr))
+  core_call(cpp_check_cases(cases$arr))  # impute()'s rule: a complete window passes through, not every one
   opts <- list(n_samples = 1L, level = check_level(level))
   na <- array(NA_real_, dim(cases$arr))
   filled <- comp[[1]]

@@ -89,7 +89,11 @@
 #'   incomplete windows to be imputed themselves, with `missing` (no `truth`):
 #'   `missing` hides some of their observed values, which are then scored.
 #'   Use it when no held-out period is exchangeable with the data (a series
-#'   that drifts); see Details.
+#'   that drifts); see Details. A window left with no missing entry passes
+#'   through [impute()] and is no calibration case: it enters no count,
+#'   group or fold, so the calibration is that of the other windows.
+#'   [apply_calibration()] leaves such a window as it is (radius 0, no
+#'   intervals, group `NA`).
 #' @param missing For complete `x`: a pattern (see [gp_conditional()]), a list
 #'   of patterns (every sequence is imputed under each), or a mask strategy
 #'   ([mask_strategy()], [strategy_preset()]) to draw one mask per sequence.
@@ -201,6 +205,14 @@ calibrate <- function(object, x = NULL, missing = NULL, level = 0.95, n_samples 
     model <- object
   }
   if (anyNA(imp$radius)) abort_input("object", "gives no confidence region (a deterministic imputer): nothing to calibrate.")
+  # A complete window (no missing entry, which impute() passes through) is
+  # no calibration case: it has nothing to score, so it enters no count,
+  # group, bin or fold, and the calibration is the one of the other windows.
+  gappy <- apply(imp$missing, 1, any)
+  if (!all(gappy)) {
+    imp <- imputation_cases(imp, which(gappy))
+    cal$truth <- cal$truth[gappy, , , drop = FALSE]
+  }
   scores <- calibration_scores(imp, cal$truth)
   features <- case_features(object, imp$missing, groups)
   grouping <- choose_groups(features, groups, n_groups, level, scores)
@@ -227,6 +239,17 @@ imputer_dims <- function(object, call = rlang::caller_env()) {
   if (inherits(object, "ditimpute_dit")) return(list(H = object$config$H, d = object$config$d))
   if (inherits(object, "ditimpute_gp")) return(list(H = object$H, d = object$d))
   abort_input("object", "must be a fitted DiT (dit_fit()), a gp_spec() or a fitted GP (gp_fit()).", call = call)
+}
+
+# The cases `keep` of an imputation (n x H x d form, as3()): what scoring
+# reads of it.
+imputation_cases <- function(imp, keep) {
+  for (f in c("x", "missing", "point", "centre", "lower", "upper", "truth")) {
+    if (!is.null(imp[[f]])) imp[[f]] <- imp[[f]][keep, , , drop = FALSE]
+  }
+  imp$radius <- imp$radius[keep]
+  imp$samples <- imp$samples[keep]
+  imp
 }
 
 # The key of the imputer behind an imputation: its model's, or for outside
@@ -524,14 +547,17 @@ apply_calibration <- function(imputation, calibration) {
   g <- assign_groups(calibration$grouping, feats)
   f <- calibration$factors
   row <- ifelse(g == 0, nrow(f), g)  # unseen pattern: pooled factors
-  imp$radius <- imp$radius * f$region[row]
+  # A complete sequence (passed through) keeps its radius 0 whatever the
+  # factor (an infinite one would make it NaN) and belongs to no group.
+  complete <- !apply(imp$missing, 1, any)
+  imp$radius <- ifelse(complete, imp$radius, imp$radius * f$region[row])
   n <- dim(imp$x)[1]
   q <- array(f$interval[row], dim(imp$x))  # case i's factor on every entry of case i
   half <- (imp$upper - imp$lower) / 2
   imp$lower <- imp$lower - q * half
   imp$upper <- imp$upper + q * half
   imp$method <- paste(imp$method, "(calibrated)")
-  imp$calibration <- data.frame(sequence = seq_len(n), group = c(f$group)[row])
+  imp$calibration <- data.frame(sequence = seq_len(n), group = ifelse(complete, NA_character_, c(f$group)[row]))
   if (isTRUE(imputation$single)) {
     for (fld in c("lower", "upper")) imp[[fld]] <- matrix(imp[[fld]][1, , ], dim(imp$x)[2], dim(imp$x)[3],
                                                           dimnames = imp$dimnames)

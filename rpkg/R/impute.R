@@ -296,8 +296,11 @@ print.ditimpute_imputation <- function(x, ...) {
     cat(sprintf("  point estimate: %s; no confidence region or intervals (one completion per sequence)\n",
                 x$point_type))
   } else {
+    # A complete sequence (passed through: radius 0, no intervals) has no
+    # region to describe: the range is over the sequences with a gap.
+    gappy <- m > 0
     cat(sprintf("  point estimate: %s; %g%% L2-ball radius: %s; mean %g%% interval width: %.3g\n", x$point_type,
-                100 * x$level, format_range(x$radius), 100 * x$level, mean(x$upper - x$lower, na.rm = TRUE)))
+                100 * x$level, format_range(x$radius[gappy]), 100 * x$level, mean(x$upper - x$lower, na.rm = TRUE)))
     cat(sprintf("  regions and intervals: %s\n", region_kind(x)))
   }
   if (!is.null(x$truth)) {
@@ -330,10 +333,13 @@ format_range <- function(v) if (length(v) == 1) sprintf("%.3g", v) else sprintf(
 summary.ditimpute_imputation <- function(object, ...) {
   check_dots(environment(), "summary()")
   object <- as3(object)
+  n_missing <- apply(object$missing, 1, sum)
+  # A complete sequence (passed through) has no interval: NA width (not the
+  # NaN of a mean over none), as its metrics and coverage are NA.
+  width <- apply(object$upper - object$lower, 1, function(w) if (any(!is.na(w))) mean(w, na.rm = TRUE) else NA_real_)
   out <- list(method = object$method, n = dim(object$x)[1], H = dim(object$x)[2], d = dim(object$x)[3],
               n_samples = object$n_samples, level = object$level, point_type = object$point_type,
-              radius = object$radius, n_missing = apply(object$missing, 1, sum),
-              width = apply(object$upper - object$lower, 1, mean, na.rm = TRUE),
+              radius = object$radius, n_missing = n_missing, width = width,
               metrics = if (!is.null(object$truth)) imputation_metrics(object))
   structure(out, class = "summary.ditimpute_imputation")
 }

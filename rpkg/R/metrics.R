@@ -18,8 +18,9 @@
 #'   `NA` where a true value is not known (the data's own gaps): such entries
 #'   are not scored, and a sequence with one has no region coverage (`NA`).
 #'   A complete sequence (no missing entry, which [impute()] passes
-#'   through) has nothing to score: its coverages are `NA`, its
-#'   per-sequence metrics `NaN` (means over no entries).
+#'   through) has nothing to score: its coverages and its per-sequence
+#'   metrics are `NA`, as are those of a sequence none of whose missing
+#'   entries is scored.
 #' @param n_draws Draws from the exact conditional per sequence.
 #' @param seed Optional seed; without one, [set.seed()] makes results repeatable.
 #' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
@@ -148,16 +149,18 @@ print.ditimpute_coverage <- function(x, ...) {
 #' @param by `"sequence"` for one row per sequence, `"all"` for one row that
 #'   pools every scored entry (the paper's MAE, MSE and MRE).
 #' @return A data frame: with `by = "sequence"` one row per sequence (first
-#'   column `sequence`; [colMeans()] of the other columns gives the averages);
-#'   with `by = "all"` one row whose first column `entries` counts the scored
-#'   entries.
+#'   column `sequence`); a sequence with no scored entry (a complete one,
+#'   which [impute()] passes through, or one whose truth is not known) has
+#'   `NA` in every metric, so `colMeans(m[-1], na.rm = TRUE)` gives the
+#'   averages over the scored sequences. With `by = "all"` one row whose
+#'   first column `entries` counts the scored entries.
 #' @examples
 #' spec <- gp_spec(48, d = 2, kernel = gp_kernel("laplace", lengthscale = 20))
 #' truth <- gp_simulate(spec, 10, seed = 1)
 #' x <- truth
 #' x[, 30:40, ] <- NA
 #' imp <- impute(spec, x, n_samples = 100, seed = 2, truth = truth)
-#' colMeans(imputation_metrics(imp)[-1])
+#' colMeans(imputation_metrics(imp)[-1], na.rm = TRUE)
 #' imputation_metrics(imp, by = "all")
 #' @export
 imputation_metrics <- function(object, truth = NULL, spec = NULL, hidden = NULL, by = c("sequence", "all")) {
@@ -205,6 +208,9 @@ imputation_metrics <- function(object, truth = NULL, spec = NULL, hidden = NULL,
       out$crps <- mean(e$crps)
       out$interval_coverage <- mean(e$inside)
     }
+    # Nothing scored (a complete sequence, passed through, or no truth known):
+    # NA, as coverage() gives, not the NaN of a mean over no entries.
+    if (!nrow(e)) out[] <- NA_real_
     out
   }
   if (by == "all") return(cbind(entries = sum(vapply(entries, nrow, 0L)), summarise(do.call(rbind, entries))))

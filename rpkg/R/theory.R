@@ -48,9 +48,14 @@
 #' @return A data frame of class `ditimpute_distribution_error`, one row per
 #'   sequence: `sequence`, `pattern` (an integer per distinct missing pattern),
 #'   `Z`, `m`, `kappa_cond`, the statistics above and their `_null` twins.
+#'   A complete sequence of the imputation (no missing value, which
+#'   [impute()] passes through) has no law to compare: its row has `m = 0`
+#'   and `NA` for `pattern`, `kappa_cond` and every statistic, as
+#'   [coverage()] gives it `NA`, and the summaries leave it out.
 #'   Methods: `print()`, `summary()` (means by pattern and overall, each with
-#'   the null's mean and the standard error of the difference), `plot()`
-#'   (the covariance ratio spectra).
+#'   the null's mean and the standard error of the difference, over the
+#'   sequences with a missing value), `plot()` (the covariance ratio
+#'   spectra).
 #' @seealso [distribution_shift()], [bound_factors()]
 #' @examples
 #' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 10))
@@ -91,15 +96,23 @@ distribution_error <- function(object, spec, x = NULL, n_ref = NULL, seed = NULL
   res <- core_call(cpp_distribution_error(spec$Gamma, spec$Lambda, spec$mean, arr, samples, n_ref,
                                           resolve_seed(seed), resolve_threads(threads)))
   miss <- is.na(arr)
+  # A complete sequence (which impute() passes through) has no law to
+  # compare: no pattern, NA statistics (the core's NaN), and the summaries
+  # leave it out, as coverage() gives it NA.
+  gappy <- apply(miss, 1, any)
   keys <- vapply(seq_len(dim(arr)[1]), function(i) paste(which(miss[i, , ]), collapse = ","), "")
-  pattern <- match(keys, unique(keys))
-  kappa <- vapply(unique(pattern), function(p) kappa_cond(spec, miss[match(p, pattern), , ]), 0)[pattern]
+  pattern <- match(keys, unique(keys[gappy]))  # 1, 2, ... in order of appearance; NA for a complete one
+  kappa <- rep(NA_real_, length(pattern))
+  kappa[gappy] <- vapply(seq_len(max(pattern, na.rm = TRUE)), function(p) kappa_cond(spec, miss[match(p, pattern), , ]),
+                         0)[pattern[gappy]]
   stats <- c("w2", "w2_mean", "mahalanobis", "kl", "energy")
+  na_nan <- function(v) replace(v, is.nan(v), NA)
   ratio_cols <- function(r) {
-    data.frame(ratio_min = vapply(r, min, 0), ratio_max = vapply(r, max, 0), ratio_mean = vapply(r, mean, 0))
+    one <- function(f) vapply(r, function(v) if (length(v)) f(v) else NA_real_, 0)
+    data.frame(ratio_min = one(min), ratio_max = one(max), ratio_mean = one(mean))
   }
-  s <- cbind(as.data.frame(res$samples[stats]), ratio_cols(res$samples$cov_ratio))
-  nl <- cbind(as.data.frame(res$null[stats]), ratio_cols(res$null$cov_ratio))
+  s <- cbind(as.data.frame(lapply(res$samples[stats], na_nan)), ratio_cols(res$samples$cov_ratio))
+  nl <- cbind(as.data.frame(lapply(res$null[stats], na_nan)), ratio_cols(res$null$cov_ratio))
   names(nl) <- paste0(names(nl), "_null")
   out <- cbind(data.frame(sequence = seq_along(Z), pattern = pattern, Z = res$Z, m = res$m, kappa_cond = kappa),
                s, nl)
@@ -135,10 +148,12 @@ error_table <- function(x, rows) {
 #' @export
 summary.ditimpute_distribution_error <- function(object, ...) {
   check_dots(environment(), "summary()")
-  groups <- split(seq_len(nrow(object)), object$pattern)
+  # Complete sequences (pattern NA, statistics NA) have no law: left out.
+  scored <- which(!is.na(object$pattern))
+  groups <- split(scored, object$pattern[scored])
   tab <- do.call(rbind, lapply(groups, function(r) error_table(object, r)))
   tab <- cbind(pattern = as.integer(names(groups)), tab)
-  structure(list(table = tab, overall = error_table(object, seq_len(nrow(object))),
+  structure(list(table = tab, overall = error_table(object, scored),
                  method = attr(object, "method")),
             class = "summary.ditimpute_distribution_error")
 }
@@ -231,7 +246,11 @@ plot.ditimpute_distribution_error <- function(x, ...) {
 #'   test sequence: `loss`, `loss_se`, `excess`, `excess_se`, `ds_loss`,
 #'   `ds_excess`), `reference` (the reference cases' `loss` and `excess`),
 #'   `summary` (mean coefficient of each type with a bootstrap interval over
-#'   test and reference cases), `seed`, `x`.
+#'   test and reference cases), `seed`, `x`. A complete sequence of `x` (no
+#'   missing value, which [impute()] passes through) has no loss to measure:
+#'   its row of `sequences` is `NA`, and it enters neither the means nor the
+#'   bootstrap (nor, in `reference`, the denominator); every sequence
+#'   complete is an input error.
 #' @seealso [shift_ratio()], [distribution_error()]
 #' @examplesIf torch_available()
 #' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
@@ -265,18 +284,26 @@ distribution_shift <- function(object, x, spec, reference = NULL, n_reference = 
     reference[draw_masks(strategy, n_reference, cfg$H, cfg$d, seed = sub_seed(seed, 2))] <- NA
   }
   ref <- prepare_cases(reference, cfg$H, cfg$d, what = "the model was trained for", arg = "reference")
-  if (dim(ref$arr)[1] < 2) abort_input("reference", "needs at least 2 cases.")
+  if (sum(apply(is.na(ref$arr), 1, any)) < 2) abort_input("reference", "needs at least 2 cases with a missing value.")
   risk <- function(arr, s) {
-    as.data.frame(core_call(cpp_denoising_risk(dit_ptr(object), spec$Gamma, spec$Lambda, spec$mean, arr, K, weight,
-                                               s, threads)))
+    r <- as.data.frame(core_call(cpp_denoising_risk(dit_ptr(object), spec$Gamma, spec$Lambda, spec$mean, arr, K,
+                                                    weight, s, threads)))
+    r[] <- lapply(r, function(v) replace(v, is.nan(v), NA))  # a complete sequence: no loss (the core's NaN)
+    r
   }
+  # A complete sequence (no missing value, which impute() passes through)
+  # has no loss to measure: NA in its row of `sequences`, and it is no case
+  # of the means, the bootstrap or the reference.
   g <- risk(test$arr, seed)
   g_ref <- risk(ref$arr, sub_seed(seed, 3))
+  g_ref <- g_ref[!is.na(g_ref$loss), , drop = FALSE]
+  rownames(g_ref) <- NULL
   g$ds_loss <- g$loss / mean(g_ref$loss)
   g$ds_excess <- g$excess / mean(g_ref$excess)
   g <- cbind(sequence = seq_len(nrow(g)), g)
-  boot <- shift_bootstrap(list(g), list(g_ref), function(gs, rs, type) mean(gs[[1]][[type]]) / mean(rs[[1]][[type]]),
-                          level, sub_seed(seed, 4))
+  boot <- shift_bootstrap(list(g[!is.na(g$loss), , drop = FALSE]), list(g_ref),
+                          function(gs, rs, type) mean(gs[[1]][[type]]) / mean(rs[[1]][[type]]), level,
+                          sub_seed(seed, 4))
   structure(list(sequences = g, reference = g_ref, summary = boot, K = K, weight = weight, seed = seed,
                  x = test$arr, level = level),
             class = "ditimpute_shift")
@@ -305,8 +332,9 @@ shift_bootstrap <- function(tests, refs, stat, level, seed, n_boot = 2000) {
 
 #' @export
 print.ditimpute_shift <- function(x, ...) {
+  n <- sum(!is.na(x$sequences$loss))  # NA: a complete sequence, no loss
   cat(sprintf("<ditimpute_shift> %d test sequences, %d reference cases, K = %d, weight \"%s\"\n",
-              nrow(x$sequences), nrow(x$reference), x$K, x$weight))
+              n, nrow(x$reference), x$K, x$weight))
   s <- x$summary
   for (k in seq_len(nrow(s))) {
     cat(sprintf("  DS (%s): %.3g, %g%% CI [%.3g, %.3g]\n", s$type[k], s$estimate[k], 100 * x$level, s$lower[k],
@@ -361,7 +389,8 @@ shift_ratio <- function(a, b, type = c("loss", "excess"), level = 0.95, seed = N
                   (mean(ts[[1]][[col]]) / mean(rs[[1]][[col]])) / (mean(ts[[2]][[col]]) / mean(rs[[2]][[col]]))
                 })
   seed <- resolve_seed(seed)
-  tests <- list(a$sequences, b$sequences)
+  keep <- !is.na(a$sequences$loss) & !is.na(b$sequences$loss)  # complete sequences have no loss
+  tests <- list(a$sequences[keep, , drop = FALSE], b$sequences[keep, , drop = FALSE])
   refs <- list(a$reference, b$reference)
   out <- do.call(rbind, lapply(names(stats), function(nm) {
     r <- shift_bootstrap(tests, refs, stats[[nm]], level, seed)

@@ -43,14 +43,15 @@ Rcpp::List cpp_impute_gp(Eigen::MatrixXd Gamma, Eigen::MatrixXd Lambda, Eigen::M
 }
 
 // Summaries of samples drawn elsewhere: samples[[i]] is Z x m_i (Z x 0 for a
-// complete sequence of an imputation, which passes through).
+// complete sequence, which passes through; every sequence complete is an
+// input error, as for impute()).
 // [[Rcpp::export]]
 Rcpp::List cpp_impute_samples(Rcpp::NumericVector x, Rcpp::List samples, Rcpp::List options) {
   DITIMPUTE_GLUE_BEGIN
   const ditimpute::Batch b = glue::batch_from_r(x);
   std::vector<ditimpute::Matrix> s;
   for (R_xlen_t i = 0; i < samples.size(); ++i) s.push_back(Rcpp::as<Eigen::MatrixXd>(samples[i]));
-  return glue::imputation_to_r(ditimpute::summarise_samples(b, ditimpute::masks_from_nan(b, "x", true), std::move(s),
+  return glue::imputation_to_r(ditimpute::summarise_samples(b, ditimpute::masks_to_impute(b, "x"), std::move(s),
                                                             glue::impute_options_from_r(options)));
   DITIMPUTE_GLUE_END
 }
@@ -85,13 +86,14 @@ Rcpp::LogicalVector cpp_region_contains(Rcpp::NumericVector x, Rcpp::NumericVect
   DITIMPUTE_GLUE_END
 }
 
-// Checks that every sequence of x has a missing and an observed value and no
-// Inf (the core's rule for imputation input); returns the missing counts.
+// Checks x as impute() does (the core's masks_to_impute(): no Inf, an
+// observed value in every sequence, a missing one in some; a complete
+// sequence passes through); returns the missing counts.
 // [[Rcpp::export]]
 std::vector<int> cpp_check_cases(Rcpp::NumericVector x) {
   DITIMPUTE_GLUE_BEGIN
   std::vector<int> out;
-  for (const auto& m : ditimpute::masks_from_nan(glue::batch_from_r(x))) out.push_back(m.n_missing());
+  for (const auto& m : ditimpute::masks_to_impute(glue::batch_from_r(x), "x")) out.push_back(m.n_missing());
   return out;
   DITIMPUTE_GLUE_END
 }

@@ -76,3 +76,45 @@ test_that("imputation_from_completions turns several completions into samples", 
   unfilled <- held$x
   expect_input_error(imputation_from_completions(held$x, list(unfilled)), "completions")
 })
+
+test_that("baselines and outside completions pass a complete window through as impute() does", {
+  # Windows cut from data need not all have a gap: impute() passes a complete
+  # one through (point = data), and so must every imputer in its interface;
+  # a batch with nothing missing anywhere stays an input error.
+  spec <- gp_spec(24, d = 2, kernel = gp_kernel("matern32", lengthscale = 6))
+  w <- gp_simulate(spec, 20, seed = 3)
+  held <- hide_mcar(w, rate = 0.01, seed = 1)
+  gappy <- apply(is.na(held$x), 1, any)
+  expect_true(any(!gappy) && any(gappy))
+  expect_s3_class(impute(spec, held$x, n_samples = 40, seed = 1, truth = w), "ditimpute_imputation")
+  for (method in c("linear", "mean")) {
+    b <- impute_baseline(held$x, method, truth = w)
+    expect_identical(b$point[!gappy, , ], w[!gappy, , ], info = method)
+    met <- imputation_metrics(b)
+    # A complete window has nothing to score: NA (not NaN) in every metric.
+    expect_true(all(is.na(unlist(met[!gappy, -1]))) && !any(is.nan(unlist(met[!gappy, -1]))), info = method)
+    # The other windows score as in the batch without the complete ones.
+    ref <- imputation_metrics(impute_baseline(held$x[gappy, , ], method, truth = w[gappy, , ]))
+    expect_equal(met[gappy, -1], ref[, -1], ignore_attr = TRUE, info = method)
+    expect_equal(imputation_metrics(b, by = "all"),
+                 imputation_metrics(impute_baseline(held$x[gappy, , ], method, truth = w[gappy, , ]), by = "all"))
+    expect_output(print(b), "no confidence region")
+  }
+  # Several completions: samples, with the complete window's n x 0.
+  fills <- lapply(1:3, function(k) { f <- held$x; f[is.na(f)] <- k; f })
+  imp <- imputation_from_completions(held$x, fills, region = "quantile")
+  k <- which(!gappy)[1]
+  expect_identical(dim(imp$samples[[k]]), c(3L, 0L))
+  expect_identical(imp$radius[k], 0)
+  expect_identical(imp$point[k, , ], w[k, , ])
+  # One completion (the deterministic path) passes the complete window too.
+  one <- imputation_from_completions(held$x, fills[1])
+  expect_identical(one$point[k, , ], w[k, , ])
+  # Nothing missing anywhere: an input error naming x, on every path.
+  cnd <- expect_input_error(impute_baseline(w), "x")
+  expect_match(conditionMessage(cnd), "none of the 20 sequences of x has a missing value")
+  expect_input_error(impute_baseline(w, "mean"), "x")
+  expect_input_error(imputation_from_completions(w, list(w)), "x")
+  expect_input_error(imputation_from_completions(w, list(w, w, w), region = "quantile"), "x")
+  expect_input_error(impute_baseline(w[1, , ]), "x")
+})

@@ -220,3 +220,47 @@ test_that("a series' self-calibration mimics its end gaps and gives them a group
   m <- cbind(c(TRUE, TRUE, FALSE, TRUE, FALSE, TRUE), c(FALSE, TRUE, FALSE, FALSE, TRUE, TRUE))
   expect_equal(ditimpute:::end_runs(m), cbind(c(TRUE, TRUE, FALSE, FALSE, FALSE, TRUE), c(FALSE, FALSE, FALSE, FALSE, TRUE, TRUE)))
 })
+
+test_that("complete windows are no calibration cases: calibrate() gives what it gives without them", {
+  # impute() passes a complete window through (nothing to score); it must not
+  # count as a case, enter the Clopper-Pearson n, a fold of the cross-fitting
+  # or a gap bin. The exact GP's regions and intervals are closed form, so
+  # the 20 gappy windows score the same wherever they sit in the batch.
+  spec <- gp_spec(24, d = 2, kernel = gp_kernel("matern32", lengthscale = 6))
+  wrong <- gp_spec(24, d = 2, kernel = gp_kernel("matern32", lengthscale = 6), Lambda = diag(0.5, 2))
+  truth <- gp_simulate(spec, 30, seed = 21)
+  x <- truth
+  gappy <- setdiff(seq_len(30), seq(3, 30, by = 3))  # 20 windows with gaps, 10 complete between them
+  for (a in seq_along(gappy)) x[gappy[a], 3 + seq_len(2 * (a %% 5) + 1), ] <- NA
+  x[gappy[c(2, 7, 11)], 20, 1] <- NA
+  for (groups in c("none", "gap")) {
+    run <- function(x, truth) calibrate(wrong, x = x, truth = truth, level = 0.8, n_samples = 40, seed = 1,
+                                        groups = groups, threads = 1)
+    with_complete <- run(x, truth)
+    without <- run(x[gappy, , ], truth[gappy, , ])
+    expect_identical(with_complete$n_cases, 20L, info = groups)
+    expect_identical(with_complete$diagnostics, without$diagnostics, info = groups)
+    expect_identical(with_complete$factors, without$factors, info = groups)
+    expect_identical(with_complete$grouping, without$grouping, info = groups)
+    expect_identical(capture.output(print(with_complete)), capture.output(print(without)), info = groups)
+    expect_output(print(with_complete), "20 calibration cases", info = groups)
+    cases <- with_complete$diagnostics$cases  # per group, then all of them
+    expect_identical(c(sum(utils::head(cases, -1)), utils::tail(cases, 1)), c(20L, 20L), info = groups)
+  }
+  expect_gt(length(unique(with_complete$diagnostics$group)), 2)  # the gap bins were more than one
+  # An outside imputation of the same windows (several completions) too.
+  fills <- lapply(1:40, function(k) { f <- x; f[is.na(f)] <- stats::rnorm(sum(is.na(f))); f })
+  out_imp <- imputation_from_completions(x, fills, method = "toy", level = 0.8)
+  out_ref <- imputation_from_completions(x[gappy, , ], lapply(fills, function(f) f[gappy, , ]), method = "toy",
+                                         level = 0.8)
+  a <- calibrate(out_imp, truth = truth, groups = "none", seed = 1)
+  b <- calibrate(out_ref, truth = truth[gappy, , ], groups = "none", seed = 1)
+  expect_identical(a$n_cases, 20L)
+  expect_identical(a$diagnostics, b$diagnostics)
+  # Applied to an imputation with a complete window, the calibration leaves
+  # it as it was (radius 0, no interval, no group).
+  applied <- apply_calibration(out_imp, a)
+  expect_identical(applied$radius[3], 0)
+  expect_true(is.na(applied$calibration$group[3]))
+  expect_true(all(is.na(applied$lower[3, , ])))
+})

@@ -198,6 +198,50 @@ test_that("a complete sequence in a batch passes through; a batch with nothing m
   expect_match(conditionMessage(cnd), "none of the 4 sequences of x has a missing value")
 })
 
+test_that("a complete sequence's metrics are NA, not NaN, and its radius 0 stays out of print()'s range", {
+  # The complete window is last, so the others keep their indices (and seeds)
+  # in the batch without it: their draws and metrics are the same.
+  spec <- gp_spec(24, d = 2, kernel = gp_kernel("matern32", lengthscale = 6))
+  truth <- gp_simulate(spec, 4, seed = 1)
+  x <- truth
+  x[1, 5:9, ] <- NA
+  x[2, 20:24, 1] <- NA
+  x[3, c(2, 11, 17), 2] <- NA
+  for (sampler in c("exact", "ode")) {
+    run <- function(x, truth) impute(spec, x, n_samples = 50, sampler = sampler, steps = 4, seed = 2, truth = truth,
+                                     threads = 1)
+    imp <- run(x, truth)
+    ref <- run(x[1:3, , ], truth[1:3, , ])
+    met <- imputation_metrics(imp)
+    row <- unlist(met[4, -1])
+    expect_true(all(is.na(row)) && !any(is.nan(row)), info = sampler)
+    # colMeans with na.rm gives the averages over the sequences with a gap.
+    expect_equal(colMeans(met[-1], na.rm = TRUE), colMeans(imputation_metrics(ref)[-1]), tolerance = 1e-12,
+                 info = sampler)
+    ms <- imputation_metrics(imp, spec = spec)
+    expect_true(all(is.na(unlist(ms[4, -1]))) && !any(is.nan(unlist(ms[4, -1]))), info = sampler)
+    expect_equal(colMeans(ms[-1], na.rm = TRUE), colMeans(imputation_metrics(ref, spec = spec)[-1]),
+                 tolerance = 1e-12, info = sampler)
+    # summary(): NA for the complete sequence's width and metrics, as coverage() gives NA.
+    s <- summary(imp)
+    expect_true(is.na(s$width[4]) && !is.nan(s$width[4]), info = sampler)
+    expect_true(all(is.na(unlist(s$metrics[4, -1]))) && !any(is.nan(unlist(s$metrics[4, -1]))), info = sampler)
+    out <- capture.output(print(s))
+    expect_false(any(grepl("NaN", out)), info = sampler)
+    # print(): the radius range is over the sequences with a gap.
+    rng <- range(imp$radius[1:3])
+    expect_output(print(imp), sprintf("L2-ball radius: %.3g to %.3g;", rng[1], rng[2]), fixed = TRUE)
+    radius_line <- function(o) grep("L2-ball radius", capture.output(print(o)), value = TRUE)
+    expect_identical(radius_line(imp), radius_line(ref), info = sampler)
+  }
+  # A sequence whose missing entries are none of those scored (hidden) is NA too.
+  imp <- impute(spec, x, n_samples = 50, seed = 2, truth = truth, threads = 1)
+  hidden <- is.na(x)
+  hidden[2, , ] <- FALSE
+  m <- imputation_metrics(imp, hidden = hidden)
+  expect_true(all(is.na(unlist(m[c(2, 4), -1]))) && !any(is.nan(unlist(m[c(2, 4), -1]))))
+})
+
 test_that("bad imputation input gives classed errors naming the argument", {
   spec <- gp_spec(20, d = 2)
   x <- gp_simulate(spec, 1, seed = 1)[1, , ]

@@ -89,6 +89,47 @@ test_that("distribution_error takes arrays of samples and checks its input", {
   expect_input_error(distribution_error(draws, gp_spec(30, d = 2), x = x), "x")
 })
 
+test_that("distribution_error leaves out a complete sequence that impute() passed through", {
+  # A complete window has no law to compare: its row has m = 0 and NA (not
+  # NaN) statistics, as coverage() gives it NA, and the summaries are those
+  # of the other sequences. Those are as in the batch where it had a gap
+  # (their draws, here and in impute(), go by sequence index).
+  spec <- gp_spec(24, d = 2, kernel = gp_kernel("matern32", lengthscale = 6))
+  truth <- gp_simulate(spec, 3, seed = 1)
+  x <- truth
+  x[1, 5:9, ] <- NA
+  x[3, 20:24, 1] <- NA
+  gappy <- x
+  gappy[2, 10:12, 2] <- NA
+  imp <- impute(spec, x, n_samples = 50, seed = 2, sampler = "ode", steps = 4, threads = 1)
+  ref <- impute(spec, gappy, n_samples = 50, seed = 2, sampler = "ode", steps = 4, threads = 1)
+  de <- distribution_error(imp, spec, seed = 3, threads = 1)
+  de_ref <- distribution_error(ref, spec, seed = 3, threads = 1)
+  expect_equal(nrow(de), 3)
+  expect_identical(de$m, c(10L, 0L, 5L))
+  expect_identical(de$Z, c(50L, 50L, 50L))
+  stat_cols <- setdiff(names(de), c("sequence", "pattern", "Z", "m"))
+  vals <- unlist(de[2, stat_cols])
+  expect_true(all(is.na(vals)) && !any(is.nan(vals)))
+  expect_true(is.na(de$pattern[2]))
+  expect_length(attr(de, "cov_ratio")[[2]], 0)
+  expect_equal(de[-2, stat_cols], de_ref[-2, stat_cols], ignore_attr = TRUE)
+  s <- summary(de)
+  expect_identical(s$overall$sequences, 2L)
+  expect_equal(s$overall$w2, mean(de_ref$w2[-2]))
+  expect_equal(s$overall$energy_excess, mean(de_ref$energy[-2] - de_ref$energy_null[-2]))
+  expect_identical(s$table$sequences, c(1L, 1L))
+  out <- capture.output(print(de))
+  expect_true(any(grepl("all: 2 sequences", out, fixed = TRUE)))
+  expect_false(any(grepl("NaN", out)))
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  expect_silent(plot(de))
+  # An array of samples completes one sequence: a complete one has no law.
+  draws <- array(rep(truth[1, , ], each = 5), c(5, 24, 2))
+  expect_input_error(distribution_error(draws, spec, x = truth[1, , ]), "x")
+})
+
 test_that("bound_factors rank the paper's patterns by Theorem 1's factor", {
   spec <- gp_spec(96, d = 8, kernel = gp_kernel("laplace", lengthscale = 128))
   b <- bound_factors(spec, paper_patterns(), n = 1e4)
@@ -143,6 +184,22 @@ test_that("distribution_shift is reproducible, centred at 1 on the training law,
   expect_output(print(r), "mean of ratios")
   expect_output(print(a), "DS \\(loss\\)")
   expect_input_error(shift_ratio(a, self), "b")
+  # A complete test sequence (which impute() passes through) has no loss:
+  # NA in its row, out of the means and the bootstrap; the others' values
+  # are as where it had its gap (draws go by sequence index).
+  xc <- x
+  xc[5, , ] <- gp_simulate(spec, 1, seed = 8)[1, , ]
+  xg <- x
+  xg[5, , ] <- xc[5, , ]
+  xg[5, 19:24, ] <- NA
+  ac <- distribution_shift(fit, xc, spec, n_reference = 40, K = 4, seed = 3, threads = 1)
+  ag <- distribution_shift(fit, xg, spec, n_reference = 40, K = 4, seed = 3, threads = 1)
+  expect_true(all(is.na(unlist(ac$sequences[5, -1]))) && !any(is.nan(unlist(ac$sequences[5, -1]))))
+  expect_equal(ac$sequences[-5, ], ag$sequences[-5, ], tolerance = 1e-5)
+  expect_true(all(is.finite(ac$summary$estimate)))
+  expect_output(print(ac), "39 test sequences")
+  expect_true(all(is.finite(shift_ratio(ac, ac, seed = 1)$estimate)))
+  expect_input_error(distribution_shift(fit, gp_simulate(spec, 3, seed = 9), spec, n_reference = 40, K = 4), "x")
   expect_input_error(distribution_shift(fit, x, gp_spec(30, d = 2)), "spec")
   expect_input_error(distribution_shift(fit, x, spec, K = 0), "K")
   # A saved model keeps its training strategy: loaded, it gives the same draws.

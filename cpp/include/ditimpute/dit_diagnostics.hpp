@@ -29,8 +29,11 @@ struct DenoisingRisk {
   std::vector<double> excess, excess_se;
 };
 
-// Every case of `x` (NaN = missing, its pattern from masks_from_nan; the
-// observed values are the x_obs at which g is evaluated). K >= 1 replicates
+// Every case of `x` (NaN = missing, its pattern from masks_to_impute; the
+// observed values are the x_obs at which g is evaluated). A complete case
+// (no missing entry, which impute() passes through) has no loss: NaN in
+// every field and no replicates (it takes no draws, so the other cases' draws
+// are unchanged); every case complete is input_error "x". K >= 1 replicates
 // per case ("K"); weight "eps" (w = 1: the loss the network was trained on,
 // eq. 13 in noise form) or "score" (w = t / sigma_t^2: eq. 14's integral of
 // ||s - target||^2 dt, up to the constant log(T / t0), under log-uniform t)

@@ -35,9 +35,18 @@ namespace ditimpute {
 // Masks of the cases of `x` from its NaN entries. input_error(arg) when a
 // value is infinite or a case has no observed entry, and when a case has no
 // missing entry unless `allow_complete` (the pipeline's entries, which pass
-// complete cases through: impute(), summarise_samples(), region_coverage(),
-// region_contains()).
+// complete cases through: region_coverage(), region_contains(), and through
+// masks_to_impute() below impute(), summarise_samples()'s callers and
+// distribution_error()).
 std::vector<Mask> masks_from_nan(const Batch& x, const std::string& arg = "x", bool allow_complete = false);
+
+// The masks of a batch to impute (or of an imputation's data, for what is
+// computed from it): masks_from_nan(x, arg, true), and input_error(arg) when
+// every case is complete (nothing to impute). impute() and every other entry
+// that takes a batch with its imputation (outside completions, a check of
+// the data before a deterministic imputer, distribution_error()) apply this
+// one rule.
+std::vector<Mask> masks_to_impute(const Batch& x, const std::string& arg = "x");
 
 // Cases grouped by identical masks, each group in ascending case order; groups
 // ordered by their first case.

@@ -47,12 +47,17 @@ struct DistributionError {
   LawDistance null;
 };
 
-// Every case of `x` (NaN = missing, its pattern from masks_from_nan) with its
+// Every case of `x` (NaN = missing, its pattern from masks_to_impute) with its
 // Z_i x m_i samples (`samples[i]`, missing entries in vec order, Z_i >= 2;
 // cases may differ in Z_i). n_ref >= 2 exact draws per case for the
 // energy distance. Case i draws from Rng(case_seed(seed, i)): reference, then
-// null draws. input_error "samples" when a matrix has the wrong width, fewer
-// than 2 rows or non-finite values; "n_ref" when n_ref < 2.
+// null draws. A complete case (no missing entry, which impute() passes
+// through with Z x 0 samples) has no law to compare: m = 0, Z its rows, every
+// statistic of `samples` and `null` NaN and no cov_ratio; it draws nothing, so
+// the other cases' values do not depend on it. input_error "x" when every
+// case is complete; "samples" when a matrix has the wrong width, or (a case
+// with a missing entry) fewer than 2 rows or non-finite values; "n_ref" when
+// n_ref < 2.
 std::vector<DistributionError> distribution_error(const GaussianProcess& gp, const Batch& x,
                                                   const std::vector<Matrix>& samples, int n_ref,
                                                   std::uint64_t seed, int threads = 0);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace ditimpute {
 
@@ -91,19 +92,27 @@ DenoisingRisk denoising_risk(const DiTModel& model, const GaussianProcess& gp, c
   if (gp.H() != c.H || gp.d() != c.d) throw input_error("gp", "the process must have the model's H and d.");
   if (K < 1) throw input_error("K", "K must be at least 1.");
   if (weight != "eps" && weight != "score") throw input_error("weight", "weight must be \"eps\" or \"score\".");
-  const std::vector<Mask> masks = masks_from_nan(x);
+  // A complete case (no missing entry, which impute() passes through) has
+  // no loss to measure: NaN, no replicates. Every case complete is an input
+  // error, as for impute().
+  const std::vector<Mask> masks = masks_to_impute(x, "x");
   const int n = x.n;
   const std::size_t S = x.seq_size();
-  check_memory(8.0 * 3.0 * n * static_cast<double>(K) * S, "K", "the noisy states of every replicate");
+  std::vector<int> slot(n, -1);  // the index of a case among those with a gap
+  int n_gappy = 0;
+  for (int i = 0; i < n; ++i)
+    if (masks[i].n_missing() > 0) slot[i] = n_gappy++;
+  check_memory(8.0 * 3.0 * n_gappy * static_cast<double>(K) * S, "K", "the noisy states of every replicate");
 
-  // Example e = i * K + k: its state, mask, time, and (on the missing entries)
-  // the noise and the exact conditional noise eps*.
-  Batch states(n * K, c.H, c.d);
-  std::vector<Mask> ex_masks(static_cast<std::size_t>(n) * K);
+  // Example e = slot[i] * K + k: its state, mask, time, and (on the missing
+  // entries) the noise and the exact conditional noise eps*.
+  Batch states(n_gappy * K, c.H, c.d);
+  std::vector<Mask> ex_masks(static_cast<std::size_t>(n_gappy) * K);
   std::vector<double> ex_t(ex_masks.size());
   std::vector<Matrix> noise(n), eps_star(n);
   const double lt0 = std::log(c.t0), lT = std::log(c.T);
   for (const auto& group : group_by_pattern(masks)) {
+    if (masks[group.front()].n_missing() == 0) continue;  // complete cases
     check_cancelled();
     const auto cond = make_conditional(gp, masks[group.front()]);
     const std::vector<int>& miss = cond->missing_entries();
@@ -123,7 +132,7 @@ DenoisingRisk denoising_risk(const DiTModel& model, const GaussianProcess& gp, c
         const double a = vp_alpha(tk[k]), s = vp_sigma(tk[k]);
         const Matrix v = a * x0.row(k) + s * noise[i].row(k);
         eps_star[i].row(k) = -s * cond->score(v, mu, tk[k]);
-        const std::size_t e = static_cast<std::size_t>(i) * K + k;
+        const std::size_t e = static_cast<std::size_t>(slot[i]) * K + k;
         double* st = states.seq(static_cast<int>(e));
         std::copy(x.seq(i), x.seq(i) + S, st);
         for (int j = 0; j < m; ++j) st[miss[j]] = v(0, j);
@@ -135,16 +144,18 @@ DenoisingRisk denoising_risk(const DiTModel& model, const GaussianProcess& gp, c
   const Batch eps_hat = model.predict_noise(states, ex_masks, ex_t, threads);
 
   DenoisingRisk out;
-  out.loss.resize(n);
-  out.loss_se.resize(n);
-  out.excess.resize(n);
-  out.excess_se.resize(n);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  out.loss.assign(n, nan);
+  out.loss_se.assign(n, nan);
+  out.excess.assign(n, nan);
+  out.excess_se.assign(n, nan);
   for (int i = 0; i < n; ++i) {
+    if (slot[i] < 0) continue;  // complete: NaN
     const std::vector<int> miss = masks[i].missing_entries();
     const int m = static_cast<int>(miss.size());
     std::vector<double> l(K), ex(K);
     for (int k = 0; k < K; ++k) {
-      const std::size_t e = static_cast<std::size_t>(i) * K + k;
+      const std::size_t e = static_cast<std::size_t>(slot[i]) * K + k;
       const double t = ex_t[e];
       const double w = weight == "score" ? t / vp_sigma2(t) : 1.0;
       const double* eh = eps_hat.seq(static_cast<int>(e));

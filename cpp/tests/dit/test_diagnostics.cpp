@@ -64,3 +64,36 @@ TEST_CASE("denoising_risk: reproducible, loss = excess + a positive irreducible 
   CHECK_THROWS_AS(denoising_risk(model, gp, x, 0, "eps", 9, 1), input_error);
   CHECK_THROWS_AS(denoising_risk(model, gp, x, 4, "v", 9, 1), input_error);
 }
+
+TEST_CASE("denoising_risk leaves a complete case out; a batch of complete cases is an input error", "[dit][diagnostics]") {
+  // impute() passes a complete case through; its loss over no missing entry
+  // is undefined: NaN, no replicates, and the other cases draw as they would
+  // with its gap (their seeds go by index).
+  const GaussianProcess gp = small_gp(12, 2, 3.0);
+  const DiTModel model = DiTModel::create(tiny_config(12, 2), 3, "cpu");
+  Rng rng(6);
+  const Batch full = gp.simulate(4, rng);
+  Batch gappy = full;
+  for (int i = 0; i < 4; ++i)
+    for (int h = 8; h < 12; ++h)
+      for (int j = 0; j < 2; ++j) gappy.at(i, h, j) = std::nan("");
+  Batch x = gappy;
+  std::copy(full.seq(1), full.seq(1) + full.seq_size(), x.seq(1));  // case 1 complete
+  const DenoisingRisk a = denoising_risk(model, gp, x, 8, "eps", 9, 1);
+  const DenoisingRisk ref = denoising_risk(model, gp, gappy, 8, "eps", 9, 1);
+  REQUIRE(a.loss.size() == 4u);
+  CHECK(std::isnan(a.loss[1]));
+  CHECK(std::isnan(a.loss_se[1]));
+  CHECK(std::isnan(a.excess[1]));
+  CHECK(std::isnan(a.excess_se[1]));
+  for (int i : {0, 2, 3}) {
+    CHECK(a.loss[i] == Approx(ref.loss[i]).epsilon(1e-5));
+    CHECK(a.excess[i] == Approx(ref.excess[i]).epsilon(1e-5));
+  }
+  try {
+    denoising_risk(model, gp, full, 8, "eps", 9, 1);
+    FAIL("no error for a batch without a missing value");
+  } catch (const input_error& e) {
+    CHECK(e.arg() == "x");
+  }
+}
