@@ -416,15 +416,25 @@ TEST_CASE("DiT sampling checks its inputs", "[dit]") {
   CHECK(out[1] != out[2]);
 }
 
-TEST_CASE("Batched DiT sampling: a case's samples do not depend on its batch", "[dit]") {
-  const int H = 8, d = 2, n = 5, Z = 3;
-  auto m = DiTModel::create(tiny_config(H, d), 4, "cpu");
+namespace {
+// n cases of a ramp (0.1 (h - j) + 0.01 i), each missing frame i of variable
+// 0, for the batched-sampling cases below.
+Batch ramp_cases(int n, int H, int d) {
   Batch cases(n, H, d);
   for (int i = 0; i < n; ++i) {
     for (int h = 0; h < H; ++h)
       for (int j = 0; j < d; ++j) cases.at(i, h, j) = 0.1 * (h - j) + 0.01 * i;
-    cases.at(i, i, 0) = cases.at(i, (i + 3) % H, 1) = std::numeric_limits<double>::quiet_NaN();
+    cases.at(i, i, 0) = std::numeric_limits<double>::quiet_NaN();
   }
+  return cases;
+}
+}  // namespace
+
+TEST_CASE("Batched DiT sampling: a case's samples do not depend on its batch", "[dit]") {
+  const int H = 8, d = 2, n = 5, Z = 3;
+  auto m = DiTModel::create(tiny_config(H, d), 4, "cpu");
+  Batch cases = ramp_cases(n, H, d);
+  for (int i = 0; i < n; ++i) cases.at(i, (i + 3) % H, 1) = std::numeric_limits<double>::quiet_NaN();
   const std::vector<Mask> masks = masks_from_nan(cases);
   // One network batch for everything, vs one case per network batch.
   const auto all = m.sample_missing(cases, masks, Z, quick_sampler(), 7, 1, 0);
@@ -452,12 +462,7 @@ TEST_CASE("Batched DiT sampling: a case's samples do not depend on its batch", "
 TEST_CASE("The DiT passes a complete case through and draws the others as without it", "[dit]") {
   const int H = 8, d = 2, n = 4, Z = 3;
   auto m = DiTModel::create(tiny_config(H, d), 4, "cpu");
-  Batch gappy(n, H, d);
-  for (int i = 0; i < n; ++i) {
-    for (int h = 0; h < H; ++h)
-      for (int j = 0; j < d; ++j) gappy.at(i, h, j) = 0.1 * (h - j) + 0.01 * i;
-    gappy.at(i, i, 0) = std::numeric_limits<double>::quiet_NaN();
-  }
+  const Batch gappy = ramp_cases(n, H, d);
   Batch x = gappy;
   x.at(1, 1, 0) = 0.3;  // case 1 complete
   // Case seeds go by index: the complete case takes no network rows and
