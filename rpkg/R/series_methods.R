@@ -143,7 +143,7 @@ predict.ditimpute_series_imputation <- function(object, n.ahead = 1, level = obj
   # impute_series(proper = "auto") would for such a gap (proper.R), unless
   # the imputation was asked for plug-in draws (proper = FALSE).
   if (identical(proper, "auto")) {
-    proper <- isTRUE(model$proper) || (!isTRUE(model$proper_asked) && series_proper_auto(vx))
+    proper <- if (isTRUE(model$proper_asked)) isTRUE(model$proper) else isTRUE(model$proper) || series_proper_auto(vx)
   }
   f <- if (proper) series_proper_intervals else series_model_intervals
   iv <- f(model, vx, level, n_samples, seed, threads)
