@@ -869,13 +869,15 @@ summary.ditimpute_series_imputation <- function(object, ...) {
                           if (any(miss[, j])) mean(object$upper[miss[, j], j] - object$lower[miss[, j], j]) else NA_real_
                         }, 0), row.names = NULL)
   structure(list(variables = per_var, candidates = object$model$candidates, selection = object$model$selection,
-                 level = object$level,
+                 level = object$level, proper = isTRUE(object$model$proper), n_samples = object$n_samples,
                  method = object$method), class = "summary.ditimpute_series_imputation")
 }
 
 #' @export
 print.summary.ditimpute_series_imputation <- function(x, ...) {
-  cat(sprintf("Series imputation by %s\n\nPer variable (%g%% intervals):\n", x$method, 100 * x$level))
+  cat(sprintf("Series imputation by %s\n\nPer variable (%g%% intervals from %d sample paths%s):\n", x$method,
+              100 * x$level, as.integer(x$n_samples),
+              if (isTRUE(x$proper)) ", proper: form and parameters drawn per path" else ""))
   print(x$variables, row.names = FALSE)
   if (!is.null(x$candidates)) {
     cat(if (is.null(x$selection)) "\nCandidate models (fitted by maximum likelihood; the chosen one has the smallest BIC):\n" else

@@ -243,7 +243,9 @@ plot.ditimpute_series_forecast <- function(x, ...) {
     abort_input("x", "must be a forecast from predict() on an impute_series() result, with its columns.")
   }
   as_axis <- function(t) if (inherits(t, "Date")) as.POSIXct(t) else t
-  vars <- unique(c(history$variable, x$variable))
+  # Panels for the variables the forecast has (rows of it may keep only some).
+  vars <- unique(x$variable)
+  history <- history[history$variable %in% vars, , drop = FALSE]
   fc <- data.frame(time = as_axis(x$time), variable = factor(x$variable, levels = vars), estimate = x$estimate,
                    lower = x$lower, upper = x$upper)
   hist <- data.frame(time = as_axis(history$time), variable = factor(history$variable, levels = vars),

@@ -379,6 +379,17 @@ test_that("plot() of a forecast draws the series' end and the forecast band", {
   expect_input_error(plot(fc, colour = "red"), "colour")
 })
 
+test_that("plot() of a forecast cut to one variable draws that variable's panel only", {
+  y <- cbind(male = datasets::mdeaths, female = datasets::fdeaths)
+  fc <- predict(impute_series(y, n_samples = 30, seed = 1, threads = 1), n.ahead = 4, seed = 1)
+  one <- fc[fc$variable == "female", ]
+  built <- ggplot2::ggplot_build(plot(one))
+  expect_equal(length(unique(built$data[[1]]$PANEL)), 1)
+  expect_equal(nrow(built$data[[1]]), 50)
+  expect_equal(nrow(built$data[[2]]), 5)
+  expect_equal(length(unique(ggplot2::ggplot_build(plot(fc))$data[[1]]$PANEL)), 2)
+})
+
 test_that("rows of a forecast keep its draws in step; its columns alone are a plain data frame", {
   fc <- predict(impute_series(datasets::LakeHuron, n_samples = 50, seed = 1), n.ahead = 10, seed = 1)
   late <- fc[fc$horizon > 8, ]
