@@ -382,7 +382,8 @@ StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& o) 
     for (const Column& col : cols)
       if (col.n_obs <= static_cast<int>(c.ps.size()) + c.mean_df + 1)
         throw input_error("x", "a variable has " + std::to_string(col.n_obs) + " observed values, too few for the " +
-                                   to_string(form.trend) + " model's " + std::to_string(c.ps.size() + 1 + c.mean_df) +
+                                   to_string(form.trend) + " model's " +
+                                   std::to_string(static_cast<int>(c.ps.size() + 1 + c.mean_df)) +
                                    " parameters per variable.");
     c.means.assign(static_cast<std::size_t>(d), RowMatrix());
     for (int j = 0; j < d; ++j) {

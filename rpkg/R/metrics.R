@@ -112,10 +112,16 @@ print.ditimpute_coverage <- function(x, ...) {
   n <- sum(!is.na(x$coverage))  # NA: a sequence whose truth is not known at every missing entry
   m <- mean(x$coverage, na.rm = TRUE)
   se <- if (n > 1) stats::sd(x$coverage, na.rm = TRUE) / sqrt(n) else NA
-  cat(sprintf("Coverage of the %g%% regions against %s: %.1f%%%s over %d sequence%s\n", 100 * attr(x, "level"),
-              attr(x, "against"), 100 * m, if (is.na(se)) "" else sprintf(" (se %.1f%%)", 100 * se), n,
-              if (n == 1) "" else "s"))
-  if (!is.null(x$interval_coverage)) {
+  if (n == 0) {
+    cat(sprintf(paste("Coverage of the %g%% regions against %s: not available (a region is joint over a sequence's",
+                      "missing entries, and no sequence has its truth known at all of them)\n"),
+                100 * attr(x, "level"), attr(x, "against")))
+  } else {
+    cat(sprintf("Coverage of the %g%% regions against %s: %.1f%%%s over %d sequence%s\n", 100 * attr(x, "level"),
+                attr(x, "against"), 100 * m, if (is.na(se)) "" else sprintf(" (se %.1f%%)", 100 * se), n,
+                if (n == 1) "" else "s"))
+  }
+  if (!is.null(x$interval_coverage) && any(!is.na(x$interval_coverage))) {
     cat(sprintf("Per-entry %g%% intervals contain %.1f%% of the true values\n", 100 * attr(x, "level"),
                 100 * mean(x$interval_coverage, na.rm = TRUE)))
   }
@@ -143,7 +149,9 @@ print.ditimpute_coverage <- function(x, ...) {
 #' alone; `truth` then needs values only there.
 #'
 #' @inheritParams coverage
-#' @param hidden Optional logical array shaped like the imputed `x`: the
+#' @param hidden Optional logical array shaped like the imputed `x` (for a
+#'   series imputation also in the form of its `x`: a logical vector or ts,
+#'   or `is.na()` of its data frame): the
 #'   missing entries to score (e.g. `hide_mcar()$hidden`). Default: all
 #'   missing entries.
 #' @param by `"sequence"` for one row per sequence, `"all"` for one row that
@@ -166,6 +174,7 @@ print.ditimpute_coverage <- function(x, ...) {
 imputation_metrics <- function(object, truth = NULL, spec = NULL, hidden = NULL, by = c("sequence", "all")) {
   if (!inherits(object, "ditimpute_imputation")) abort_input("object", "must be an imputation from impute().")
   truth <- series_truth(object, truth)
+  hidden <- series_hidden(object, hidden)
   object <- as3(object)
   by <- check_string(by, c("sequence", "all"))
   n <- dim(object$x)[1]; H <- dim(object$x)[2]; d <- dim(object$x)[3]

@@ -259,6 +259,27 @@ describe_seconds <- function(s) {
   plural(s, "sec")
 }
 
+# A mask of entries to score (`hidden` of imputation_metrics()) for a series
+# imputation in the form of its `x`: a logical vector or ts (one variable),
+# a T x d logical matrix, or a logical matrix or data frame whose columns
+# include the imputed variables by name (is.na() of a data frame with its
+# time column) -> the T x d logical matrix.
+series_hidden <- function(object, hidden, arg = "hidden", call = rlang::caller_env()) {
+  if (is.null(hidden) || !inherits(object, "ditimpute_series_imputation")) return(hidden)
+  vars <- colnames(object$x)
+  if (length(dim(hidden)) == 3) return(hidden)  # the internal n x H x d form
+  if (!is.null(colnames(hidden)) && all(vars %in% colnames(hidden))) hidden <- as.matrix(hidden)[, vars, drop = FALSE]
+  if (is.data.frame(hidden)) hidden <- as.matrix(hidden)
+  if (is.null(dim(hidden))) hidden <- matrix(as.vector(hidden), ncol = 1)
+  if (!is.logical(hidden)) abort_input(arg, "must be logical (TRUE = score), in the form of the imputed x.", call = call)
+  if (!identical(as.integer(dim(hidden)), as.integer(dim(object$x)))) {
+    abort_input(arg, sprintf("has %d time points x %d variables; the imputed series has %d x %d (%s).", nrow(hidden),
+                             ncol(hidden), nrow(object$x), ncol(object$x), paste0('"', vars, '"', collapse = ", ")),
+                call = call)
+  }
+  unname(hidden)
+}
+
 # A truth given for a series imputation in the form of its `x` (a ts, a
 # vector, a matrix, a ditimpute_series, or a data frame holding the imputed
 # variables by name, with its time column) -> the T x d matrix of values.

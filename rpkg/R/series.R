@@ -88,7 +88,10 @@
 #' backward sampling, as [gp_smooth()]): no windows. The parameters maximise
 #' the likelihood of the observed values (missing ones integrated out), each
 #' variable's scale profiled out, on the stretch of at most `fit_frames`
-#' frames with the most observed values; `Lambda`'s correlations are those of
+#' frames with the most observed values (Nelder-Mead from one start per
+#' form; a smooth form without a season also from a second start, whose
+#' better optimum it keeps, `bench/results/series_smooth_starts.md`);
+#' `Lambda`'s correlations are those of
 #' the variables' standardised one-step prediction errors. With `model =
 #' "auto"` and `kernel = "auto"` every form is fitted (stationary, level and
 #' trend; smooth and seasonal) and the one with the smallest BIC is used;
@@ -415,7 +418,8 @@
 #' @return An object of class `ditimpute_series_imputation`, which is also a
 #'   `ditimpute_imputation` of one `T x d` sequence: `point` (the completed
 #'   values), `lower`, `upper` (`NA` on observed entries), `samples` (a list
-#'   holding the `n_samples x m` joint draws of the missing entries,
+#'   holding the `n_samples x m` joint draws of the missing entries, columns
+#'   named `"variable[frame]"`,
 #'   frame-major), `radius` (an L2 region over all missing entries: the
 #'   `ceiling((Z + 1) level)`-th smallest distance of the draws to `point`),
 #'   `model` (a `ditimpute_series_model`: the chosen form, its parameters,
@@ -489,9 +493,16 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   input <- series_input(x, "x")
   v <- input$values
   n_time <- nrow(v); d <- ncol(v)
-  check_series_values(v, "x")
+  if (method == "gp") {  # the smallest form's parameters per variable, twice (series_candidate_forms())
+    smallest <- series_form_df("stationary", "smooth")
+    check_series_values(v, "x", 2L * smallest,
+                        sprintf(" for method = \"gp\", which fits at least %d parameters per variable", smallest))
+  } else {
+    check_series_values(v, "x")
+  }
   proper_asked <- !identical(proper, "auto")  # predict() keeps a choice made here
   if (identical(proper, "auto")) proper <- method == "gp" && series_proper_auto(v)
+  period_given <- !is.null(period)
   if (is.null(period)) period <- if (kernel == "cycle") NA_real_ else input$period  # NA: a cycle's start from the data
   period <- if (is.null(period)) 1 else if (kernel == "cycle" && length(period) == 1 && is.na(period)) NA_real_ else
     check_number(period, lower = if (kernel == "cycle") 4 else 1, upper = Inf, open = FALSE)
@@ -526,6 +537,11 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   }
   two <- series_two_valued_warning(v)
   if (!is.null(two)) cli::cli_warn("{two}")
+  if (method == "gp" && period_given && kernel == "auto" && period >= 2 && n_time < 2 * period) {
+    season <- sprintf(paste("`period` = %g needs two periods of data for a seasonal form; the series has %d frames, so",
+                            "no season is fitted (only smooth forms)."), period, n_time)
+    cli::cli_warn("{season}")
+  }
   start <- proc.time()[["elapsed"]]
   if (method == "dit") {
     out <- impute_series_dit(v, level, n_samples, period, dit, seed, threads, transform, bounds)
@@ -721,17 +737,20 @@ series_negative_warning <- function(v, imp, bounds) {
                                       collapse = ", ")))
 }
 
-# What the model needs of the values: finite numbers or NA, at least 3
-# observed values per variable (a trend and a variance), some spread.
-check_series_values <- function(v, arg, call = rlang::caller_env()) {
+# What the model needs of the values: finite numbers or NA, at least
+# `min_obs` observed values per variable (3 for the DiT: a trend and a
+# variance; for the structural model twice the parameters per variable of
+# its smallest form, `why` saying so), some spread.
+check_series_values <- function(v, arg, min_obs = 3L, why = "", call = rlang::caller_env()) {
   if (nrow(v) < 4) abort_input(arg, sprintf("has %d time points; impute_series() needs at least 4.", nrow(v)),
                                call = call)
   check_no_nan_inf(v, arg, call = call)  # impute_series() checked x in the user's own form already (errors.R)
   n_obs <- colSums(!is.na(v))
-  if (any(n_obs < 3)) {
-    j <- which(n_obs < 3)[1]
-    abort_input(arg, sprintf("variable \"%s\" has %s; each variable needs at least 3 (drop it or impute it separately).",
-                             colnames(v)[j], plural(n_obs[[j]], "observed value")), call = call)
+  if (any(n_obs < min_obs)) {
+    j <- which(n_obs < min_obs)[1]
+    abort_input(arg, sprintf("variable \"%s\" has %s; each variable needs at least %d%s (drop it, impute it separately, or interpolate so short a series, e.g. with stats::approx()).",
+                             colnames(v)[j], plural(n_obs[[j]], "observed value"), as.integer(min_obs), why),
+                call = call)
   }
   spread <- apply(v, 2, stats::sd, na.rm = TRUE)
   if (any(!(spread > 0))) {
@@ -749,6 +768,8 @@ new_series_imputation <- function(input, v, iv, model, level, n_samples, win, tr
   point <- iv$point; lower <- iv$lower; upper <- iv$upper; samples <- iv$samples; ij <- iv$ij
   radius <- NA_real_
   if (nrow(ij)) {
+    # Each draw's column names its entry, "variable[frame]", as a forecast's do.
+    colnames(samples) <- sprintf("%s[%d]", colnames(v)[ij[, 2]], ij[, 1])
     # The in-sample radius needs ceiling((n + 1) level) <= n paths (99 at
     # level 0.99); with fewer there is no region (the intervals, exact for
     # the GP, are unaffected), not a radius capped at the farthest path.
@@ -860,6 +881,7 @@ print.ditimpute_series_imputation <- function(x, ...) {
 
 #' @export
 summary.ditimpute_series_imputation <- function(object, ...) {
+  check_dots(environment(), "summary()")
   miss <- object$missing
   vars <- colnames(object$x)
   per_var <- data.frame(variable = vars, missing = colSums(miss),
@@ -868,7 +890,10 @@ summary.ditimpute_series_imputation <- function(object, ...) {
                         mean_width = vapply(seq_along(vars), function(j) {
                           if (any(miss[, j])) mean(object$upper[miss[, j], j] - object$lower[miss[, j], j]) else NA_real_
                         }, 0), row.names = NULL)
-  structure(list(variables = per_var, candidates = object$model$candidates, selection = object$model$selection,
+  # A model set (variables in separate groups) keeps each group's choices in its part.
+  parts <- object$model$parts
+  selection <- if (is.null(parts)) object$model$selection else do.call(rbind, lapply(parts, `[[`, "selection"))
+  structure(list(variables = per_var, candidates = object$model$candidates, selection = selection,
                  level = object$level, proper = isTRUE(object$model$proper), n_samples = object$n_samples,
                  method = object$method), class = "summary.ditimpute_series_imputation")
 }

@@ -25,6 +25,10 @@ test_that("an interval over a one-frame gap is drawn as a line range", {
   expect_identical(sort(lr$x), c(20, 25))          # only the one-frame gaps, not frames 10-14
   expect_true(all(lr$ymax > lr$ymin))
   expect_equal(sort(lr$ymin), sort(c(imp$lower[20, 1], imp$lower[25, 2])))
+  # one-frame gaps draw no line or band of their own: no ggplot warning about
+  # groups of one observation (a user review saw one per panel)
+  expect_no_warning(ggplot2::ggplot_build(plot(imp)))
+  expect_equal(sort(unique(layer_data_of(plot(imp), "GeomLine")$x)), 10:14)
 
   y <- as.numeric(datasets::Nile)
   tr <- y

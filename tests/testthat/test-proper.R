@@ -204,6 +204,7 @@ test_that("proper = \"auto\" draws the parameters per path on series of fewer th
   expect_identical(auto$upper, on$upper)
   expect_output(print(auto), "proper: form and parameters drawn per path")
   expect_output(print(summary(auto)), "from 20 sample paths, proper: form and parameters drawn per path")
+  expect_input_error(summary(auto, level = 0.5), "level")  # not silently ignored
   long <- proper_series(n = 60)
   auto <- impute_series(long, n_samples = 20, seed = 2, threads = 1)
   expect_false(auto$model$proper)

@@ -401,3 +401,38 @@ test_that("rows of a forecast keep its draws in step; its columns alone are a pl
   cols <- fc[, c("time", "estimate")]
   expect_identical(class(cols), "data.frame")
 })
+
+test_that("scoring a series imputation takes its masks and truths in the form of its x, and says when a region has no truth", {
+  # A user review: `hidden = is.na(y)` (a ts, or is.na() of a data frame with
+  # its time column) was an error; coverage() printed "NaN% over 0 sequences".
+  y0 <- datasets::fdeaths
+  y <- y0
+  y[c(3:5, 40)] <- NA
+  imp <- impute_series(y, n_samples = 30, seed = 1, threads = 1)
+  h <- is.na(y)
+  h[40] <- FALSE  # score the gap 3-5 only
+  m <- imputation_metrics(imp, truth = y0, hidden = h, by = "all")
+  expect_identical(m$entries, 3L)
+  expect_equal(m$mae, mean(abs(imp$point[3:5, 1] - y0[3:5])))
+  expect_identical(imputation_metrics(imp, truth = y0, hidden = matrix(h, ncol = 1), by = "all"), m)
+  expect_input_error(imputation_metrics(imp, truth = y0, hidden = h[-1]), "hidden")
+  d0 <- data.frame(date = seq(as.Date("2000-01-01"), by = "month", length.out = 72), a = c(y0),
+                   b = c(datasets::mdeaths))
+  d <- d0
+  d$a[3:5] <- NA
+  d$b[50:51] <- NA
+  di <- impute_series(d, n_samples = 30, seed = 1, threads = 1)
+  md <- imputation_metrics(di, truth = d0, hidden = is.na(d), by = "all")
+  expect_identical(md$entries, 5L)
+  # each draw's column names its entry
+  expect_identical(colnames(di$samples[[1]]), c("a[3]", "a[4]", "a[5]", "b[50]", "b[51]"))
+  # a truth unknown at a missing entry: that entry unscored, the joint region not covered or missed
+  t2 <- y0
+  t2[40] <- NA
+  cv <- coverage(imp, truth = t2)
+  expect_true(is.na(cv$coverage))
+  out <- paste(capture.output(print(cv)), collapse = "\n")
+  expect_match(out, "not available")
+  expect_false(grepl("NaN", out))
+  expect_match(out, "Per-entry 95% intervals contain")
+})

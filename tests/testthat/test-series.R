@@ -99,7 +99,13 @@ test_that("bad input is a classed error naming the argument", {
   expect_error(impute_series(y, method = "lstm"), class = "ditimpute_error_input", regexp = "method")
   expect_error(impute_series("a"), class = "ditimpute_error_input", regexp = "x")
   expect_error(impute_series(c(1, NA, 3)), class = "ditimpute_error_input", regexp = "at least 4")
-  expect_error(impute_series(c(1, NA, NA, NA, NA, 2)), class = "ditimpute_error_input", regexp = "at least 3")
+  expect_error(impute_series(c(1, NA, NA, NA, NA, 2)), class = "ditimpute_error_input", regexp = "at least 8")
+  # one threshold whatever the count below it, the variable named (a review
+  # was told 3 with 2 observed values, then 8 with 3)
+  for (few in list(c(1.1, 2.3, NA, NA, NA), c(1.1, 2.3, 2.9, NA, NA), c(1:7, NA, NA))) {
+    cnd <- expect_input_error(impute_series(few), "x")
+    expect_match(conditionMessage(cnd), "variable \"[^\"]+\" has [0-9]+ observed values; each variable needs at least 8")
+  }
   m <- cbind(a = rnorm(30), b = NA_real_)
   expect_error(impute_series(m), class = "ditimpute_error_input", regexp = "\"b\"")
   expect_error(impute_series(cbind(a = rnorm(30), b = 1)), class = "ditimpute_error_input", regexp = "constant")
@@ -110,6 +116,15 @@ test_that("bad input is a classed error naming the argument", {
   expect_error(impute_series(y, level = 1.5), class = "ditimpute_error_input")
   expect_error(impute_series(y, n_samples = 5), class = "ditimpute_error_input")
   expect_error(impute_series(y, fit_frames = 0), class = "ditimpute_error_input", regexp = "fit_frames")
+  # a fitting stretch too short for some forms fits the others; too short for
+  # the model asked, an error naming fit_frames (a review got one from the
+  # core naming x, about a trend model it had not asked for)
+  f <- datasets::fdeaths
+  f[c(5:8, 30)] <- NA
+  short_fit <- impute_series(f, fit_frames = 10, n_samples = 20, seed = 1, threads = 1)
+  expect_setequal(short_fit$model$candidates$model, c("stationary", "level"))
+  cnd <- expect_input_error(impute_series(f, fit_frames = 10, model = "trend"), "fit_frames")
+  expect_match(conditionMessage(cnd), "is 10: the fitting stretch needs at least 18 frames for model = \"trend\"", fixed = TRUE)
   expect_error(impute_series(y, model = "arima"), class = "ditimpute_error_input", regexp = "model")
   expect_error(impute_series(y - 400, transform = "log"), class = "ditimpute_error_input", regexp = "transform")
   # Too short for any model (the smallest has 4 parameters per variable, and
@@ -1049,6 +1064,13 @@ test_that("a variable the others do not explain gets its own model, or a warning
   expect_output(print(imp$model), "2 independent groups")
   expect_s3_class(summary(imp)$candidates, "data.frame")
   expect_setequal(unique(summary(imp)$candidates$variables), c("lone", "a, b"))
+  # the summary's header says what chose each group's model: the smallest BIC
+  # only where no group's hidden gaps chose against it
+  cands <- summary(imp)$candidates
+  by_bic <- all(vapply(split(cands, cands$variables), function(g) g$BIC[g$chosen] == min(g$BIC), TRUE))
+  chose <- !is.null(summary(imp)$selection)
+  expect_true(chose || by_bic)
+  expect_identical(grepl("chosen on hidden gaps", paste(capture.output(print(summary(imp))), collapse = " ")), chose)
   # each group is exactly the model of its variables alone: the same point and
   # intervals (exact Gaussian, not sampled), the draws merged entry by entry
   alone <- impute_series(x[, "lone"], n_samples = 20, seed = 1)
@@ -1107,6 +1129,23 @@ test_that("a two-valued variable with missing entries is named in a warning: the
   expect_warning(impute_series(x3, n_samples = 20, seed = 1), "^Variable \"active\" is never negative")
   expect_match(series_two_valued_warning(cbind(a = c(1, 2, NA, 1), b = c(0, NA, 5, 0))),
                "Variables \"a\" \\(1 and 2\\), \"b\" \\(0 and 5\\) take only two values")
+})
+
+test_that("a smooth form's fit does not depend on the period it has no use for (a second start)", {
+  # A user review: given period = 13 or more, the stationary smooth form of
+  # fdeaths started its lengthscale at min(period, 20) frames and stopped at
+  # 1e+05 frames, log-likelihood -440.9 and 3x the MAE, against -412.5
+  # (lengthscale 2.3) from the frequency's 12.
+  y <- datasets::fdeaths
+  y[c(5:8, 30)] <- NA
+  fit <- function(p) impute_series(y, period = p, kernel = "smooth", model = "stationary", seed = 1, threads = 1)
+  base <- fit(NULL)
+  expect_lt(base$model$candidates$logLik, -412)
+  for (p in c(13, 24)) expect_equal(fit(p)$model$candidates$logLik, base$model$candidates$logLik, tolerance = 1e-6)
+  # a period given that the series cannot hold twice: said, not silently dropped
+  expect_warning(long <- impute_series(y, period = 40, n_samples = 20, seed = 1, threads = 1), "two periods of data")
+  expect_setequal(long$model$candidates$kernel, "smooth")
+  expect_warning(impute_series(y, period = 36, n_samples = 20, seed = 1, threads = 1), NA)
 })
 
 test_that("the chosen model and the imputations do not depend on the data's units", {
