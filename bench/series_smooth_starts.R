@@ -106,6 +106,7 @@ for (name in long) {  # repetition 1 of bench/series_long.R's gaps
   rows[[length(rows) + 1]] <- one(name, y0, 1, parts$hide_repetition(y0, name, 1)$h)
 }
 d <- do.call(rbind, rows)
+saveRDS(d, file.path(tempdir(), "series_smooth_starts.rds"))  # the rows, should the report fail
 
 fmt <- function(x, digits = 3) if (is.numeric(x)) formatC(x, format = "fg", digits = digits, flag = "#") else x
 md <- function(df) {
@@ -121,13 +122,21 @@ pooled <- function(sel) sprintf("MAE after / before %.4f (pooled over %d imputat
 out <- c(if (seasonal) "# A second start for the seasonal forms too: a study (bench/series_smooth_starts.R seasonal)" else
            "# The smooth forms' second start (bench/series_smooth_starts.R)", "",
          sprintf("`Rscript bench/series_smooth_starts.R %d %s%s` on %s, %s; %d repetitions of gaps on R's seasonal series, repetition 1 of bench/series_long.R's gaps on the long ones. %s impute_series(level = 0.9, seed = 1, threads = 2). Load average %s at the start, %s at the end (2 cores); wall %.0f s.",
-                 reps, data_dir, if (seasonal) " seasonal" else "", format(Sys.time(), "%Y-%m-%d %H:%M UTC", tz = "UTC"), R.version.string, reps,
+                 reps, data_dir, if (seasonal) " seasonal" else "", format(Sys.time(), "%Y-%m-%d %H:%M UTC", tz = "UTC"),
+                 R.version.string, reps,
+                 if (seasonal) {
+                   paste("`before`: the package's rule (a second start for the smooth forms); `after`: every form whose",
+                         "smooth lengthscale started elsewhere also from 10 frames (bench/with_object.R), the better optimum kept.")
+                 } else {
+                   paste("`before`: one start per form (the rule until 2026-12-05, through bench/with_object.R); `after`:",
+                         "the smooth forms also from 10 frames, the better optimum kept.")
+                 },
                  load_start, load_of(), proc.time()[["elapsed"]] - t0), "",
          sprintf("gain_max: the largest log-likelihood gain of a %s form after over before, on the data's scale.",
                  if (seasonal) "candidate" else "smooth"), "",
          md(d), "",
-         sprintf("- Smooth forms that gained over 0.5 log-likelihood units: %d of %d imputations; chosen form changed in %d.",
-                 sum(d$gain_max > 0.5), nrow(d), sum(changed)),
+         sprintf("- %s that gained over 0.5 log-likelihood units: %d of %d imputations; chosen form changed in %d.",
+                 if (seasonal) "Forms" else "Smooth forms", sum(d$gain_max > 0.5), nrow(d), sum(changed)),
          sprintf("- All: %s.", pooled(rep(TRUE, nrow(d)))),
          if (any(changed)) sprintf("- Where the chosen form changed: %s.", pooled(changed)),
          sprintf("- Seconds, sum: before %.1f, after %.1f (ratio %.2f).", sum(d$seconds_before), sum(d$seconds_after),
