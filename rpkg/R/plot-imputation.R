@@ -45,11 +45,14 @@ ggplot_imputation <- function(x, sequence = 1, variables = NULL, ...) {
   # (none in a complete sequence, which impute() passes through)
   miss$run <- if (nrow(miss)) cumsum(c(1, diff(miss$frame) != 1 | diff(as.integer(miss$variable)) != 0)) else integer()
   single <- miss[single_frame_runs(miss$run), , drop = FALSE]
-  runs <- miss[!single_frame_runs(miss$run), , drop = FALSE]  # lines and bands (a single frame: a point and a bar)
+  # The estimate's line over runs of two frames or more (a single frame is a
+  # point, with its interval a bar: a one-point line is a ggplot warning; a
+  # one-point band draws nothing and keeps the band's legend).
+  runs <- miss[!single_frame_runs(miss$run), , drop = FALSE]
   has_truth <- !is.null(x$truth)
   # A deterministic imputer (impute_baseline()) has no intervals: no band.
   band <- if (any(is.finite(miss$lower))) list(
-    ggplot2::geom_ribbon(data = runs, ggplot2::aes(ymin = .data$lower, ymax = .data$upper, group = .data$run,
+    ggplot2::geom_ribbon(data = miss, ggplot2::aes(ymin = .data$lower, ymax = .data$upper, group = .data$run,
                                                    fill = "interval"), alpha = 0.3),
     ggplot2::geom_linerange(data = single, ggplot2::aes(ymin = .data$lower, ymax = .data$upper),
                             colour = plot_colours[["imputed"]], alpha = 0.6, linewidth = 1.2))

@@ -268,8 +268,15 @@ series_hidden <- function(object, hidden, arg = "hidden", call = rlang::caller_e
   if (is.null(hidden) || !inherits(object, "ditimpute_series_imputation")) return(hidden)
   vars <- colnames(object$x)
   if (length(dim(hidden)) == 3) return(hidden)  # the internal n x H x d form
-  if (!is.null(colnames(hidden)) && all(vars %in% colnames(hidden))) hidden <- as.matrix(hidden)[, vars, drop = FALSE]
-  if (is.data.frame(hidden)) hidden <- as.matrix(hidden)
+  named <- colnames(hidden)
+  if (!is.null(named)) {  # columns by name (a time column or others may come along); names that miss one: an error
+    absent <- setdiff(vars, named)
+    if (length(absent)) {
+      abort_input(arg, sprintf("has no column \"%s\"; the imputed variables are %s.", absent[1],
+                               paste0('"', vars, '"', collapse = ", ")), call = call)
+    }
+    hidden <- if (is.data.frame(hidden)) as.matrix(hidden[vars]) else hidden[, vars, drop = FALSE]
+  }
   if (is.null(dim(hidden))) hidden <- matrix(as.vector(hidden), ncol = 1)
   if (!is.logical(hidden)) abort_input(arg, "must be logical (TRUE = score), in the form of the imputed x.", call = call)
   if (!identical(as.integer(dim(hidden)), as.integer(dim(object$x)))) {

@@ -89,8 +89,9 @@
 #' the likelihood of the observed values (missing ones integrated out), each
 #' variable's scale profiled out, on the stretch of at most `fit_frames`
 #' frames with the most observed values (Nelder-Mead from one start per
-#' form; a smooth form without a season also from a second start, whose
-#' better optimum it keeps, `bench/results/series_smooth_starts.md`);
+#' form; a form without a season whose smooth lengthscale started at the
+#' period's min(period, 20) frames also from 10 frames, keeping the better
+#' optimum, `bench/results/series_smooth_starts.md`);
 #' `Lambda`'s correlations are those of
 #' the variables' standardised one-step prediction errors. With `model =
 #' "auto"` and `kernel = "auto"` every form is fitted (stationary, level and
@@ -241,8 +242,9 @@
 #'   (`Date` or `POSIXct`, equally spaced or monthly) and numeric columns, a
 #'   [ditimpute_series()], a numeric matrix (rows are frames) or a numeric
 #'   vector. `NA` marks missing values. Each variable needs at least 8
-#'   observed values (twice the 4 parameters per variable of the smallest
-#'   model): a shorter series is an input error naming `x`. Both models are
+#'   observed values with `method = "gp"` (twice the 4 parameters per
+#'   variable of the smallest model; 3 with `method = "dit"`): a shorter
+#'   series is an input error naming `x`. Both models are
 #'   Gaussian: a variable with missing values that takes only two values
 #'   where observed (a 0/1 indicator) is imputed on a continuous scale, with
 #'   imputations and bounds between or beyond its two values, and a warning
@@ -300,7 +302,10 @@
 #'   known (e.g. the series' own gaps when further values were hidden to
 #'   score them): those entries are imputed but not scored.
 #' @param fit_frames Fit on the stretch of at most this many frames with the
-#'   most observed values (the imputation always uses the whole series).
+#'   most observed values (the imputation always uses the whole series). The
+#'   forms whose parameters that stretch's observed values cannot fit twice
+#'   over are left out; when not even the smallest can be, an input error
+#'   naming `fit_frames`.
 #' @param ridge Added to the diagonal of the correlation matrix behind
 #'   `Lambda` (then rescaled): 0.01 shrinks every correlation by about 1%.
 #'   It keeps `Lambda` invertible when variables are nearly collinear
@@ -496,7 +501,8 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   if (method == "gp") {  # the smallest form's parameters per variable, twice (series_candidate_forms())
     smallest <- series_form_df("stationary", "smooth")
     check_series_values(v, "x", 2L * smallest,
-                        sprintf(" for method = \"gp\", which fits at least %d parameters per variable", smallest))
+                        sprintf(" for method = \"gp\", which fits at least %d parameters per variable", smallest),
+                        "drop it or interpolate so short a series, e.g. with stats::approx()")
   } else {
     check_series_values(v, "x")
   }
@@ -539,7 +545,7 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   if (!is.null(two)) cli::cli_warn("{two}")
   if (method == "gp" && period_given && kernel == "auto" && period >= 2 && n_time < 2 * period) {
     season <- sprintf(paste("`period` = %g needs two periods of data for a seasonal form; the series has %d frames, so",
-                            "no season is fitted (only smooth forms)."), period, n_time)
+                            "no season of that period is fitted."), period, n_time)
     cli::cli_warn("{season}")
   }
   start <- proc.time()[["elapsed"]]
@@ -741,15 +747,17 @@ series_negative_warning <- function(v, imp, bounds) {
 # `min_obs` observed values per variable (3 for the DiT: a trend and a
 # variance; for the structural model twice the parameters per variable of
 # its smallest form, `why` saying so), some spread.
-check_series_values <- function(v, arg, min_obs = 3L, why = "", call = rlang::caller_env()) {
+check_series_values <- function(v, arg, min_obs = 3L, why = "",
+                                remedy = "drop it, impute it separately, or interpolate so short a series, e.g. with stats::approx()",
+                                call = rlang::caller_env()) {
   if (nrow(v) < 4) abort_input(arg, sprintf("has %d time points; impute_series() needs at least 4.", nrow(v)),
                                call = call)
   check_no_nan_inf(v, arg, call = call)  # impute_series() checked x in the user's own form already (errors.R)
   n_obs <- colSums(!is.na(v))
   if (any(n_obs < min_obs)) {
     j <- which(n_obs < min_obs)[1]
-    abort_input(arg, sprintf("variable \"%s\" has %s; each variable needs at least %d%s (drop it, impute it separately, or interpolate so short a series, e.g. with stats::approx()).",
-                             colnames(v)[j], plural(n_obs[[j]], "observed value"), as.integer(min_obs), why),
+    abort_input(arg, sprintf("variable \"%s\" has %s; each variable needs at least %d%s (%s).",
+                             colnames(v)[j], plural(n_obs[[j]], "observed value"), as.integer(min_obs), why, remedy),
                 call = call)
   }
   spread <- apply(v, 2, stats::sd, na.rm = TRUE)

@@ -401,13 +401,20 @@ series_candidate_forms <- function(model, kernel, period, n_time, n_obs_min, cal
   # variable: fewer leave the likelihood flat in some direction.
   forms$df <- mapply(series_form_df, forms$model, forms$kernel)
   ok <- n_obs_min >= 2 * forms$df
+  # Forms the data cannot fit are left out (a named model keeps those of its
+  # forms that fit, as "auto" does); none: an error naming the model asked,
+  # or x when not even the smallest model fits.
+  smallest <- series_form_df("stationary", "smooth")
+  if (!any(ok) && (model != "auto" || kernel != "auto") && n_obs_min >= 2 * smallest) {
+    abort_input(if (model != "auto") "model" else "kernel",
+                sprintf("%s needs at least %d observed values per variable (twice its %d parameters); the series has %d.",
+                        paste(c(if (model != "auto") sprintf("model = \"%s\"", model),
+                                if (kernel != "auto") sprintf("kernel = \"%s\"", kernel)), collapse = " with "),
+                        as.integer(2 * min(forms$df)), as.integer(min(forms$df)), as.integer(n_obs_min)), call = call)
+  }
   if (!any(ok)) {
     abort_input("x", sprintf("has a variable with %d observed values; impute_series() fits at least %d parameters per variable and needs at least %d observed values (interpolate so short a series, e.g. with stats::approx(), or give more data).",
-                             n_obs_min, min(forms$df), 2 * min(forms$df)), call = call)
-  }
-  if (model != "auto" && !all(ok)) {
-    abort_input("model", sprintf("\"%s\" needs at least %d observed values per variable; the series has %d.", model,
-                                 2 * min(forms$df), n_obs_min), call = call)
+                             n_obs_min, smallest, 2 * smallest), call = call)
   }
   forms[ok, c("model", "kernel", "envelope", "harmonics", "period_min", "period_max"), drop = FALSE]
 }
@@ -542,6 +549,20 @@ series_cycle_peak <- function(v) {
   list(period = n / near[which.max(lp[near])], prominence = max(excess))
 }
 
+# The stretch the core fits on (StructuralFit: the first of at most
+# `fit_frames` frames with the most observed entries): its first frame, its
+# length, and the fewest observed values of a variable in it (`n`, of
+# variable number `variable`).
+series_stretch_obs <- function(v, fit_frames) {
+  frames <- min(nrow(v), fit_frames)
+  obs <- !is.na(v)
+  cum <- c(0, cumsum(rowSums(obs)))
+  starts <- seq_len(nrow(v) - frames + 1L)
+  start <- starts[which.max(cum[starts + frames] - cum[starts])]
+  per_var <- colSums(obs[start + seq_len(frames) - 1L, , drop = FALSE])
+  list(start = start, frames = frames, n = min(per_var), variable = which.min(per_var))
+}
+
 # The starting specs of the candidate forms (rows of series_candidate_forms()).
 series_start_specs <- function(forms, period) {
   lapply(seq_len(nrow(forms)), function(i) {
@@ -573,20 +594,21 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
     period <- series_cycle_start(to_model_scale(v, tr), call = call)
   }
   forms <- series_candidate_forms(model, kernel, period, n_time, n_obs_min, call)
-  if (fit_frames < n_obs_min) {
-    # The fitting stretch holds at most fit_frames observed values per
-    # variable: the forms it can fit (all of a named model's), or an error
-    # naming fit_frames rather than one from the core naming x.
+  n_fit <- series_stretch_obs(v, fit_frames)
+  if (n_fit$n < n_obs_min) {
+    # The fitting stretch holds fewer observed values of a variable than the
+    # series: the forms it can fit, or an error naming fit_frames rather than
+    # one from the core naming x.
     df <- mapply(series_form_df, forms$model, forms$kernel)
-    need <- 2 * (if (model == "auto") min(df) else max(df))
-    if (fit_frames < need) {
-      abort_input("fit_frames", sprintf("is %d: the fitting stretch needs at least %d frames for %s (twice its %d parameters per variable).",
-                                        as.integer(fit_frames), as.integer(need),
-                                        if (model == "auto") "the smallest candidate model" else sprintf("model = \"%s\"", model),
-                                        as.integer(need / 2)), call = call)
+    if (n_fit$n < 2 * min(df)) {
+      abort_input("fit_frames", sprintf("is %d: the fitting stretch (frames %d-%d, the %d with the most observed values) holds %s of variable \"%s\", and %s needs at least %d (twice its %d parameters per variable); give a larger fit_frames.",
+                                        as.integer(fit_frames), n_fit$start, n_fit$start + n_fit$frames - 1L, n_fit$frames,
+                                        plural(n_fit$n, "observed value"), colnames(v)[n_fit$variable],
+                                        if (nrow(forms) > 1) "the smallest candidate model" else "the model",
+                                        as.integer(2 * min(df)), as.integer(min(df))), call = call)
     }
-    forms <- forms[2 * df <= fit_frames, , drop = FALSE]
-    n_obs_min <- fit_frames
+    forms <- forms[2 * df <= n_fit$n, , drop = FALSE]
+    n_obs_min <- n_fit$n
   }
   specs <- series_start_specs(forms, period)
   evaluations <- series_fit_evaluations(n_time, fit_frames)

@@ -29,6 +29,13 @@ test_that("an interval over a one-frame gap is drawn as a line range", {
   # groups of one observation (a user review saw one per panel)
   expect_no_warning(ggplot2::ggplot_build(plot(imp)))
   expect_equal(sort(unique(layer_data_of(plot(imp), "GeomLine")$x)), 10:14)
+  # only one-frame gaps: still no warning, and the band keeps its legend
+  x1 <- truth
+  x1[20, 1] <- NA
+  x1[25, 2] <- NA
+  one <- plot(impute(spec, x1, n_samples = 50, seed = 2, threads = 1))
+  expect_no_warning(ggplot2::ggplot_build(one))
+  expect_match(legend_labels(one, "fill"), "interval")
 
   y <- as.numeric(datasets::Nile)
   tr <- y

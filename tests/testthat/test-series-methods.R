@@ -424,6 +424,11 @@ test_that("scoring a series imputation takes its masks and truths in the form of
   di <- impute_series(d, n_samples = 30, seed = 1, threads = 1)
   md <- imputation_metrics(di, truth = d0, hidden = is.na(d), by = "all")
   expect_identical(md$entries, 5L)
+  mask <- data.frame(date = d$date, b = is.na(d$b), a = is.na(d$a))  # a data frame of logical columns, any order
+  expect_identical(imputation_metrics(di, truth = d0, hidden = mask, by = "all"), md)
+  bad <- cbind(a = is.na(d$a), zz = is.na(d$b))
+  expect_match(conditionMessage(expect_input_error(imputation_metrics(di, truth = d0, hidden = bad), "hidden")),
+               "no column \"b\"")
   # each draw's column names its entry
   expect_identical(colnames(di$samples[[1]]), c("a[3]", "a[4]", "a[5]", "b[50]", "b[51]"))
   # a truth unknown at a missing entry: that entry unscored, the joint region not covered or missed
