@@ -27,7 +27,9 @@ check_observed_finite <- function(arr, miss, arg = "x", call = rlang::caller_env
   n <- dim(arr)[1]
   obs <- rep(!as.vector(miss), each = n)
   if (anyNA(as.vector(arr)[obs])) {
-    abort_input(arg, "has NA among the observed values (entries outside the missing pattern).",
+    abort_input(arg, paste("has NA among the observed values (entries outside the missing pattern): every sequence",
+                           "shares one pattern (`missing`, by default the first sequence's NAs); for sequences with",
+                           "different gaps use impute(), or one call per sequence."),
                 call = call)
   }
 }

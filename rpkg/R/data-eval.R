@@ -87,10 +87,12 @@ with_local_seed <- function(seed, expr, call = rlang::caller_env()) {
 #' @export
 impute_linear <- function(x, means = 0) {
   d <- check_value_shape(x, "x")
-  means <- resolve_means(means, x, d, default = missing(means))
   dims <- dim(x)
   # Frames along the rows: an H x (windows * variables) matrix, variable slowest.
   by_time <- if (length(dims) == 3) matrix(aperm(x, c(2, 1, 3)), nrow = dims[2]) else unclass(x)
+  # The means fill only a window's variable with no observed value: the
+  # default's check (resolve_means()) matters only then.
+  means <- resolve_means(means, x, d, default = missing(means) && any(colSums(!is.na(by_time)) == 0))
   fallback <- rep(means, each = ncol(by_time) / d)
   filled <- interpolate_columns(by_time, fallback)
   if (length(dims) == 3) filled <- aperm(array(filled, dims[c(2, 1, 3)]), c(2, 1, 3))
@@ -145,7 +147,9 @@ resolve_means <- function(means, x, d, default = FALSE, call = rlang::caller_env
       j <- far[1]
       cli::cli_warn(sprintf(paste("{.arg means} is 0, the default for standardised data, but variable %s averages %s",
                                   "where observed (sd %s): give the training means (a fit_scaler() result or",
-                                  "numbers), or standardise {.arg x} first (scale_data())."),
+                                  "numbers), or standardise {.arg x} first (scale_data()). Windows of scale_data()'s",
+                                  "result are marked standardised; a subset such as x[1:5, , ] loses the mark: give",
+                                  "{.code means = 0} to say it is."),
                             var_label(v, j), format(signif(mu[j], 4)), format(signif(s[j], 3))),
                     call = call)
     }

@@ -80,8 +80,12 @@ check_time_grid <- function(time, arg, what = "time stamps", call = rlang::calle
   }
   if (any(step != step[1])) {
     i <- which(step != step[1])[1]
-    abort_input(arg, sprintf("%s are not equally spaced: %s seconds between rows %d and %d, %s before.",
-                             what, format(step[i]), i, i + 1, format(step[1])), call = call)
+    months <- inherits(time, c("Date", "POSIXt")) && !is.null(calendar_step(time))
+    abort_input(arg, sprintf("%s are not equally spaced: %s seconds between rows %d and %d, %s before.%s",
+                             what, format(step[i]), i, i + 1, format(step[1]),
+                             if (months) paste(" They step by calendar months, which impute_series() takes; windows",
+                                               "need a fixed step: leave `time` out (frames are then numbered).") else ""),
+                call = call)
   }
   step[1]
 }

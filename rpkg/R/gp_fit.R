@@ -335,6 +335,15 @@ gp_fit <- function(x, kernel = c("matern32", "matern52", "laplace", "rbf"), leng
     cli::cli_warn(c("gp_fit() stopped after {max_iter} iterations before the log-likelihood settled; raise {.arg max_iter}.",
                     i = "With heavy gaps and many variables the maximum likelihood can overfit {.arg Lambda}: {.code validation = 0.05} stops on held-out entries instead."))
   }
+  # A fitted nugget stopped at the upper end of its search interval (within
+  # ten times the golden-section search's resolution, 1e-4 in log, gp_fit.cpp):
+  # the likelihood may rise beyond it, and the lengthscale (so every interval)
+  # then rests on a bound the user may not have chosen.
+  spec$fit$nugget_at_bound <- fit_nugget && log(nugget_bounds[2]) - log(res$nugget) < 1e-3
+  if (spec$fit$nugget_at_bound) {
+    cli::cli_warn(c("gp_fit() stopped the fitted nugget at the upper end of {.arg nugget_bounds} ({nugget_bounds[2]}): the likelihood may be higher beyond it.",
+                    i = "Widen {.arg nugget_bounds} (e.g. {.code nugget_bounds = c(1e-6, 10)}) and compare {.fn logLik}."))
+  }
   warn_singular_lambda(Lambda, ridge)
   class(spec) <- c("ditimpute_gp_fit", class(spec))
   spec
@@ -378,7 +387,8 @@ singular_hint <- function(ridge) {
 print.ditimpute_gp_fit <- function(x, ...) {
   NextMethod()
   f <- x$fit
-  cat(sprintf("  nugget: %.4g%s\n", x$nugget, if (f$fit_nugget) " (fitted)" else ""))
+  cat(sprintf("  nugget: %.4g%s\n", x$nugget, if (!f$fit_nugget) "" else if (isTRUE(f$nugget_at_bound))
+    sprintf(" (fitted; stopped at the upper end of nugget_bounds, %g: widen them)", f$start$nugget_bounds[2]) else " (fitted)"))
   cat(sprintf("  fitted by %s%s on %d windows (%d observed entries): log-likelihood %.6g%s, %d iterations, %s, %.1f s\n",
               if (identical(f$method, "lbfgs")) sprintf("L-BFGS (gradient norm %.3g, %d evaluations)", f$gradient_norm, as.integer(f$evaluations))
               else if (identical(f$search, "exact")) "ECME" else "ECM",

@@ -266,7 +266,7 @@ check_truth <- function(truth, cases, arg = "truth", call = rlang::caller_env())
   check_no_nan_inf(truth, arg, call = call)
   arr <- if (length(dim(truth)) == 2) array(as.numeric(truth), c(1L, dim(truth))) else truth
   if (!identical(as.integer(dim(arr)), as.integer(dim(cases$arr)))) {
-    abort_input(arg, "must have the same shape as x.", call = call)
+    abort_input(arg, sprintf("must have the same shape as x (%s).", paste(dim(cases$arr), collapse = " x ")), call = call)
   }
   # NA: a true value not known (a gap of the data's own), not scored.
   if (!any(!is.na(arr[cases$miss]))) {

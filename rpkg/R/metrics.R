@@ -24,6 +24,8 @@
 #' @param n_draws Draws from the exact conditional per sequence.
 #' @param seed Optional seed; without one, [set.seed()] makes results repeatable.
 #' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
+#' @param ... Unused: a named argument here is an input error (`levels` is
+#'   named in full).
 #' @param levels Optional vector of levels in (0, 1): the imputation's regions
 #'   and intervals are rebuilt at each level (from its samples, or in closed
 #'   form for the exact GP imputer) and the result is a calibration curve.
@@ -45,8 +47,11 @@
 #' imp <- impute(spec, x, n_samples = 200, seed = 2)
 #' coverage(imp, spec = spec, n_draws = 500, seed = 3)
 #' @export
-coverage <- function(object, spec = NULL, truth = NULL, n_draws = 2000, seed = NULL, threads = NULL,
+coverage <- function(object, spec = NULL, truth = NULL, n_draws = 2000, seed = NULL, threads = NULL, ...,
                      levels = NULL) {
+  # `levels` after the dots: named in full, so `level = 0.9` is an error
+  # rather than a one-level calibration curve by partial matching.
+  check_dots(environment(), "coverage()")
   if (!inherits(object, "ditimpute_imputation")) abort_input("object", "must be an imputation from impute().")
   truth <- series_truth(object, truth)
   if (!is.null(levels)) return(coverage_curve(object, spec, truth, n_draws, seed, threads, levels))
@@ -146,7 +151,8 @@ print.ditimpute_coverage <- function(x, ...) {
 #'
 #' On real data only some missing entries have a known truth (those hidden by
 #' [hide_mcar()]; the data's own gaps have none): pass `hidden` to score those
-#' alone; `truth` then needs values only there.
+#' alone; `truth` then needs values only there, or is the vector of the hidden
+#' values in the order of `x[hidden]` (`hide_mcar()$truth`).
 #'
 #' @inheritParams coverage
 #' @param hidden Optional logical array shaped like the imputed `x` (for a
@@ -179,6 +185,11 @@ imputation_metrics <- function(object, truth = NULL, spec = NULL, hidden = NULL,
   by <- check_string(by, c("sequence", "all"))
   n <- dim(object$x)[1]; H <- dim(object$x)[2]; d <- dim(object$x)[3]
   scored <- scored_entries(hidden, object)
+  if (!is.null(truth) && !is.null(hidden) && is.null(dim(truth)) && is.numeric(truth) && length(truth) == sum(scored)) {
+    full <- array(NA_real_, dim(object$x))  # hide_mcar()$truth: the values of x[hidden], in that order
+    full[scored] <- truth
+    truth <- full
+  }
   truth <- if (is.null(truth)) object$truth else check_truth(truth, list(arr = object$x, miss = scored))
   if (is.null(truth) && is.null(spec)) abort_input("truth", "give the true values or the spec of the GP the data came from.")
   if (!is.null(truth)) scored <- scored & !is.na(truth)  # NA: a true value not known, not scored

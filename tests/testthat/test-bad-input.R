@@ -86,6 +86,7 @@ bad_cases <- list(
   list(quote(imputation_metrics(1, truth = bad_x)), "object"),
   list(quote(coverage(bad_imp, truth = bad_x, levels = c(0.5, 1))), "levels"),
   list(quote(coverage(bad_imp, truth = bad_x, levels = numeric())), "levels"),
+  list(quote(coverage(bad_imp, truth = bad_x, level = 0.9)), "level"),  # not partial matching of levels
   list(quote(coverage(bad_imp, truth = "x")), "truth"),
   list(quote(completions(1)), "object"),
   list(quote(imputation_from_completions(bad_held, list())), "completions"),

@@ -13,6 +13,15 @@ test_that("hide_mcar hides exactly round(rate * observed) entries, never a real 
   expect_equal(out$x[!out$hidden], x[!out$hidden])
   expect_identical(dim(out$hidden), dim(x))
   expect_identical(hide_mcar(x, 0.1, seed = 3), out)
+  # its truth vector scores an imputation of its x as the whole truth array does
+  spec <- gp_spec(dim(x)[2], d = dim(x)[3], kernel = gp_kernel("laplace", lengthscale = 5))
+  imp <- impute(spec, out$x, n_samples = 30, seed = 1, threads = 1)
+  full <- array(NA_real_, dim(x))
+  full[out$hidden] <- out$truth
+  expect_identical(imputation_metrics(imp, truth = out$truth, hidden = out$hidden, by = "all"),
+                   imputation_metrics(imp, truth = full, hidden = out$hidden, by = "all"))
+  expect_match(conditionMessage(expect_input_error(imputation_metrics(imp, truth = out$truth[-1], hidden = out$hidden),
+                                                   "truth")), "same shape as x")
   set.seed(9); a <- hide_mcar(x, 0.3)
   set.seed(9); expect_identical(hide_mcar(x, 0.3), a)
   # A given seed leaves the caller's random stream untouched.
@@ -82,6 +91,13 @@ test_that("impute_mean fills each variable with its training mean, in the data's
   expect_warning(zero <- impute_mean(x), "averages 7 where observed")
   expect_equal(zero[is.na(x)], rep(0, 4))
   expect_no_warning(impute_mean(x, means = 0))  # said explicitly
+  # Linear interpolation uses the means only for a window's variable with no
+  # observed value: no warning when every one has some (a review saw one)
+  far <- array(c(101, NA, 103, 104, 7, 8, NA, 10), c(1, 4, 2))
+  expect_no_warning(lin <- impute_linear(far))
+  expect_equal(lin[1, , 1], c(101, 102, 103, 104))
+  far[1, , 2] <- NA
+  expect_warning(impute_linear(far), "averages 102.7 where observed")
   z <- scale_data(array(c(1, 2, 3, 4, 10, 20, 30, NA), c(2, 2, 2)), sc)
   expect_input_error(impute_mean(z, sc), "means")        # standardised data: the means are 0
   expect_input_error(impute_linear(z, sc), "means")

@@ -107,6 +107,11 @@ test_that("read_beijing_air rejects malformed directories and files", {
   expect_match(conditionMessage(cnd), "duplicated")
   cnd <- expect_input_error(read_beijing_air(bad(function(df) df[-4, ])), "dir")
   expect_match(conditionMessage(cnd), "not equally spaced")
+  expect_no_match(conditionMessage(cnd), "calendar months")
+  # monthly stamps (28-31 days apart): said, with what to do for windows
+  months <- seq(as.Date("1969-01-01"), by = "month", length.out = 24)
+  cnd <- expect_input_error(ditimpute_series(matrix(rnorm(24), ncol = 1), time = months), "time")
+  expect_match(conditionMessage(cnd), "calendar months, which impute_series() takes", fixed = TRUE)
   cnd <- expect_input_error(read_beijing_air(bad(function(df) {
     df$hour[6] <- 24   # would otherwise roll over to the next day
     df

@@ -74,3 +74,10 @@ test_that("summary(), plot() and confint() methods reject arguments they do not 
   curve <- coverage(imp, levels = c(0.5, 0.9), truth = dots_truth)
   expect_misspelled(plot(curve, colour = "red"), "colour")
 })
+
+test_that("coverage() names `levels` in full: `level =` is an error, not a one-level curve", {
+  imp <- impute(dots_spec, dots_x, n_samples = 30, seed = 1, threads = 1, truth = dots_truth)
+  expect_misspelled(coverage(imp, level = 0.9), "level", "levels")
+  expect_misspelled(coverage(imp, sepc = dots_spec), "sepc", "spec")
+  expect_s3_class(coverage(imp, levels = c(0.5, 0.9)), "ditimpute_coverage_curve")
+})

@@ -237,3 +237,17 @@ test_that("gp_fit(method = \"lbfgs\") rejects early stopping and bad settings", 
   expect_error(gp_fit(s$x, method = "newton"), class = "ditimpute_error_input")
   expect_error(gp_fit(s$x, method = "lbfgs", gradient_tol = 0), class = "ditimpute_error_input")
 })
+
+test_that("a fitted nugget that stops at the upper end of its bounds is a warning and shown in print()", {
+  # Half the variance is white noise (nugget 1: share 1 / (1 + 1)); searched
+  # only up to 0.1, the fit stops there.
+  spec <- gp_spec(24, d = 2, kernel = gp_kernel("matern32", lengthscale = 6), nugget = 1)
+  x <- gp_simulate(spec, 40, seed = 1)
+  expect_warning(fit <- gp_fit(x, kernel = "matern32", fit_nugget = TRUE, nugget_bounds = c(1e-6, 0.1), seed = 1),
+                 "upper end of `nugget_bounds`")
+  expect_true(fit$fit$nugget_at_bound)
+  expect_output(print(fit), "stopped at the upper end of nugget_bounds, 0.1")
+  expect_no_warning(wide <- gp_fit(x, kernel = "matern32", fit_nugget = TRUE, nugget_bounds = c(1e-6, 10), seed = 1))
+  expect_false(wide$fit$nugget_at_bound)
+  expect_gt(as.numeric(logLik(wide)), as.numeric(logLik(fit)))
+})
