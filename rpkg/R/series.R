@@ -239,7 +239,9 @@
 #' naming `n_samples`).
 #'
 #' @param x The series: a `ts` or `mts`, a data frame with a time column
-#'   (`Date` or `POSIXct`, equally spaced or monthly) and numeric columns, a
+#'   (`Date` or `POSIXct`, equally spaced or monthly) and numeric columns
+#'   (other columns, such as factors, without missing values are carried
+#'   through unchanged, not modelled: covariates for [as_mids()]), a
 #'   [ditimpute_series()], a numeric matrix (rows are frames) or a numeric
 #'   vector. `NA` marks missing values. Each variable needs at least 8
 #'   observed values with `method = "gp"` (twice the 4 parameters per
@@ -652,8 +654,21 @@ frame_input <- function(x, arg, call) {
   time <- given$time
   col <- if (length(tcol) == 1 && identical(time, x[[tcol]])) tcol else NULL
   others <- setdiff(names(x), tcol)
+  # Columns that are not numbers (factors, text, logical) are carried through
+  # unchanged, not modelled: covariates for the analyses of as_mids(). Text
+  # that reads as dates is an error (a time axis mistaken), as is a missing
+  # value in such a column (nothing here imputes categories).
   bad <- others[!vapply(x[others], is.numeric, TRUE)]
-  if (length(bad)) abort_input(arg, non_numeric_advice(x, bad[1]), call = call)
+  dates <- bad[vapply(bad, function(b) (is.character(x[[b]]) || is.factor(x[[b]])) &&
+                        !is.null(parse_text_dates(as.character(x[[b]]))), TRUE)]
+  if (length(dates)) abort_input(arg, non_numeric_advice(x, dates[1]), call = call)
+  holes <- bad[vapply(bad, function(b) anyNA(x[[b]]), TRUE)]
+  if (length(holes)) {
+    abort_input(arg, sprintf(paste("column \"%s\" is not numeric and has missing values: impute_series() imputes",
+                                   "numeric columns and carries the others through; impute it with a model for",
+                                   "categories (e.g. mice's \"polyreg\") or drop it."), holes[1]), call = call)
+  }
+  others <- setdiff(others, bad)
   if (!length(others)) abort_input(arg, "has no numeric column to impute.", call = call)
   period <- NULL
   months <- calendar_step(time)

@@ -162,3 +162,25 @@ test_that("as_mids() rejects what it cannot pool", {
   x[, 3, 1] <- NA
   expect_input_error(as_mids(impute_baseline(x, "linear")), "object")
 })
+
+test_that("a data frame's non-numeric columns ride through unchanged, as covariates of the pooled analysis", {
+  # A user review: a factor column was an error, so a covariate could not
+  # reach with(..., lm()) through as_mids().
+  d <- mids_data()
+  g <- d$gappy
+  g$season <- factor(ifelse(seq_len(nrow(g)) %% 4 < 2, "wet", "dry"))
+  g$site <- "A"
+  imp <- impute_series(g, n_samples = 20, seed = 1, threads = 1)
+  ref <- impute_series(d$gappy, n_samples = 20, seed = 1, threads = 1)
+  expect_identical(colnames(imp$x), c("a", "b"))  # modelled: the numbers only
+  expect_identical(imp$point, ref$point)
+  done <- completed_series(imp)
+  expect_identical(done[c("date", "season", "site")], g[c("date", "season", "site")])
+  expect_identical(done[c("a", "b")], completed_series(ref)[c("a", "b")])
+  fit <- mice::pool(with(imp, lm(a ~ b + season)))
+  expect_true("seasonwet" %in% as.character(summary(fit)$term))
+  # a missing value in such a column: an error naming x (nothing imputes categories here)
+  g$season[3] <- NA
+  expect_match(conditionMessage(expect_input_error(impute_series(g), "x")),
+               "column \"season\" is not numeric and has missing values")
+})
