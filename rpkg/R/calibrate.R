@@ -580,7 +580,17 @@ print.ditimpute_calibration <- function(x, ...) {
                     widen = sprintf("%.3g", c(x$factors$interval[seq_len(nrow(d) - 1)],
                                               x$factors$interval[nrow(x$factors)])))
   print(tab, row.names = FALSE, right = FALSE)
-  cat("Calibrated coverage by 2-fold cross-fitting; 95% Clopper-Pearson intervals in brackets.\n")
+  cat(sprintf("Calibrated coverage by 2-fold cross-fitting%s.\n",
+              if (any(!is.na(c(d$region_raw_lower, d$region_cal_lower)))) "; 95% Clopper-Pearson intervals in brackets" else ""))
+  # The cross-fit estimates what the calibration does to new cases: say when,
+  # over all cases, it moved the intervals' coverage away from the level.
+  k <- nrow(d)
+  if (!is.na(d$interval_raw[k]) && !is.na(d$interval_cal[k]) &&
+      abs(d$interval_cal[k] - x$level) > abs(d$interval_raw[k] - x$level)) {
+    cat(sprintf(paste0("Note: cross-fitted, the calibrated intervals cover %s against %s raw, further from the level",
+                       " %g: %d calibration cases are too few for these factors; calibrate on more.\n"),
+                trimws(pct_text(d$interval_cal[k])), trimws(pct_text(d$interval_raw[k])), x$level, as.integer(x$n_cases)))
+  }
   invisible(x)
 }
 

@@ -33,6 +33,20 @@ test_that("calibrating a wrong GP restores the level per pattern, raw coverage b
   expect_output(print(cal), "region_calibrated")
   expect_s3_class(plot(cal), "ggplot")
   expect_output(print(summary(cal)), "Factors")
+  # print(): the calibration helped here, so no note; the brackets it announces are there
+  out <- paste(capture.output(print(cal)), collapse = "\n")
+  expect_match(out, "Clopper-Pearson intervals in brackets")
+  expect_no_match(out, "Note: cross-fitted")
+  # a cross-fit that moved coverage away from the level, and no interval to
+  # bracket (a review's 7 windows): said, and no brackets announced
+  worse <- cal
+  k <- nrow(worse$diagnostics)
+  worse$diagnostics$interval_raw[k] <- 0.861
+  worse$diagnostics$interval_cal[k] <- 0.833
+  worse$diagnostics[c("region_raw_lower", "region_raw_upper", "region_cal_lower", "region_cal_upper")] <- NA
+  out <- paste(capture.output(print(worse)), collapse = "\n")
+  expect_match(out, "Note: cross-fitted, the calibrated intervals cover 83.3% against 86.1% raw")
+  expect_no_match(out, "brackets")
 })
 
 test_that("calibrate groups strategy masks by gap length and works with windows and a truth", {
