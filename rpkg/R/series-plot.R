@@ -9,8 +9,11 @@
 #' orange crosses.
 #'
 #' @param x A result of [impute_series()].
-#' @param variables Which variables (indices or names); by default up to the first 8.
-#' @param from,to Optional range of frames (row numbers) to draw.
+#' @param variables Which variables (indices or names); by default up to the
+#'   first 8 (the plot's caption says when there are more).
+#' @param from,to Optional range to draw: frames (row numbers), or time stamps
+#'   (`Date`/`POSIXct`, for a series with such a time axis: from the first
+#'   frame at or after `from` to the last at or before `to`).
 #' @param ... Unused: a named argument here is an input error.
 #' @return The ggplot object, invisibly, after drawing it (add layers and
 #'   print it to change the plot; [autoplot.ditimpute_imputation()] returns it
@@ -29,13 +32,15 @@ ggplot_series_imputation <- function(x, variables = NULL, from = 1, to = NULL, .
   check_dots(environment(), "plot()")
   vars <- colnames(x$x)
   n_time <- nrow(x$x)
+  cut_vars <- is.null(variables) && length(vars) > 8
   if (is.null(variables)) variables <- seq_len(min(8, length(vars)))
   if (is.character(variables)) variables <- match(variables, vars)
   if (!is.numeric(variables) || anyNA(variables) || any(variables < 1 | variables > length(vars))) {
     abort_input("variables", sprintf("must be variable indices in 1..%d or names of the variables.", length(vars)))
   }
-  from <- check_count(from, max = n_time)
-  to <- if (is.null(to)) n_time else check_count(to, min = from, max = n_time)
+  from <- plot_frame(from, x$time, "from")
+  to <- if (is.null(to)) n_time else plot_frame(to, x$time, "to")
+  if (to < from) abort_input("to", sprintf("is before `from` (frame %d against %d).", to, from))
   rows <- from:to
   time <- x$time[rows]
   if (inherits(time, "Date")) time <- as.POSIXct(time)
@@ -64,11 +69,39 @@ ggplot_series_imputation <- function(x, variables = NULL, from = 1, to = NULL, .
     ggplot2::facet_wrap(~variable, ncol = 1, scales = "free_y") +
     value_scales(c("observed", "imputed", if (has_truth) "truth")) + interval_scale(x$level) +
     ggplot2::labs(x = "time", y = "value", title = sprintf("Imputed by %s", x$method),
-                  subtitle = sprintf("imputed values with their %g%% per-entry intervals", 100 * x$level)) +
+                  subtitle = sprintf("imputed values with their %g%% per-entry intervals", 100 * x$level),
+                  caption = if (cut_vars) sprintf("the first 8 of %d variables; choose others with `variables =`",
+                                                  length(vars))) +
     plot_theme()
   if (has_truth) {
     p <- p + ggplot2::geom_point(data = miss, ggplot2::aes(y = .data$truth, colour = "truth", shape = "truth"),
                                  size = 1.2)
   }
   p
+}
+
+# A plot's `from` or `to` as a frame number: a row number, or a time stamp
+# (Date/POSIXct) on a series with such a time axis (`from`: the first frame
+# at or after it; `to`: the last at or before it).
+plot_frame <- function(v, time, arg, call = rlang::caller_env()) {
+  n_time <- length(time)
+  if (!inherits(v, c("Date", "POSIXt"))) {
+    if (!is.numeric(v) || length(v) != 1 || is.na(v) || v != round(v) || v < 1 || v > n_time) {
+      abort_input(arg, sprintf("must be a frame (a row number, 1 to %d) or, on a series with dates, a Date or POSIXct time stamp.",
+                               n_time), call = call)
+    }
+    return(as.integer(v))
+  }
+  if (!inherits(time, c("Date", "POSIXt"))) {
+    abort_input(arg, "is a date, but the series' time axis is not: give a frame (row number).", call = call)
+  }
+  if (length(v) != 1 || is.na(v)) abort_input(arg, "must be one time stamp or one frame (row number).", call = call)
+  t <- as.numeric(as.POSIXct(time))
+  s <- as.numeric(as.POSIXct(v))
+  k <- if (arg == "from") which(t >= s)[1] else utils::tail(which(t <= s), 1)
+  if (!length(k) || is.na(k)) {
+    abort_input(arg, sprintf("is %s, outside the series (%s to %s).", format(v), format(time[1]), format(time[n_time])),
+                call = call)
+  }
+  k
 }

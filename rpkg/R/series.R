@@ -179,7 +179,9 @@
 #' distance, `m` chosen on a grid from 1e-4 to 0.1 like the Box-Cox `lambda`
 #' (so that values lying on a bound map to finite values that are not
 #' outliers); the Box-Cox scale does not apply to it. Every imputation,
-#' draw and interval end lies within the bounds (the map back clamps to them),
+#' draw and interval end lies within the bounds (the map back clamps to them,
+#' so where the model's law reaches past the margin a bound carries a point
+#' mass: a share at 99.99% may get forecasts and draws of exactly 100),
 #' and observed values outside them are an input error. Nothing is guessed:
 #' without `bounds` a percentage is modelled on its own scale, and its
 #' intervals can cross 0 or 100.
@@ -212,7 +214,9 @@
 #' so completions carry no dependence between a separated variable and the
 #' others (ETTh1's oil temperature beside its loads is then imputed as alone,
 #' to the digit, for 1.5-1.6x the time of one form,
-#' `bench/results/series_long_multi_ETTh1_OT.md`). `print()` of the model
+#' `bench/results/series_long_multi_ETTh1_OT.md`; `proper = "auto"` is
+#' decided on the whole `x`, so a variable imputed with others that have an
+#' end gap gets proper draws where alone it might not). `print()` of the model
 #' shows the shares and each group's form,
 #' `summary()` each group's candidates. With `separate = "none"` all
 #' variables share one form and `impute_series()` warns, naming such a

@@ -89,3 +89,28 @@ test_that("plot() draws, also inside a loop or a function, and returns the ggplo
   lin <- impute_baseline(array(x, c(1, 30, 2)), "linear", means = 0)
   expect_no_warning(size_of(function() plot(lin)))
 })
+
+test_that("a series plot takes its range as frames or time stamps, and says when it leaves variables out", {
+  # A user review: `from = as.POSIXct(...)` failed with "must be a single whole number".
+  n <- 72
+  d <- data.frame(time = as.POSIXct("2024-01-01", tz = "UTC") + 3600 * (seq_len(n) - 1),
+                  a = sin(seq_len(n) / 4) + seq_len(n) / 50)
+  d$a[c(20:25, 50)] <- NA
+  imp <- impute_series(d, n_samples = 20, seed = 1, threads = 1)
+  by_time <- ggplot2::ggplot_build(plot(imp, from = as.POSIXct("2024-01-01 10:30", tz = "UTC"),
+                                        to = as.POSIXct("2024-01-02 12:00", tz = "UTC")))
+  by_row <- ggplot2::ggplot_build(plot(imp, from = 12, to = 37))
+  expect_equal(by_time$data[[1]]$x, by_row$data[[1]]$x)  # 10:30 -> frame 12 (11:00); 12:00 next day -> frame 37
+  expect_match(conditionMessage(expect_input_error(plot(imp, from = 1.5), "from")), "a frame (a row number, 1 to 72)",
+               fixed = TRUE)
+  expect_input_error(plot(imp, from = as.POSIXct("2025-01-01", tz = "UTC")), "from")
+  expect_input_error(plot(imp, from = 40, to = 30), "to")
+  # ten variables: the first 8 drawn, and the caption says so
+  m <- sapply(1:10, function(j) sin(seq_len(60) / (3 + j)))
+  colnames(m) <- paste0("v", 1:10)
+  m[10:14, ] <- NA
+  many <- impute_series(m, n_samples = 20, seed = 1, threads = 1, separate = "all")
+  p <- plot(many)
+  expect_identical(p$labels$caption, "the first 8 of 10 variables; choose others with `variables =`")
+  expect_null(plot(many, variables = 9:10)$labels$caption)
+})
