@@ -33,7 +33,7 @@ test_that("transform = \"auto\" on positive skewed data (Ozone): no negative imp
   expect_true(all(imp$lower[miss] <= imp$point[miss] & imp$point[miss] <= imp$upper[miss]))
   # The point of a transformed variable is the paths' median (the conditional
   # median, as with method = "gp"); observed values stay as they were.
-  expect_equal(imp$point[miss], apply(imp$samples[[1]], 2, stats::median))
+  expect_equal(imp$point[miss], unname(apply(imp$samples[[1]], 2, stats::median)))
   expect_identical(imp$point[!miss], as.numeric(oz[!miss]))
   # print() of the model names the scale, as the GP model's does.
   expect_output(print(imp$model), "Box-Cox scale \\(lambda [0-9.]+\\) for x")
@@ -67,7 +67,7 @@ test_that("transform = \"none\" still models the data on their own scale; imposs
   })
   miss <- imp$missing
   expect_true(is.na(imp$model$transform$lambda[["x"]]))
-  expect_equal(imp$point[miss], colMeans(imp$samples[[1]]))  # the paths' mean, as before
+  expect_equal(imp$point[miss], unname(colMeans(imp$samples[[1]])))  # the paths' mean, as before
   expect_output(print(imp$model), "windows of the series\n")  # no scale named
   # A lower interval end below 0 on never-negative data is said, as with method = "gp".
   expect_identical(!is.null(warned), any(imp$lower[miss] < 0))
