@@ -71,8 +71,11 @@ test_that("data frames, ditimpute_series, matrices and vectors come back in thei
   v[70:80, 2] <- NA    # a trailing gap
   v[30:50, 2] <- NA    # a variable missing for a stretch
   df <- data.frame(when = as.POSIXct("2024-01-01", tz = "UTC") + 3600 * (0:79), v, label = "x")
-  expect_error(impute_series(df), class = "ditimpute_error_input", regexp = "label")
+  # a non-numeric column rides along unchanged (not modelled)
+  lab <- completed_series(impute_series(df, n_samples = 20, seed = 1))
+  expect_identical(lab$label, df$label)
   df$label <- NULL
+  expect_equal(lab[names(df)], completed_series(impute_series(df, n_samples = 20, seed = 1)))
   out <- completed_series(impute_series(df, n_samples = 20, seed = 1))
   expect_s3_class(out, "data.frame")
   expect_identical(out$when, df$when)
