@@ -259,6 +259,27 @@ describe_seconds <- function(s) {
   plural(s, "sec")
 }
 
+# The imputed variables' columns of a data frame or named matrix given in the
+# form of a series imputation's x (truth, hidden), as a matrix; a variable
+# missing among the names is an input error naming `arg`.
+series_named_columns <- function(x, vars, arg, call) {
+  absent <- setdiff(vars, colnames(x))
+  if (length(absent)) {
+    abort_input(arg, sprintf("has no column \"%s\"; the imputed variables are %s.", absent[1],
+                             paste0('"', vars, '"', collapse = ", ")), call = call)
+  }
+  if (is.data.frame(x)) as.matrix(x[vars]) else x[, vars, drop = FALSE]
+}
+
+# `v` (a T x d matrix from `arg`) shaped as the imputed series, or an input error.
+check_series_shape <- function(v, object, arg, call) {
+  if (!identical(as.integer(dim(v)), as.integer(dim(object$x)))) {
+    abort_input(arg, sprintf("has %d time points x %d variables; the imputed series has %d x %d.", nrow(v), ncol(v),
+                             nrow(object$x), ncol(object$x)), call = call)
+  }
+  unname(v)
+}
+
 # A mask of entries to score (`hidden` of imputation_metrics()) for a series
 # imputation in the form of its `x`: a logical vector or ts (one variable),
 # a T x d logical matrix, or a logical matrix or data frame whose columns
@@ -268,23 +289,11 @@ series_hidden <- function(object, hidden, arg = "hidden", call = rlang::caller_e
   if (is.null(hidden) || !inherits(object, "ditimpute_series_imputation")) return(hidden)
   vars <- colnames(object$x)
   if (length(dim(hidden)) == 3) return(hidden)  # the internal n x H x d form
-  named <- colnames(hidden)
-  if (!is.null(named)) {  # columns by name (a time column or others may come along); names that miss one: an error
-    absent <- setdiff(vars, named)
-    if (length(absent)) {
-      abort_input(arg, sprintf("has no column \"%s\"; the imputed variables are %s.", absent[1],
-                               paste0('"', vars, '"', collapse = ", ")), call = call)
-    }
-    hidden <- if (is.data.frame(hidden)) as.matrix(hidden[vars]) else hidden[, vars, drop = FALSE]
-  }
+  # columns by name (a time column or others may come along)
+  if (!is.null(colnames(hidden))) hidden <- series_named_columns(hidden, vars, arg, call)
   if (is.null(dim(hidden))) hidden <- matrix(as.vector(hidden), ncol = 1)
   if (!is.logical(hidden)) abort_input(arg, "must be logical (TRUE = score), in the form of the imputed x.", call = call)
-  if (!identical(as.integer(dim(hidden)), as.integer(dim(object$x)))) {
-    abort_input(arg, sprintf("has %d time points x %d variables; the imputed series has %d x %d (%s).", nrow(hidden),
-                             ncol(hidden), nrow(object$x), ncol(object$x), paste0('"', vars, '"', collapse = ", ")),
-                call = call)
-  }
-  unname(hidden)
+  check_series_shape(hidden, object, arg, call)
 }
 
 # A truth given for a series imputation in the form of its `x` (a ts, a
@@ -295,22 +304,13 @@ series_truth <- function(object, truth, arg = "truth", call = rlang::caller_env(
   vars <- colnames(object$x)
   check_no_nan_inf(if (is.data.frame(truth)) truth[intersect(vars, names(truth))] else truth, arg, call = call)
   if (is.data.frame(truth)) {
-    absent <- setdiff(vars, names(truth))
-    if (length(absent)) {
-      abort_input(arg, sprintf("has no column \"%s\"; the imputed variables are %s.", absent[1],
-                               paste0('"', vars, '"', collapse = ", ")), call = call)
-    }
+    v <- series_named_columns(truth, vars, arg, call)
     if (!all(vapply(truth[vars], is.numeric, TRUE))) abort_input(arg, "must hold numbers in the imputed variables.", call = call)
-    v <- as.matrix(truth[vars])
   } else if (is.numeric(truth) && length(dim(truth)) == 3) {
     return(truth)  # the internal n x H x d form
   } else {
     v <- series_input(truth, arg, call)$values
   }
-  if (!identical(as.integer(dim(v)), as.integer(dim(object$x)))) {
-    abort_input(arg, sprintf("has %d time points x %d variables; the imputed series has %d x %d.", nrow(v), ncol(v),
-                             nrow(object$x), ncol(object$x)), call = call)
-  }
   storage.mode(v) <- "double"
-  unname(v)
+  check_series_shape(v, object, arg, call)
 }
