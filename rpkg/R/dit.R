@@ -232,7 +232,7 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
 #' @param resume_from A checkpoint file to continue from.
 #' @param seed Optional seed; without one, [set.seed()] makes training repeatable
 #'   (for a fixed thread count).
-#' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
+#' @param threads CPU threads (default: the process's budget, see [threads]: option `ditimpute.threads`, `DITIMPUTE_THREADS`, 1 in a worker or when busy cores would make spinning threads collide, else all cores).
 #' @param device `"auto"` (CUDA when the linked LibTorch has it), `"cpu"` or `"cuda"`.
 #' @param progress Show a progress bar (with the training and validation loss).
 #' @param gp A fitted Gaussian process from [gp_fit()] for `x`'s `H` and `d`,
@@ -417,7 +417,8 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
     }
   }
   res <- core_call(cpp_dit_fit(ptr, x, val, strategy$generators, strategy$weights, opts, callback,
-                               max(1L, opts$steps %/% 200L)), rename = c(gp = "gp_mode"))  # the core's mode "gp"
+                               progress_every(opts$steps, opts$time_limit)),
+                   rename = c(gp = "gp_mode"))  # the core's mode "gp"
   if (isTRUE(progress)) cli::cli_progress_done(id = bar)
   info <- list(n_train = dim(x)[1], n_val = if (is.null(val)) 0L else dim(val)[1], seconds = res$seconds,
                final_loss = res$final_loss, final_val_loss = res$final_val_loss, threads = threads,
@@ -435,12 +436,17 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
 
+# dit_fit()'s progress bar's update interval in steps: a two-hundredth of the
+# steps, or every 10 steps of a time-limited run, whose step cap can be open
+# (steps %/% 200 was then 10 million, and the bar never moved).
+progress_every <- function(steps, time_limit) if (time_limit > 0) 10L else max(1L, steps %/% 200L)
+
 # dit_fit()'s warning (class ditimpute_warning_scale) when the observed
 # training values are far from standardised, which the DiT's noise schedule
 # assumes and does not arrange itself: a variable whose mean is more than 3
 # of its sds from 0, or whose sd is outside [0.1, 10]. Data marked by
 # scale_data() are taken as standardised.
-warn_unscaled <- function(x, call = rlang::caller_env()) {
+warn_unscaled <- function(x, call = rlang::caller_env(), imputing = FALSE) {
   if (isTRUE(attr(x, "ditimpute_scaled"))) return(invisible(FALSE))
   d <- dim(x)[3]
   v <- matrix(as.numeric(x), ncol = d, dimnames = list(NULL, dimnames(x)[[3]]))  # variables are the slowest index
@@ -454,9 +460,15 @@ warn_unscaled <- function(x, call = rlang::caller_env()) {
   sd_j <- format(signif(s[[j]], 3))
   others <- if (length(far) > 1) sprintf(" (and %d more variable%s)", length(far) - 1, if (length(far) > 2) "s" else "") else ""
   cli::cli_warn(c("{.arg x} is not standardised: variable {label}{others} has mean {mean_j} and sd {sd_j} where observed.",
-                  i = paste("The DiT assumes variables of mean about 0 and sd about 1 and can impute raw data poorly:",
-                            "standardise with {.code scale_data(x, fit_scaler(x))} (impute scaled data, then",
-                            "{.code unscale_data()} the imputations).")),
+                  i = if (imputing) {
+                    paste("A DiT trained on standardised data imputes raw data wrongly (in the training data's units):",
+                          "standardise with {.code scale_data(x, scaler)}, {.code scaler} the one of the training data,",
+                          "then {.code unscale_data()} the imputations.")
+                  } else {
+                    paste("The DiT assumes variables of mean about 0 and sd about 1 and can impute raw data poorly:",
+                          "standardise with {.code scale_data(x, fit_scaler(x))} (impute scaled data, then",
+                          "{.code unscale_data()} the imputations).")
+                  }),
                 class = c("ditimpute_warning_scale", "ditimpute_warning"), call = call)
   invisible(TRUE)
 }
@@ -473,8 +485,32 @@ held_apart <- function(x, n_val) {
   if (length(start) == n && length(freq) == 1 && is.numeric(freq) && is.finite(freq)) {
     last <- as.numeric(start[keep]) + (dim(x)[2] - 1) * freq
     keep <- keep[last < as.numeric(start[n - n_val + 1])]
+  } else if (n_val >= 1 && length(keep) >= 1) {
+    # No marks (a subset such as w[1:391, , ] drops them): windows that
+    # overlap show it in their values; the last training window shifted by
+    # the stride s is the first held-out one, and the ceiling(H / s) - 1
+    # windows before it share frames with it.
+    s <- window_stride(x[n - n_val, , , drop = TRUE], x[n - n_val + 1, , , drop = TRUE])
+    if (!is.na(s)) keep <- keep[seq_len(max(0L, length(keep) - (ceiling(dim(x)[2] / s) - 1L)))]
   }
   keep
+}
+
+# The stride s (1 <= s < H) by which window b continues window a, when b's
+# first H - s frames are a's last H - s (on every entry both observe, at least
+# two of them, not all equal); NA when no shift matches.
+window_stride <- function(a, b) {
+  a <- as.matrix(a)
+  b <- as.matrix(b)
+  H <- nrow(a)
+  if (H < 2) return(NA_integer_)
+  for (s in seq_len(H - 1)) {
+    p <- a[(s + 1):H, , drop = FALSE]
+    q <- b[seq_len(H - s), , drop = FALSE]
+    ok <- is.finite(p) & is.finite(q)
+    if (sum(ok) >= 2 && length(unique(p[ok])) > 1 && all(p[ok] == q[ok])) return(s)
+  }
+  NA_integer_
 }
 
 #' @export

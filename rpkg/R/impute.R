@@ -68,7 +68,7 @@
 #'   repeatable. Sequence `i` draws from its own stream derived from `(seed, i)`
 #'   in the C++ core, so its samples do not depend on the other sequences of
 #'   the call or on how they are batched.
-#' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
+#' @param threads CPU threads (default: the process's budget, see [threads]: option `ditimpute.threads`, `DITIMPUTE_THREADS`, 1 in a worker or when busy cores would make spinning threads collide, else all cores).
 #' @param region `"finite"` (finite-sample regions and intervals) or
 #'   `"quantile"` (the paper's in-sample ones); see Details. Ignored by the
 #'   exact GP imputer, whose regions are exact.
@@ -137,6 +137,9 @@ impute.ditimpute_dit <- function(object, x, n_samples = 100, level = 0.95, point
   cfg <- object$config
   cases <- prepare_cases(x, cfg$H, cfg$d, what = "the model was trained for")
   opts <- impute_options(n_samples, level, point, seed, threads, region)
+  # the scale check of dit_fit(): raw windows given to a DiT trained on
+  # standardised ones were imputed near 0 without a word
+  if (!isTRUE(attr(x, "ditimpute_scaled"))) warn_unscaled(cases$arr, imputing = TRUE)
   if (!is.null(batch_size)) opts$batch_size <- check_count(batch_size, arg = "batch_size")
   sopts <- sampler_options(method = method, steps = steps)
   if (is.null(control_variate)) control_variate <- isTRUE(cfg$gp %in% c("residual", "score"))

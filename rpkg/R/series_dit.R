@@ -147,8 +147,12 @@ impute_series_dit <- function(v, level, n_samples, period, dit, seed, threads, t
 #' @export
 print.ditimpute_series_dit_model <- function(x, ...) {
   o <- x$options
-  cat(sprintf("<ditimpute_series_dit_model> linear trend + DiT (H = %d, width %d, depth %d) trained %d steps on %d windows of the series%s\n",
-              o$H, o$width, o$depth, o$steps, x$n_windows_trained,
+  # the steps trained (a time limit or early stop can end before the cap)
+  done <- if (!is.null(x$dit$steps)) x$dit$steps else o$steps
+  why <- switch(x$dit$train_info$stop_reason %||% "", time_limit = "time limit", early_stop = "stopped early", "stopped")
+  cap <- if (done < o$steps) sprintf(" (of %d: %s)", o$steps, why) else ""
+  cat(sprintf("<ditimpute_series_dit_model> linear trend + DiT (H = %d, width %d, depth %d) trained %d steps%s on %d windows of the series%s\n",
+              o$H, o$width, o$depth, as.integer(done), cap, x$n_windows_trained,
               if (is.null(x$transform)) "" else series_scale_text(x$transform)))
   cat("  training masks: ")
   print(x$strategy)

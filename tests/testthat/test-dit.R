@@ -222,6 +222,18 @@ test_that("dit_fit warns on data far from standardised and names the scaler", {
   expect_warning(fit(small), "variable 2", class = "ditimpute_warning_scale")
   expect_no_warning(fit(x), class = "ditimpute_warning_scale")
   expect_no_warning(fit(scale_data(raw, fit_scaler(raw))), class = "ditimpute_warning_scale")
+  # impute() checks the windows it is given the same way: raw windows given to
+  # a DiT trained on standardised ones were imputed near 0 without a word
+  f <- fit(x)
+  test <- gp_simulate(tiny_spec(), 3, seed = 2)
+  test[, 20:24, ] <- NA
+  w <- expect_warning(impute(f, test * 100 + 1000, n_samples = 40, seed = 1, threads = 1),
+                      class = "ditimpute_warning_scale")
+  expect_match(conditionMessage(w), "the one of the training data", fixed = TRUE)
+  expect_no_warning(impute(f, test, n_samples = 40, seed = 1, threads = 1), class = "ditimpute_warning_scale")
+  sc <- fit_scaler(raw)
+  expect_no_warning(impute(f, scale_data(test * 100 + 1000, sc), n_samples = 40, seed = 1, threads = 1),
+                    class = "ditimpute_warning_scale")
 })
 
 test_that("oracle sampling matches the exact conditional law", {
@@ -313,7 +325,20 @@ test_that("a validation share of overlapping windows leaves out the training win
   # Held out: windows 88-97 (first start 175); window i ends at 2 i + 6, so 85-87 reach into them.
   expect_equal(ditimpute:::held_apart(w, 10), 1:84)
   expect_equal(ditimpute:::held_apart(make_windows(m, 8), 5), 1:20)  # disjoint windows: nothing more
-  expect_equal(ditimpute:::held_apart(unclass(w)[, , , drop = FALSE], 10), 1:87)  # no attributes: the share alone
+  # without the marks (a subset such as w[1:97, , ] drops them) the overlap
+  # shows in the values: the same windows left out (it trained on 1:87, three
+  # of them sharing frames with the validation windows)
+  bare <- unclass(w)[1:97, , , drop = FALSE]
+  expect_null(attr(bare, "start"))
+  expect_equal(ditimpute:::held_apart(bare, 10), 1:84)
+  expect_equal(ditimpute:::window_stride(bare[5, , ], bare[6, , ]), 2L)
+  expect_equal(ditimpute:::held_apart(unclass(make_windows(m, 8, stride = 3))[1:60, , , drop = FALSE], 6), 1:52)
+  # independent sequences (no shift of one continues the next): the share alone
+  sims <- gp_simulate(tiny_spec(), 30, seed = 2)
+  expect_equal(ditimpute:::held_apart(sims, 5), 1:25)
+  expect_true(is.na(ditimpute:::window_stride(sims[1, , ], sims[2, , ])))
+  flat <- array(1, c(10, 8, 2))  # constant windows: no evidence of overlap
+  expect_equal(ditimpute:::held_apart(flat, 2), 1:8)
   skip_if_no_torch()
   x <- make_windows(gp_simulate(tiny_spec(), 1, seed = 1)[1, , ], 8, stride = 2)  # 9 windows of 8 x 2
   fit <- dit_fit(x, dit_config(8, 2, width = 16, depth = 1, heads = 2), strategy = mask_strategy("mcar0.2"),
@@ -334,4 +359,14 @@ test_that("restore_best keeps the best validation record's weights; patience sto
   expect_identical(ti$stop_reason, "early_stop")
   expect_true(ti$restored_best)
   expect_equal(fit$steps, ti$best_step + 2 * 10)
+})
+
+test_that("a time-limited dit_fit() updates its progress bar (every 10 steps, not every 10 million)", {
+  # with time_limit and no steps the step cap is open (.Machine$integer.max);
+  # the interval was steps %/% 200, about 10.7 million steps: no update ever
+  every <- ditimpute:::progress_every
+  expect_identical(every(.Machine$integer.max, 8), 10L)
+  expect_identical(every(5000L, 30), 10L)
+  expect_identical(every(2000L, 0), 10L)
+  expect_identical(every(100L, 0), 1L)
 })
