@@ -209,8 +209,12 @@
 #' other's, `bench/results/series_multi_forms.md`). Conditioning on the others
 #' can shrink a variable's one-step predictive variance by at most that share,
 #' so with `separate = "auto"` (the default) every variable whose share is
-#' under 5% gets a model of its own (fitted and imputed as if alone), and the
-#' rest are refitted together and checked again; the groups are independent,
+#' under 5% beyond chance gets a model of its own (fitted and imputed as if
+#' alone), and the rest are refitted together and checked again. "Beyond
+#' chance" is the adjusted R^2, `1 - (1 - share) (n - 1) / (n - d)` for `d`
+#' variables over `n` frames: with no dependence at all the share averages
+#' `(d - 1) / (n - 1)`, a third for Longley's 6 variables over 16 years, so
+#' on short series a raw share clears 5% by chance alone. The groups are independent,
 #' so completions carry no dependence between a separated variable and the
 #' others (ETTh1's oil temperature beside its loads is then imputed as alone,
 #' to the digit, for 1.5-1.6x the time of one form,
@@ -296,7 +300,12 @@
 #'   transformed (or bounded) variable is the paths' median, as with `method =
 #'   "gp"` a conditional median (an untransformed variable's point is the
 #'   paths' mean); `print()` of the model shows each variable's scale.
-#'   `"none"` models every variable on its own scale.
+#'   `"none"` models every variable on its own scale. `"auto"` judges
+#'   positivity from the observed values only: a variable that can be zero or
+#'   negative but was positive wherever observed (a temperature in degrees
+#'   Celsius over a warm stretch, with its frosty nights missing) is put on a
+#'   Box-Cox scale, and its imputations and intervals then stay above 0; give
+#'   such data `transform = "none"`.
 #' @param bounds `NULL` (the default), or the range the values cannot leave:
 #'   `c(lower, upper)` for every variable, or a named list of such pairs for
 #'   some variables (see Details, "Bounded data"); one end may be infinite
@@ -408,7 +417,7 @@
 #'   grows with their level (`bench/results/series_short_simulated.md`).
 #' @param separate Which variables get a model of their own (`method =
 #'   "gp"`): `"auto"` (the default), every variable of which the others
-#'   explain under 5% of the one-step changes (see Details, "Several
+#'   explain under 5% of the one-step changes beyond chance (see Details, "Several
 #'   variables"; it costs one more fit of the remaining variables when one is
 #'   split off); `"none"`, one form for all variables; `"all"`, each variable
 #'   on its own; or the names of the variables to model each on its own (the
@@ -423,7 +432,7 @@
 #'   structural GP still imputes better on the series measured
 #'   (`bench/results/dit_series_defaults.md`; see [dit_fit()]).
 #' @param seed Optional seed; without one [set.seed()] makes results repeatable.
-#' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
+#' @param threads CPU threads (default: the process's budget, see [threads]: option `ditimpute.threads`, `DITIMPUTE_THREADS`, 1 in a worker or when busy cores would make spinning threads collide, else all cores).
 #' @param ... Nothing: a name here is an input error (a misspelled argument
 #'   would otherwise run with the default).
 #' @return An object of class `ditimpute_series_imputation`, which is also a
@@ -571,6 +580,22 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   fitted$fit_seconds <- proc.time()[["elapsed"]] - start
   lone <- series_lone_warning(fitted)
   if (!is.null(lone)) cli::cli_warn("{lone}")
+  # Many variables in one model over few frames: their cross-variable
+  # covariance (d (d + 1) / 2 parameters) rests on fewer frames than twice
+  # its size, and the intervals are noise (ChickWeight wide, 10 or 20 chicks
+  # over 12 weighings in one model: 90% intervals covered 25-70%,
+  # bench/results/series_wide_panel.md).
+  parts <- if (inherits(fitted, "ditimpute_series_model_set")) fitted$parts else list(fitted)
+  for (p in parts) {
+    d_p <- ncol(p$Lambda)
+    if (d_p > 1 && d_p > p$nobs / d_p / 2) {
+      cli::cli_warn(c(sprintf("%d variables share one model over about %d frames: their %d cross-variable covariances rest on too few frames, and the intervals are unreliable.",
+                              d_p, as.integer(round(p$nobs / d_p)), as.integer(d_p * (d_p + 1) / 2)),
+                      i = "Model them apart (separate = \"all\"), or impute fewer variables at once."),
+                    class = c("ditimpute_warning_parameters", "ditimpute_warning"))
+      break
+    }
+  }
   iv <- (if (proper) series_proper_intervals else series_model_intervals)(fitted, v, level, n_samples, seed, threads)
   fitted$proper <- proper
   fitted$proper_asked <- proper_asked
@@ -753,13 +778,16 @@ series_negative_warning <- function(v, imp, bounds) {
   count <- vapply(hit, function(j) sum(imp$lower[imp$missing[, j], j] < 0), 0L)
   one <- length(hit) == 1
   sprintf(paste0("%s never negative where observed, but %s imputed values %s a lower interval end below 0 ",
-                 "(a model on the data's own scale). bounds = %s keeps imputations, draws and intervals at or above 0 ",
-                 "(see ?impute_series, \"Non-negative data with zeros\")."),
+                 "(a model on the data's own scale). If %s cannot be negative, bounds = %s keeps imputations, draws and ",
+                 "intervals at or above 0 (see ?impute_series, \"Non-negative data with zeros\"); if %s can (a temperature ",
+                 "in degrees Celsius, a change), the intervals are right as they are."),
           paste0(if (one) "Variable " else "Variables ", paste(sprintf("\"%s\"", nm), collapse = ", "), if (one) " is" else " are"),
           paste(format(count, big.mark = ","), collapse = ", "), if (one && count == 1) "has" else "have",
+          if (one) "it" else "they",
           if (ncol(v) == 1) "c(0, Inf)" else
             sprintf("list(%s)", paste(sprintf("%s = c(0, Inf)", ifelse(make.names(nm) == nm, nm, sprintf("`%s`", nm))),
-                                      collapse = ", ")))
+                                      collapse = ", ")),
+          if (one) "it" else "they")
 }
 
 # What the model needs of the values: finite numbers or NA, at least

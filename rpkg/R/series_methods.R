@@ -78,7 +78,7 @@
 #'   Kalman smoothing of the whole series: on a few thousand frames seconds
 #'   where plug-in draws take a fraction of one (`proper = FALSE`).
 #' @param seed Optional seed; without one [set.seed()] makes results repeatable.
-#' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
+#' @param threads CPU threads (default: the process's budget, see [threads]: option `ditimpute.threads`, `DITIMPUTE_THREADS`, 1 in a worker or when busy cores would make spinning threads collide, else all cores).
 #' @param ... Nothing: a name here is an input error.
 #' @return A data frame of class `ditimpute_series_forecast`, one row per
 #'   forecast frame and variable (frame-major: all variables of the first

@@ -728,6 +728,8 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
   rownames(tab) <- NULL
   structure(list(model_name = tab$model[best], kernel_name = tab$kernel[best], spec = b$spec, candidate = b,
                  Lambda = b$Lambda, innovation_r2 = stats::setNames(series_innovation_r2(b$Lambda), colnames(v)),
+                 innovation_r2_adjusted = stats::setNames(series_chance_adjusted(series_innovation_r2(b$Lambda),
+                                                                                 b$nobs / ncol(v)), colnames(v)),
                  period = if (tab$kernel[best] == "cycle") b$spec$period else period,
                  # the calendar's period beside a cycle that kernel = "auto" chose (with
                  # kernel = "cycle", `period` is the cycle's start, not a calendar's)
@@ -1006,17 +1008,32 @@ series_innovation_r2 <- function(Lambda) {
   }, 0)
 }
 
+# The shares of series_innovation_r2() less what chance gives a variable
+# with d - 1 others over n frames (innovations): the adjusted R^2,
+# 1 - (1 - r2) (n - 1) / (n - d). Under no dependence the squared multiple
+# correlation of n draws on d - 1 others averages (d - 1) / (n - 1) (a third
+# for Longley's 6 variables over 16 years), so the raw share of a short
+# series clears any fixed threshold by chance; the adjusted one averages 0.
+# With n <= d frames nothing can be told apart from chance: 0.
+series_chance_adjusted <- function(r2, n) {
+  d <- length(r2)
+  if (d < 2 || anyNA(r2)) return(r2)
+  if (n <= d) return(pmin(r2, 0))
+  1 - (1 - r2) * (n - 1) / (n - d)
+}
+
 # impute_series()'s warning for variables that the others explain less than
-# `below` of (see series_innovation_r2()) in a group of variables that share
-# one form: they gain nothing from the joint model and share its form. NULL
-# when there are none (always so for the groups of separate = "auto").
+# `below` of beyond chance (see series_chance_adjusted()) in a group of
+# variables that share one form: they gain nothing from the joint model and
+# share its form. NULL when there are none (always so for the groups of
+# separate = "auto").
 series_lone_warning <- function(model, below = series_lone_share) {
   parts <- if (inherits(model, "ditimpute_series_model_set")) model$parts else list(model)
-  r2 <- unlist(lapply(parts, `[[`, "innovation_r2"))
+  r2 <- unlist(lapply(parts, `[[`, "innovation_r2_adjusted"))
   lone <- which(!is.na(r2) & r2 < below)
   if (!length(lone)) return(NULL)
   one <- length(lone) == 1
-  sprintf(paste0("The other variables explain under %g%% of the one-step changes of %s, which therefore %s nothing from ",
+  sprintf(paste0("Beyond chance, the other variables explain under %g%% of the one-step changes of %s, which therefore %s nothing from ",
                  "them but %s their model form; a form that suits the others can leave %s intervals too narrow on long gaps. ",
                  "Impute %s on %s own: separate = \"auto\" (the default) does so (see ?impute_series, \"Several variables\")."),
           100 * below, paste(sprintf("\"%s\" (%.1f%%)", names(r2)[lone], 100 * r2[lone]), collapse = ", "),
@@ -1068,7 +1085,7 @@ fit_series_groups <- function(vars, separate, fit) {
     repeat {
       m <- fit(rest)
       if (is.null(first)) first <- m
-      r2 <- m$innovation_r2
+      r2 <- m$innovation_r2_adjusted
       new <- rest[!is.na(r2) & r2 < series_lone_share]
       if (!length(new)) {
         rest_model <- m
@@ -1093,7 +1110,7 @@ fit_series_groups <- function(vars, separate, fit) {
   }
   groups <- c(as.list(sort(lone)), if (length(rest)) list(rest))
   parts <- lapply(groups, function(cols) if (!is.null(rest_model) && identical(cols, rest)) rest_model else fit(cols))
-  series_model_set(parts, groups, vars, shares = if (is.null(first)) NULL else first$innovation_r2)
+  series_model_set(parts, groups, vars, shares = first[c("innovation_r2", "innovation_r2_adjusted")])
 }
 
 # Independent groups of variables, each with its own fitted model. The
@@ -1122,7 +1139,10 @@ series_model_set <- function(parts, groups, vars, shares) {
                  lambda = per_variable(function(p) p$lambda),
                  center = per_variable(function(p) p$center), scale = per_variable(function(p) p$scale),
                  profile = series_set_profile(parts, groups, d),
-                 Lambda = Lambda, innovation_r2 = if (is.null(shares)) stats::setNames(rep(NA_real_, d), vars) else shares,
+                 Lambda = Lambda,
+                 innovation_r2 = if (is.null(shares$innovation_r2)) stats::setNames(rep(NA_real_, d), vars) else shares$innovation_r2,
+                 innovation_r2_adjusted = if (is.null(shares$innovation_r2_adjusted)) stats::setNames(rep(NA_real_, d), vars)
+                                          else shares$innovation_r2_adjusted,
                  period = parts[[1]]$period,
                  loglik = sum(vapply(parts, `[[`, 0, "loglik")), df = sum(vapply(parts, `[[`, 0, "df")),
                  nobs = sum(vapply(parts, `[[`, 0, "nobs")), candidates = cands),
@@ -1325,15 +1345,23 @@ print.ditimpute_series_model <- function(x, ...) {
   }
   moved <- isTRUE(x$rate_multiplier != 1)  # the level's rate chosen on hidden gaps (series_rate_step())
   if (x$model_name != "stationary") {
-    cat(sprintf("  level noise per frame: %.3g of the stationary variance%s%s%s\n", s$level_rate / tot,
-                if (slow) " less the smooth term's" else "",
+    ratio <- s$level_rate / tot
+    # a stationary part near zero (the fit at its bound) makes the ratio
+    # astronomical (1e+10): say what it means instead
+    cat(sprintf("  level noise per frame: %s%s%s%s\n",
+                if (ratio > 1e4) "nearly all of the variance (the stationary part is under 1e-4 of it: a random walk" else
+                  sprintf("%.3g of the stationary variance", ratio),
+                if (ratio > 1e4) ")" else if (slow) " less the smooth term's" else "",
                 if (moved) sprintf(" (%g times the maximum-likelihood rate)", x$rate_multiplier) else "",
-                if (x$model_name == "trend") sprintf("; slope noise %.3g", s$slope_rate / tot) else ""))
+                if (x$model_name != "trend") "" else if (ratio > 1e4) sprintf("; slope noise %.3g of the level noise",
+                                                                              s$slope_rate / s$level_rate) else
+                  sprintf("; slope noise %.3g", s$slope_rate / tot)))
   }
   r2 <- x$innovation_r2
   if (length(r2) > 1 && !anyNA(r2)) {
     cat(sprintf("  share of each variable's one-step changes the others explain: %s\n",
                 paste(sprintf("%s %.1f%%", names(r2), 100 * r2), collapse = ", ")))
+    print_chance_adjusted(x)
   }
   cat(sprintf("  fitted on frames %d-%d: log-likelihood %.2f%s, %d parameters, BIC %.2f%s\n", x$fit_start,
               x$fit_start + x$fit_frames - 1L, x$loglik, if (moved) " at that rate" else "",
@@ -1352,6 +1380,17 @@ print.ditimpute_series_model <- function(x, ...) {
   invisible(x)
 }
 
+# The shares beyond chance (series_chance_adjusted(), what separate = "auto"
+# decides on), printed where they differ from the raw ones by half a point.
+print_chance_adjusted <- function(x) {
+  r2 <- x$innovation_r2
+  adj <- x$innovation_r2_adjusted
+  if (is.null(adj) || anyNA(adj) || all(abs(adj - r2) < 0.005)) return(invisible())
+  cat(sprintf("  the same beyond chance over %d frames (what separate = \"auto\" compares with %g%%): %s\n",
+              as.integer(round(x$nobs / length(r2))), 100 * series_lone_share,
+              paste(sprintf("%s %.1f%%", names(adj), 100 * adj), collapse = ", ")))
+}
+
 #' @export
 print.ditimpute_series_model_set <- function(x, ...) {
   cat(sprintf("<ditimpute_series_model_set> %d independent groups of variables, each with its own form; log-likelihood %.2f, %d parameters\n",
@@ -1360,6 +1399,7 @@ print.ditimpute_series_model_set <- function(x, ...) {
   if (!anyNA(r2)) {
     cat(sprintf("  share of each variable's one-step changes the others explain (all variables together): %s\n",
                 paste(sprintf("%s %.1f%%", names(r2), 100 * r2), collapse = ", ")))
+    print_chance_adjusted(x)
   }
   for (g in seq_along(x$parts)) {
     cat(sprintf("- %s:\n", paste(x$variables[x$groups[[g]]], collapse = ", ")))

@@ -441,3 +441,41 @@ test_that("scoring a series imputation takes its masks and truths in the form of
   expect_false(grepl("NaN", out))
   expect_match(out, "Per-entry 95% intervals contain")
 })
+
+test_that("coverage(levels = ) of a series imputation takes the truth that coverage() takes, and says its intervals come from the paths", {
+  # it stopped with "`truth`: has 72 time points x 1 variables; the imputed
+  # series has 1 x 72" for every series imputation (the truth was not reshaped
+  # with the imputation)
+  y0 <- datasets::mdeaths
+  y <- y0
+  y[c(10:13, 40:46)] <- NA
+  imp <- impute_series(y, n_samples = 100, seed = 1, threads = 1)
+  curve <- coverage(imp, truth = y0, levels = c(0.5, 0.8, 0.95))
+  expect_s3_class(curve, "ditimpute_coverage_curve")
+  expect_identical(curve$level, c(0.5, 0.8, 0.95))
+  expect_true(all(curve$sequences == 1))
+  # wider intervals at higher levels cover at least as much
+  expect_true(all(diff(curve$interval_coverage) >= 0))
+  expect_true(all(curve$interval_coverage >= 0 & curve$interval_coverage <= 1))
+  out <- paste(capture.output(print(curve)), collapse = "\n")
+  expect_match(out, "rebuilt from the imputation's 100 sample paths")
+  expect_false(grepl("NA%", out, fixed = TRUE))
+  # two variables, a ts truth
+  x <- cbind(m = datasets::mdeaths, f = datasets::fdeaths)
+  tx <- x
+  x[20:25, "m"] <- NA
+  imp2 <- impute_series(x, n_samples = 40, seed = 1, threads = 1)
+  c2 <- coverage(imp2, truth = tx, levels = c(0.5, 0.9))
+  expect_identical(nrow(c2), 2L)
+  expect_true(c2$interval_coverage[2] >= c2$interval_coverage[1])
+})
+
+test_that("a level whose stationary part fitted to nothing is printed as a random walk, not as a ratio of 1e+10", {
+  x <- EuStockMarkets[1:30, ]
+  x[10:14, "DAX"] <- NA
+  imp <- impute_series(x, n_samples = 30, seed = 1, threads = 1)
+  out <- paste(capture.output(print(imp$model)), collapse = "\n")
+  expect_match(out, "level noise per frame: nearly all of the variance (the stationary part is under 1e-4 of it: a random walk)",
+               fixed = TRUE)
+  expect_false(grepl("level noise per frame: [0-9.]+e\\+", out))
+})

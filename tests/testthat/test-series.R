@@ -325,6 +325,45 @@ test_that("calibration masks hide only observed values, in stretches of the give
   expect_true(all(ok))
 })
 
+test_that("calibration masks copy outages of every variable at once (whole-frame gaps) in their share", {
+  # Three variables, gaps in all three at once (60 entries) and in one only (20):
+  # 3/4 of the missing values lie in whole-frame gaps.
+  miss <- matrix(FALSE, 400, 3)
+  miss[c(40:49, 200:209), ] <- TRUE
+  miss[300:319, 2] <- TRUE
+  j <- ditimpute:::series_joint_gaps(miss)
+  expect_identical(j$lens, c(10L, 10L))
+  expect_equal(j$share, 60 / 80)
+  # an outage at the series' end is an end gap, not copied as a whole-frame one
+  end <- miss
+  end[391:400, ] <- TRUE
+  expect_identical(ditimpute:::series_joint_gaps(end)$lens, c(10L, 10L))
+  expect_identical(ditimpute:::series_joint_gaps(miss[, 1, drop = FALSE])$share, 0)
+  masks <- lapply(1:20, function(r) {
+    set.seed(r)
+    ditimpute:::series_round_mask(miss, lens = c(10L, 10L, 20L), share = 0.1, joint = j)
+  })
+  for (m in masks) expect_false(any(m & miss))
+  hidden <- sum(vapply(masks, sum, 0))
+  whole <- sum(vapply(masks, function(m) 3 * sum(rowSums(m) == 3), 0))
+  # the share in whole frames: 3/4 of the target (0.1 x observed), the rest per variable
+  expect_gt(whole / hidden, 0.6)
+  expect_lt(whole / hidden, 0.9)
+  # whole-frame stretches have the lengths of the whole-frame gaps (runs: multiples of 10)
+  runs <- rle(rowSums(masks[[1]]) == 3)
+  expect_true(all(runs$lengths[runs$values] %% 10 == 0))
+  # no whole-frame gap: the per-variable mask of before, draw for draw
+  miss2 <- miss
+  miss2[c(40:49, 200:209), 3] <- FALSE
+  none <- ditimpute:::series_joint_gaps(miss2)
+  expect_identical(none$share, 0)
+  set.seed(9)
+  a <- ditimpute:::series_round_mask(miss2, lens = c(10L, 20L), share = 0.1, joint = none)
+  set.seed(9)
+  b <- ditimpute:::series_calibration_mask(miss2, lens = c(10L, 20L), share = 0.1)
+  expect_identical(a, b)
+})
+
 test_that("a calibration mask hides its whole share of a long series", {
   # 20,000 frames, gaps of 1-2 frames: 10% needs about 1,300 stretches (a
   # former cap of 100 stretches hid 0.8%).
@@ -440,6 +479,14 @@ test_that("method = \"dit\" trains on the series' own windows and completes it (
   imp <- impute_series(y, method = "dit", n_samples = 20, level = 0.9, dit = small, seed = 1, threads = 1)
   expect_s3_class(imp$model, "ditimpute_series_dit_model")
   expect_equal(imp$model$options$H, 24L)
+  expect_output(print(imp$model), "trained 8 steps on")
+  # a time limit that ends training before the step cap: the print gives the
+  # steps trained (it gave the cap)
+  capped <- impute_series(y, method = "dit", n_samples = 20, level = 0.9, seed = 1, threads = 1,
+                          dit = list(steps = 100000, time_limit = 0.5, sample_steps = 3, batch_size = 8))
+  done <- capped$model$dit$steps
+  expect_lt(done, 100000)
+  expect_output(print(capped$model), sprintf("trained %d steps \\(of 100000: time limit\\) on", done))
   out <- completed_series(imp)
   expect_false(anyNA(out))
   expect_identical(as.numeric(out[!is.na(y)]), as.numeric(y[!is.na(y)]))
@@ -1121,6 +1168,63 @@ test_that("a variable the others do not explain gets its own model, or a warning
   expect_warning(imp_1 <- impute_series(x[, "lone"], n_samples = 20, seed = 1), NA)
   expect_true(is.na(imp_1$model$innovation_r2))
   expect_no_match(paste(capture.output(print(imp_1$model)), collapse = "\n"), "others explain")
+})
+
+test_that("separate = \"auto\" compares the shares beyond chance: short independent series are not kept together by chance", {
+  # The adjusted R^2: 1 - (1 - r2) (n - 1) / (n - d); no adjustment for one
+  # variable (NA), and nothing beyond chance with n <= d frames.
+  adj <- ditimpute:::series_chance_adjusted
+  expect_equal(adj(c(0.5, 0.3, 0.1), 21), 1 - (1 - c(0.5, 0.3, 0.1)) * 20 / 18)
+  expect_equal(adj(c(0.5, 0.3), 1e6), c(0.5, 0.3), tolerance = 1e-5)
+  expect_identical(adj(NA_real_, 10), NA_real_)
+  expect_true(all(adj(c(0.9, 0.2, 0.4), 3) <= 0))
+  # Five independent random walks over 20 frames: the share of each that the
+  # other four explain averages 4/19 = 21% by chance alone, so the raw share
+  # cleared 5% for every variable here (7-27%) and all five shared one form;
+  # beyond chance (-25% to 1%) each gets a model of its own.
+  set.seed(12)
+  n <- 20
+  x <- ts(sapply(1:5, function(j) cumsum(rnorm(n))))
+  colnames(x) <- paste0("w", 1:5)
+  x[c(4, 9:10, 15), 1] <- NA
+  x[c(6, 12), 3] <- NA
+  x[7:8, 5] <- NA
+  imp <- suppressWarnings(impute_series(x, n_samples = 20, seed = 1))
+  r2 <- imp$model$innovation_r2
+  expect_true(all(r2 > 0.05))  # the raw shares of the joint fit: all above the threshold
+  a2 <- imp$model$innovation_r2_adjusted
+  expect_equal(unname(a2), unname(adj(r2, imp$model$nobs / 5)))
+  expect_s3_class(imp$model, "ditimpute_series_model_set")
+  expect_true(all(a2 < 0.05))
+  expect_identical(imp$model$groups, as.list(1:5))
+  expect_output(print(imp$model), "the same beyond chance over 1[0-9] frames \\(what separate = \"auto\" compares with 5%\\): w1")
+  # Strongly related short series stay together (London's male and female
+  # lung deaths, 72 months: the adjustment moves a share of ~0.8 by 0.01).
+  uk <- cbind(m = mdeaths, f = fdeaths)
+  uk[c(10:12, 40), 1] <- NA
+  uk[c(20, 55:57), 2] <- NA
+  imp_uk <- impute_series(uk, n_samples = 20, seed = 1)
+  expect_false(inherits(imp_uk$model, "ditimpute_series_model_set"))
+  expect_true(all(imp_uk$model$innovation_r2_adjusted > 0.5))
+})
+
+test_that("many variables over few frames in one model are a warning; separate = \"auto\" models them apart", {
+  # ChickWeight wide: 12 weighings of 10 chicks, one weight hidden per chick.
+  cw <- stats::reshape(as.data.frame(datasets::ChickWeight)[, c("weight", "Time", "Chick")], idvar = "Time",
+                       timevar = "Chick", direction = "wide")
+  cw <- as.matrix(cw[order(cw$Time), -1])
+  cw <- cw[, colSums(!is.na(cw)) == 12][, 1:10]
+  set.seed(2)
+  y <- cw
+  y[cbind(sample(2:11, 10, TRUE), 1:10)] <- NA
+  w <- expect_warning(impute_series(y, n_samples = 20, seed = 1, separate = "none"),
+                      class = "ditimpute_warning_parameters")
+  expect_match(conditionMessage(w), "10 variables share one model over about 1[0-2] frames: their 55 cross-variable")
+  expect_no_warning(imp <- impute_series(y, n_samples = 20, seed = 1), class = "ditimpute_warning_parameters")
+  expect_identical(length(imp$model$groups), 10L)
+  # two variables over 72 months: no warning
+  expect_no_warning(impute_series(cbind(m = mdeaths, f = replace(fdeaths, 5, NA)), n_samples = 20, seed = 1),
+                    class = "ditimpute_warning_parameters")
 })
 
 test_that("a two-valued variable with missing entries is named in a warning: the Gaussian model imputes fractions", {
