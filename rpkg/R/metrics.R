@@ -23,7 +23,7 @@
 #'   entries is scored.
 #' @param n_draws Draws from the exact conditional per sequence.
 #' @param seed Optional seed; without one, [set.seed()] makes results repeatable.
-#' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
+#' @param threads CPU threads (default: the process's budget, see [threads]: option `ditimpute.threads`, `DITIMPUTE_THREADS`, 1 in a worker or when busy cores would make spinning threads collide, else all cores).
 #' @param ... Unused: a named argument here is an input error (`levels` is
 #'   named in full).
 #' @param levels Optional vector of levels in (0, 1): the imputation's regions
@@ -294,7 +294,11 @@ coverage_curve <- function(object, spec, truth, n_draws, seed, threads, levels, 
   if (!is.numeric(levels) || length(levels) < 1 || anyNA(levels) || any(levels <= 0 | levels >= 1)) {
     abort_input("levels", "must be levels strictly between 0 and 1.", call = call)
   }
+  series <- inherits(object, "ditimpute_series_imputation")
   object <- as3(object)
+  # series_truth() gave a series' truth as frames x variables: the n x H x d
+  # form of the reshaped object (which series_truth() passes through)
+  if (!is.null(truth) && length(dim(truth)) == 2) truth <- array(truth, c(1L, dim(truth)))
   seed <- resolve_seed(seed, call = call)
   rows <- lapply(sort(unique(levels)), function(L) {
     imp <- at_level(object, L, call = call)
@@ -323,6 +327,9 @@ coverage_curve <- function(object, spec, truth, n_draws, seed, threads, levels, 
   out <- do.call(rbind, rows)
   attr(out, "against") <- if (is.null(spec)) "the true values" else sprintf("%d exact conditional draws per sequence", n_draws)
   attr(out, "method") <- object$method
+  # a series imputation's own intervals are exact (or its proper draws'
+  # quantiles); the curve's are rebuilt from its paths at every level
+  attr(out, "paths") <- if (series) object$n_samples else NULL
   class(out) <- c("ditimpute_coverage_curve", "data.frame")
   out
 }
@@ -333,9 +340,15 @@ print.ditimpute_coverage_curve <- function(x, ...) {
   df <- as.data.frame(unclass(x))
   pct <- function(v) sprintf("%.1f%%", 100 * v)
   tab <- data.frame(nominal = pct(df$level), regions = pct(df$coverage),
-                    ci95 = sprintf("[%s, %s]", pct(df$lower), pct(df$upper)))
+                    ci95 = ifelse(is.na(df$lower) | is.na(df$upper), ifelse(df$sequences == 1, "(one sequence: none)", "-"),
+                                  sprintf("[%s, %s]", pct(df$lower), pct(df$upper))))
   if (!is.null(df$interval_coverage)) tab$intervals <- pct(df$interval_coverage)
   print(tab, row.names = FALSE, right = FALSE)
+  if (!is.null(attr(x, "paths"))) {
+    cat(sprintf(paste0("Regions and intervals at each level rebuilt from the imputation's %d sample paths (quantiles);",
+                       " its own intervals are exact and can differ: coverage() without `levels` scores them.\n"),
+                attr(x, "paths")))
+  }
   invisible(x)
 }
 

@@ -8,8 +8,24 @@
 #' of the \pkg{mice} package (`mids`, through [mice::as.mids()]), so that the
 #' usual workflow runs unchanged: `mice::complete()` gives completed data sets,
 #' `with()` fits an analysis to each and `mice::pool()` combines them with
-#' Rubin's rules. `complete()` and `with()` also work on the imputation itself
-#' (they convert it with `as_mids()` first).
+#' Rubin's rules. `mice::complete()` and `with()` also work on the imputation
+#' itself (they convert it with `as_mids()` first); plain `complete()` needs
+#' \pkg{mice} (or \pkg{tidyr}, whose generic it is) attached.
+#'
+#' **Relations between variables.** An analysis of the completed data sets
+#' sees a relation between two variables only as far as the imputation model
+#' carries it. [impute_series()] relates variables through one cross-variable
+#' covariance `Lambda` shared by all its terms, and with `separate = "auto"`
+#' (its default) models a variable whose one-step changes the others hardly
+#' explain on its own: its imputations are then independent of the other
+#' variables given the observed values, and a regression of it on them (or of
+#' them on it) is pulled towards zero, the more so the more is missing.
+#' `as_mids()` warns when the imputation's variables sit in independent
+#' groups; for such analyses impute with `separate = "none"`, or with
+#' \pkg{mice} itself, whose models are the regressions on the other variables.
+#' (On four windows of hourly ozone with 30% missing, a reviewer found the
+#' pooled slope on temperature at 0.64-0.85 of the complete-data slope with
+#' the default and 0.72-0.92 with `separate = "none"`.)
 #'
 #' **Form of the data sets.** For [impute_series()], each completed data set
 #' is a data frame in the form of the imputed `x`: a data frame comes back
@@ -90,15 +106,28 @@ as_mids <- function(object, m = NULL, ...) {
   if (all(vapply(object$samples, is.null, TRUE))) {
     abort_input("object", "has no sample paths (a deterministic imputation): there is nothing to pool.")
   }
+  m <- resolve_paths(m, object$n_samples, distinct = TRUE)
+  as_frame <- mids_frame(object)
+  sets <- completion_values(object, m)
+  data0 <- as_frame(as_values(object, object$x))
+  odd <- names(data0)[make.names(names(data0)) != names(data0)]
+  if (length(odd)) {  # mice::as.mids() builds formulas of the names and stops with a parse error
+    abort_input("object", sprintf("has variable%s %s, which mice cannot take (it needs syntactic names such as %s): rename %s in x before imputing.",
+                                  if (length(odd) > 1) "s" else "", paste0("\"", odd, "\"", collapse = ", "),
+                                  paste0("\"", make.names(odd, unique = TRUE), "\"", collapse = ", "),
+                                  if (length(odd) > 1) "them" else "it"))
+  }
+  if (inherits(object$model, "ditimpute_series_model_set")) {
+    groups <- vapply(object$model$groups, function(g) paste(object$model$variables[g], collapse = ", "), "")
+    cli::cli_warn(c("The variables were imputed in independent groups ({paste(groups, collapse = ' | ')}): within each completion a group's imputations ignore the other groups' values.",
+                    i = "A relation between variables of different groups is pulled towards zero in the pooled analysis; for it, impute with {.code separate = \"none\"} (see ?as_mids, \"Relations between variables\")."),
+                  class = c("ditimpute_warning_groups", "ditimpute_warning"))
+  }
   if (isFALSE(object$model$proper)) {  # a GP series imputation with proper = FALSE (impute_series())
     rlang::inform(c("The completions hold the fitted parameters fixed (improper imputation): pooled standard errors leave out the parameters' uncertainty.",
                     i = "impute_series(proper = TRUE) draws the form and parameters per completion, as Rubin's rules assume; see ?as_mids."),
                   class = "ditimpute_improper_message", .frequency = "once", .frequency_id = "ditimpute_improper")
   }
-  m <- resolve_paths(m, object$n_samples, distinct = TRUE)
-  as_frame <- mids_frame(object)
-  sets <- completion_values(object, m)
-  data0 <- as_frame(as_values(object, object$x))
   long <- do.call(rbind, c(list(cbind(.imp = 0L, .id = seq_len(nrow(data0)), data0)),
                            lapply(seq_along(sets), function(k) {
                              cbind(.imp = k, .id = seq_len(nrow(data0)), as_frame(sets[[k]]))

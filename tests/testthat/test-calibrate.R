@@ -140,6 +140,15 @@ test_that("coverage() at several levels gives a calibration curve", {
   expect_input_error(coverage(imp, levels = c(0.5, 1)), "levels")
   lin <- impute_baseline(x, "linear")
   expect_input_error(coverage(lin, truth = truth, levels = 0.9), "object")
+  # one sequence against exact draws: no interval over sequences (it printed
+  # "[NA%, NA%]")
+  one <- impute(spec, x[1, , ], level = 0.9, seed = 2, threads = 1)
+  c1 <- coverage(one, spec = spec, levels = c(0.5, 0.9), n_draws = 500, seed = 3)
+  expect_true(all(is.na(c1$lower)))
+  out <- paste(capture.output(print(c1)), collapse = "\n")
+  expect_match(out, "one sequence: none", fixed = TRUE)
+  expect_false(grepl("NA%", out, fixed = TRUE))
+  expect_false(grepl("sample paths", out, fixed = TRUE))  # only a series imputation's curve says so
 })
 
 test_that("an outside imputer is calibrated from its imputation of the calibration windows", {

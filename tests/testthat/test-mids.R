@@ -184,3 +184,25 @@ test_that("a data frame's non-numeric columns ride through unchanged, as covaria
   expect_match(conditionMessage(expect_input_error(impute_series(g), "x")),
                "column \"season\" is not numeric and has missing values")
 })
+
+test_that("as_mids() names a variable mice cannot take, and warns when variables were imputed in independent groups", {
+  skip_if_not_installed("mice")
+  # a non-syntactic name stopped with a parse error from inside mice
+  n <- 120
+  set.seed(1)
+  d <- data.frame(date = as.Date("2020-01-01") + 0:(n - 1), b = as.numeric(arima.sim(list(ar = 0.7), n)))
+  d[["ozone ppb"]] <- 1 + 0.5 * d$b + as.numeric(arima.sim(list(ar = 0.5), n, sd = 0.5))
+  d[["ozone ppb"]][c(20:35, 70:80)] <- NA
+  imp <- impute_series(d, n_samples = 20, seed = 1, threads = 1, separate = "none")
+  cnd <- expect_input_error(as_mids(imp), "object")
+  expect_match(conditionMessage(cnd), "\"ozone ppb\"", fixed = TRUE)
+  expect_match(conditionMessage(cnd), "\"ozone.ppb\"", fixed = TRUE)
+  expect_input_error(with(imp, lm(`ozone ppb` ~ b)), "object")
+  # variables in independent groups: a warning naming the groups
+  names(d)[3] <- "ozone"
+  sep <- impute_series(d, n_samples = 20, seed = 1, threads = 1, separate = "all", proper = TRUE)
+  w <- expect_warning(as_mids(sep), class = "ditimpute_warning_groups")
+  expect_match(conditionMessage(w), "independent groups (b | ozone)", fixed = TRUE)
+  expect_no_warning(as_mids(impute_series(d, n_samples = 20, seed = 1, threads = 1, separate = "none", proper = TRUE)),
+                    class = "ditimpute_warning_groups")
+})
