@@ -72,8 +72,8 @@
 #'   on ([calibrate()], under the row's test pattern); 0 (default) skips it.
 #'   With it, `coverage_calibrated` and `coverage_truth_calibrated` sit beside
 #'   the raw `coverage` and `coverage_truth`.
-#' @param threads CPU threads of each row (default: option `ditimpute.threads`,
-#'   else all cores; use 1 with a parallel plan).
+#' @param threads CPU threads of each row (default: the process's budget, see
+#'   [threads]; use 1 with a parallel plan).
 #' @param progress Report each finished group.
 #' @param H Sequence length of rows without an `H` column.
 #' @return A data frame of class `ditimpute_experiments`, one row per grid

@@ -47,8 +47,8 @@
 #' @param seed Optional seed (see [impute()]).
 #' @param truth Optional true values shaped like `x`, kept for
 #'   [imputation_metrics()] and [coverage()].
-#' @param threads CPU threads over series (default: option `ditimpute.threads`,
-#'   else all cores); one series runs on one thread.
+#' @param threads CPU threads over series (default: the process's budget, see
+#'   [threads]); one series runs on one thread.
 #' @return An object of class `ditimpute_imputation` (see [impute()]) with
 #'   method `"exact GP (state space)"`.
 #' @seealso [impute()], [gp_spec()], [gp_conditional()]

@@ -44,7 +44,7 @@
 #' @param n_ref Exact reference draws per sequence for the energy distance
 #'   (default: as many as the samples).
 #' @param seed Optional seed; without one, [set.seed()] makes results repeatable.
-#' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
+#' @param threads CPU threads (default: the process's budget, see [threads]: option `ditimpute.threads`, `DITIMPUTE_THREADS`, 1 in a worker or when busy cores would make spinning threads collide, else all cores).
 #' @return A data frame of class `ditimpute_distribution_error`, one row per
 #'   sequence: `sequence`, `pattern` (an integer per distinct missing pattern),
 #'   `Z`, `m`, `kappa_cond`, the statistics above and their `_null` twins.
@@ -241,7 +241,7 @@ plot.ditimpute_distribution_error <- function(x, ...) {
 #'   does not know it).
 #' @param level Confidence level of the intervals.
 #' @param seed Optional seed; without one, [set.seed()] makes results repeatable.
-#' @param threads CPU threads (default: option `ditimpute.threads`, else all cores).
+#' @param threads CPU threads (default: the process's budget, see [threads]: option `ditimpute.threads`, `DITIMPUTE_THREADS`, 1 in a worker or when busy cores would make spinning threads collide, else all cores).
 #' @return An object of class `ditimpute_shift`: `sequences` (a data frame per
 #'   test sequence: `loss`, `loss_se`, `excess`, `excess_se`, `ds_loss`,
 #'   `ds_excess`), `reference` (the reference cases' `loss` and `excess`),
