@@ -161,7 +161,8 @@ series_joint_gaps <- function(miss) {
 # stretches alone leave the other variables observed beside every hidden
 # stretch, easier than an outage of all of them: on four pollutants of a
 # station whose gaps were all whole-frame, calibration on them took 90%
-# intervals from 84.5% to 76.8% coverage (bench/results/series_calibration_joint.md).
+# intervals from 84.5% to 80.7% coverage (bench/results/series_calibration_joint.md;
+# a reviewer's run of the same window with other seeds: to 76.8%).
 # With no whole-frame gap (or one variable), series_calibration_mask() as it was.
 series_round_mask <- function(miss, lens, share, joint, ends = NULL) {
   if (!length(joint$lens) || joint$share <= 0) return(series_calibration_mask(miss, lens, share, ends = ends))
