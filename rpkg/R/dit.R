@@ -452,7 +452,14 @@ warn_unscaled <- function(x, call = rlang::caller_env(), imputing = FALSE) {
   v <- matrix(as.numeric(x), ncol = d, dimnames = list(NULL, dimnames(x)[[3]]))  # variables are the slowest index
   mu <- colMeans(v, na.rm = TRUE)
   s <- apply(v, 2, stats::sd, na.rm = TRUE)
-  far <- which(is.finite(mu) & is.finite(s) & (abs(mu) > 3 * s | s < 0.1 | s > 10))
+  far <- if (imputing) {
+    # a few windows of a standardised series can have a large local mean and
+    # a small local sd (one window: mean -1.78, sd 0.26): at imputation only
+    # values far off the standard scale count (root mean square above 10)
+    which(sqrt(colMeans(v^2, na.rm = TRUE)) > 10)
+  } else {
+    which(is.finite(mu) & is.finite(s) & (abs(mu) > 3 * s | s < 0.1 | s > 10))
+  }
   if (!length(far)) return(invisible(FALSE))
   j <- far[1]
   label <- var_label(v, j)
@@ -461,7 +468,7 @@ warn_unscaled <- function(x, call = rlang::caller_env(), imputing = FALSE) {
   others <- if (length(far) > 1) sprintf(" (and %d more variable%s)", length(far) - 1, if (length(far) > 2) "s" else "") else ""
   cli::cli_warn(c("{.arg x} is not standardised: variable {label}{others} has mean {mean_j} and sd {sd_j} where observed.",
                   i = if (imputing) {
-                    paste("A DiT trained on standardised data imputes raw data wrongly (in the training data's units):",
+                    paste("A DiT imputes data on the scale it was trained on (standardised, as dit_fit() asks):",
                           "standardise with {.code scale_data(x, scaler)}, {.code scaler} the one of the training data,",
                           "then {.code unscale_data()} the imputations.")
                   } else {
@@ -498,7 +505,9 @@ held_apart <- function(x, n_val) {
 
 # The stride s (1 <= s < H) by which window b continues window a, when b's
 # first H - s frames are a's last H - s (on every entry both observe, at least
-# two of them, not all equal); NA when no shift matches.
+# 4 of them and half the window's entries, not all equal: two matching 0/1
+# values are chance); NA when no shift matches (a stride over H / 2 goes
+# unseen).
 window_stride <- function(a, b) {
   a <- as.matrix(a)
   b <- as.matrix(b)
@@ -508,7 +517,7 @@ window_stride <- function(a, b) {
     p <- a[(s + 1):H, , drop = FALSE]
     q <- b[seq_len(H - s), , drop = FALSE]
     ok <- is.finite(p) & is.finite(q)
-    if (sum(ok) >= 2 && length(unique(p[ok])) > 1 && all(p[ok] == q[ok])) return(s)
+    if (sum(ok) >= max(4, length(a) / 2) && length(unique(p[ok])) > 1 && all(p[ok] == q[ok])) return(s)
   }
   NA_integer_
 }

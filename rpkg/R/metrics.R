@@ -327,9 +327,10 @@ coverage_curve <- function(object, spec, truth, n_draws, seed, threads, levels, 
   out <- do.call(rbind, rows)
   attr(out, "against") <- if (is.null(spec)) "the true values" else sprintf("%d exact conditional draws per sequence", n_draws)
   attr(out, "method") <- object$method
-  # a series imputation's own intervals are exact (or its proper draws'
-  # quantiles); the curve's are rebuilt from its paths at every level
-  attr(out, "paths") <- if (series) object$n_samples else NULL
+  # a GP series imputation's own intervals are exact (or its proper draws'
+  # quantiles); the curve's are rebuilt from its paths at every level (a DiT
+  # series imputation's are its paths' quantiles already)
+  attr(out, "paths") <- if (series && !inherits(object$model, "ditimpute_series_dit_model")) object$n_samples else NULL
   class(out) <- c("ditimpute_coverage_curve", "data.frame")
   out
 }

@@ -114,7 +114,8 @@ as_mids <- function(object, m = NULL, ...) {
   if (length(odd)) {  # mice::as.mids() builds formulas of the names and stops with a parse error
     abort_input("object", sprintf("has variable%s %s, which mice cannot take (it needs syntactic names such as %s): rename %s in x before imputing.",
                                   if (length(odd) > 1) "s" else "", paste0("\"", odd, "\"", collapse = ", "),
-                                  paste0("\"", make.names(odd, unique = TRUE), "\"", collapse = ", "),
+                                  paste0("\"", make.names(names(data0), unique = TRUE)[match(odd, names(data0))], "\"",
+                                         collapse = ", "),
                                   if (length(odd) > 1) "them" else "it"))
   }
   if (inherits(object$model, "ditimpute_series_model_set")) {

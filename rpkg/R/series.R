@@ -603,7 +603,7 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   for (p in parts) {
     d_p <- ncol(p$Lambda)
     if (d_p > 1 && d_p > p$nobs / d_p / 2) {
-      cli::cli_warn(c(sprintf("%d variables share one model over about %d frames: their %d cross-variable covariances rest on too few frames, and the intervals are unreliable.",
+      cli::cli_warn(c(sprintf("%d variables share one model with about %d observed values each: their cross-variable covariance matrix (%d entries) rests on too few frames, and the intervals are unreliable.",
                               d_p, as.integer(round(p$nobs / d_p)), as.integer(d_p * (d_p + 1) / 2)),
                       i = "Model them apart (separate = \"all\"), or impute fewer variables at once."),
                     class = c("ditimpute_warning_parameters", "ditimpute_warning"))

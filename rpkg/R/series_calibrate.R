@@ -143,14 +143,20 @@ series_calibration_mask <- function(miss, lens, share, max_runs = 5000L, max_str
 # all sensors at once), as the lengths of those runs and the share of the
 # series' missing entries they hold; none for one variable.
 series_joint_gaps <- function(miss) {
-  if (ncol(miss) < 2 || !any(miss)) return(list(lens = integer(0), share = 0))
+  if (ncol(miss) < 2 || !any(miss)) return(list(lens = integer(0), share = 0, other = integer(0)))
   all_out <- rowSums(miss) == ncol(miss)
   r <- rle(all_out)
   last <- cumsum(r$lengths)
   first <- last - r$lengths + 1L
   inner <- r$values & first > 1L & last < nrow(miss)
   lens <- as.integer(r$lengths[inner])
-  list(lens = lens, share = sum(lens) * ncol(miss) / sum(miss))
+  # the lengths of the other gaps, per variable, outside the whole-frame ones
+  rest <- miss & !all_out
+  other <- as.integer(unlist(lapply(seq_len(ncol(miss)), function(j) {
+    rj <- rle(rest[, j])
+    rj$lengths[rj$values]
+  })))
+  list(lens = lens, share = sum(lens) * ncol(miss) / sum(miss), other = other)
 }
 
 # One calibration mask that copies how the series' gaps fall across its
@@ -167,10 +173,18 @@ series_joint_gaps <- function(miss) {
 series_round_mask <- function(miss, lens, share, joint, ends = NULL) {
   if (!length(joint$lens) || joint$share <= 0) return(series_calibration_mask(miss, lens, share, ends = ends))
   p <- min(1, joint$share)
-  whole <- series_calibration_mask(matrix(rowSums(miss) > 0, ncol = 1), joint$lens, share * p)
-  jm <- matrix(whole[, 1], nrow(miss), ncol(miss))
-  if (p >= 1) return(jm)
-  rest <- series_calibration_mask(miss | jm, lens, share * (1 - p), ends = ends)
+  # Whole-frame stretches go on frames where any variable is observed (an
+  # outage hides whatever was observed there): on frames where all are
+  # observed only, a variable observed every other frame cut every stretch
+  # to one frame.
+  whole <- series_calibration_mask(matrix(rowSums(miss) == ncol(miss), ncol = 1), joint$lens, share * p)
+  jm <- matrix(whole[, 1], nrow(miss), ncol(miss)) & !miss
+  # The rest per variable, with the lengths of the gaps that are not whole
+  # frames (each outage's length counted once per variable had made most of
+  # them outage-long); none when those gaps are too few to hide a value.
+  other <- if (is.null(ends)) joint$other else lens
+  if (!length(other) || round(share * (1 - p) * sum(!miss)) < ncol(miss)) return(jm)
+  rest <- series_calibration_mask(miss | jm, other, share * (1 - p), ends = ends)
   out <- rest | jm
   attr(out, "dropped") <- attr(rest, "dropped")
   out

@@ -1036,7 +1036,8 @@ series_lone_warning <- function(model, below = series_lone_share) {
   sprintf(paste0("Beyond chance, the other variables explain under %g%% of the one-step changes of %s, which therefore %s nothing from ",
                  "them but %s their model form; a form that suits the others can leave %s intervals too narrow on long gaps. ",
                  "Impute %s on %s own: separate = \"auto\" (the default) does so (see ?impute_series, \"Several variables\")."),
-          100 * below, paste(sprintf("\"%s\" (%.1f%%)", names(r2)[lone], 100 * r2[lone]), collapse = ", "),
+          100 * below, paste(sprintf("\"%s\" (%s)", names(r2)[lone],
+                                     ifelse(r2[lone] > 0, sprintf("%.1f%%", 100 * r2[lone]), "none")), collapse = ", "),
           if (one) "gains" else "gain", if (one) "shares" else "share", if (one) "its" else "their",
           if (one) "it" else "them", if (one) "its" else "their")
 }

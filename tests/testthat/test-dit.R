@@ -231,6 +231,13 @@ test_that("dit_fit warns on data far from standardised and names the scaler", {
                       class = "ditimpute_warning_scale")
   expect_match(conditionMessage(w), "the one of the training data", fixed = TRUE)
   expect_no_warning(impute(f, test, n_samples = 40, seed = 1, threads = 1), class = "ditimpute_warning_scale")
+  # one window of standardised data can have a large local mean against a
+  # small local sd: no warning for it (only values far off the scale count)
+  for (i in 1:3) {
+    one <- test[i, , , drop = FALSE]
+    one[1, , 1] <- one[1, , 1] * 0.2 - 1.8  # mean -1.8, sd about 0.2
+    expect_no_warning(impute(f, one, n_samples = 40, seed = 1, threads = 1), class = "ditimpute_warning_scale")
+  }
   sc <- fit_scaler(raw)
   expect_no_warning(impute(f, scale_data(test * 100 + 1000, sc), n_samples = 40, seed = 1, threads = 1),
                     class = "ditimpute_warning_scale")
@@ -339,6 +346,11 @@ test_that("a validation share of overlapping windows leaves out the training win
   expect_true(is.na(ditimpute:::window_stride(sims[1, , ], sims[2, , ])))
   flat <- array(1, c(10, 8, 2))  # constant windows: no evidence of overlap
   expect_equal(ditimpute:::held_apart(flat, 2), 1:8)
+  # independent 0/1 windows: a few entries that match by chance are no overlap
+  set.seed(3)
+  coins <- array(rbinom(200 * 16, 1, 0.5), c(200, 8, 2))
+  found <- vapply(1:199, function(i) !is.na(ditimpute:::window_stride(coins[i, , ], coins[i + 1, , ])), TRUE)
+  expect_lt(mean(found), 0.05)
   skip_if_no_torch()
   x <- make_windows(gp_simulate(tiny_spec(), 1, seed = 1)[1, , ], 8, stride = 2)  # 9 windows of 8 x 2
   fit <- dit_fit(x, dit_config(8, 2, width = 16, depth = 1, heads = 2), strategy = mask_strategy("mcar0.2"),
