@@ -364,8 +364,8 @@
 #'   beside it, easier than an outage): on six 1,500-hour windows of four
 #'   BeijingAir pollutants with 30 such gaps each, calibrating per variable
 #'   took 90% coverage from 89.5% raw to 86.9% (Huairou's window 84.5% to
-#'   80.7%), by whole frames to 90.0%; gaps in one variable at a time kept
-#'   91.8-92.0% either way (raw 94.2%,
+#'   80.7%), by whole frames to 90.8% (86.6%); gaps in one variable at a
+#'   time 92.0% and 92.7% (raw 94.2%,
 #'   `bench/results/series_calibration_joint.md`). A variable's leading or trailing gap is mimicked at that
 #'   end, and those hidden values form a group of their own ("end gaps")
 #'   whose factor applies to the series' end gaps: on the first or last
