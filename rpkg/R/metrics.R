@@ -282,6 +282,14 @@ at_level <- function(object, level, call = rlang::caller_env()) {
     if (all(vapply(object$samples, is.null, TRUE))) {
       abort_input("object", "has no samples (a deterministic imputation): no region at any level.", call = call)
     }
+    # the core would name n_samples and region, which a series imputation's
+    # caller never gave; the level is what asks too much of the paths
+    if (!identical(opts$region, "quantile") && object$n_samples < cpp_min_samples(level)) {
+      abort_input("levels", sprintf(paste("includes %g: regions and intervals at that level from the imputation's %d",
+                                          "samples need at least %d of them; impute again with more samples",
+                                          "(n_samples), or score lower levels."),
+                                    level, as.integer(object$n_samples), cpp_min_samples(level)), call = call)
+    }
     res <- core_call(cpp_impute_samples(object$x, object$samples, opts[c("n_samples", "level", "median", "region")]),
                      call = call)
   }

@@ -974,9 +974,23 @@ print.summary.ditimpute_series_imputation <- function(x, ...) {
               if (isTRUE(x$proper)) ", proper: form and parameters drawn per path" else ""))
   print(x$variables, row.names = FALSE)
   if (!is.null(x$candidates)) {
-    cat(if (is.null(x$selection)) "\nCandidate models (fitted by maximum likelihood; the chosen one has the smallest BIC):\n" else
-      "\nCandidate models (fitted by maximum likelihood; the chosen one has the smallest BIC among the forms of the\nkernel and model class chosen on hidden gaps, see print(object$model)):\n")
-    print(x$candidates, row.names = FALSE)
+    cat("\n")
+    writeLines(strwrap(paste0("Candidate models (fitted by maximum likelihood; the chosen one has the smallest BIC",
+                              if (is.null(x$selection)) "):" else
+                                " among the forms of the kernel and model class chosen on hidden gaps, see print(object$model)):"),
+                       width = getOption("width", 80)))
+    # to fit a console: columns that say nothing for these forms (all NA, or
+    # no transform) and AIC left out, likelihoods to one decimal, names shortened
+    cand <- x$candidates
+    cand <- cand[vapply(cand, function(col) !all(is.na(col)), TRUE)]
+    if (all(cand$transform %in% "none")) cand$transform <- NULL
+    cand$AIC <- NULL
+    for (k in intersect(c("logLik", "BIC"), names(cand))) cand[[k]] <- round(cand[[k]], 1)
+    short <- c(envelope = "env", harmonics = "harm", evaluations = "evals", converged = "conv")
+    hit <- names(cand) %in% names(short)
+    names(cand)[hit] <- short[names(cand)[hit]]
+    print(cand, row.names = FALSE)
+    cat("(every column, AIC among them: object$model$candidates)\n")
   }
   invisible(x)
 }

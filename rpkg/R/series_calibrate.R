@@ -406,17 +406,26 @@ apply_series_calibration <- function(imputation, calibration, call = rlang::call
 
 #' @export
 print.ditimpute_series_calibration <- function(x, ...) {
-  cat(sprintf("<ditimpute_series_calibration> %s at level %g: %d rounds hiding %.0f%% of the observed values (asked: %.0f%%) in gaps of %s frames (%d scored entries), groups by %s\n",
-              x$method, x$level, x$n_rounds, 100 * x$hidden_share, 100 * x$share, format_range(x$gap_lengths), x$n_cases,
-              x$grouping$type))
+  width <- getOption("width", 80)
+  writeLines(strwrap(sprintf("<ditimpute_series_calibration> %s at level %g: %d rounds hiding %.0f%% of the observed values (asked: %.0f%%) in gaps of %s frames (%d scored entries), groups by %s",
+                             x$method, x$level, x$n_rounds, 100 * x$hidden_share, 100 * x$share,
+                             format_range(x$gap_lengths), x$n_cases, x$grouping$type), width = width, exdent = 2))
   d <- x$diagnostics
   tab <- data.frame(group = d$group, entries = d$entries, interval_raw = pct_text(d$interval_raw),
                     interval_calibrated = paste(pct_text(d$interval_cal), ci_text(d$interval_cal_lower, d$interval_cal_upper)),
                     gaps = x$factors$gaps %||% NA_integer_, widen = sprintf("%.3g", x$factors$interval),
                     conformal = sprintf("%.3g", x$factors$fitted %||% x$factors$interval))
+  # one group: its row and the row of all scores say the same
+  if (nrow(tab) == 2 && identical(unname(unlist(tab[1, -1])), unname(unlist(tab[2, -1])))) tab <- tab[1, ]
   print(tab, row.names = FALSE, right = FALSE)
-  cat(sprintf("Calibrated coverage cross-fitted between odd and even rounds; 95%% Clopper-Pearson intervals in brackets\n(entries of one gap are correlated: a guide only). widen: interval change in half-widths, the group's\nconformal factor where it is positive or the group has at least %d hidden gaps; where it is negative on\nfewer, at most the pooled factor's narrowing (none when that widens or rests on fewer than %d gaps):\na few correlated gaps cannot show that intervals are too wide, all the groups' gaps can.\n",
-              series_narrow_min_gaps, series_narrow_min_gaps))
+  writeLines(strwrap(sprintf(paste("Calibrated coverage cross-fitted between odd and even rounds; 95%% Clopper-Pearson",
+                                   "intervals in brackets (entries of one gap are correlated: a guide only). widen:",
+                                   "interval change in half-widths, the group's conformal factor where it is positive",
+                                   "or the group has at least %d hidden gaps; where it is negative on fewer, at most",
+                                   "the pooled factor's narrowing (none when that widens or rests on fewer than %d",
+                                   "gaps): a few correlated gaps cannot show that intervals are too wide, all the",
+                                   "groups' gaps can."), series_narrow_min_gaps, series_narrow_min_gaps),
+                     width = width))
   invisible(x)
 }
 

@@ -726,10 +726,10 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
     }
   }
   rownames(tab) <- NULL
+  r2 <- stats::setNames(series_innovation_r2(b$Lambda), colnames(v))
   structure(list(model_name = tab$model[best], kernel_name = tab$kernel[best], spec = b$spec, candidate = b,
-                 Lambda = b$Lambda, innovation_r2 = stats::setNames(series_innovation_r2(b$Lambda), colnames(v)),
-                 innovation_r2_adjusted = stats::setNames(series_chance_adjusted(series_innovation_r2(b$Lambda),
-                                                                                 b$nobs / ncol(v)), colnames(v)),
+                 Lambda = b$Lambda, innovation_r2 = r2,
+                 innovation_r2_adjusted = series_chance_adjusted(r2, b$nobs / ncol(v)),
                  period = if (tab$kernel[best] == "cycle") b$spec$period else period,
                  # the calendar's period beside a cycle that kernel = "auto" chose (with
                  # kernel = "cycle", `period` is the cycle's start, not a calendar's)
@@ -1349,13 +1349,14 @@ print.ditimpute_series_model <- function(x, ...) {
     ratio <- s$level_rate / tot
     # a stationary part near zero (the fit at its bound) makes the ratio
     # astronomical (1e+10): say what it means instead
-    cat(sprintf("  level noise per frame: %s%s%s%s\n",
-                if (ratio > 1e4) "nearly all of the variance (the stationary part is under 1e-4 of it: a random walk" else
-                  sprintf("%.3g of the stationary variance", ratio),
-                if (ratio > 1e4) ")" else if (slow) " less the smooth term's" else "",
+    walk <- ratio > 1e4
+    less <- if (slow) " less the smooth term's" else ""
+    cat(sprintf("  level noise per frame: %s%s%s\n",
+                if (walk) sprintf("nearly all of the variance (the stationary part%s is under 1e-4 of it: a random walk)",
+                                  if (slow) ", less its smooth term," else "") else sprintf("%.3g of the stationary variance%s", ratio, less),
                 if (moved) sprintf(" (%g times the maximum-likelihood rate)", x$rate_multiplier) else "",
-                if (x$model_name != "trend") "" else if (ratio > 1e4) sprintf("; slope noise %.3g of the level noise",
-                                                                              s$slope_rate / s$level_rate) else
+                if (x$model_name != "trend") "" else if (walk) sprintf("; slope noise %.3g of the level noise",
+                                                                       s$slope_rate / s$level_rate) else
                   sprintf("; slope noise %.3g", s$slope_rate / tot)))
   }
   r2 <- x$innovation_r2

@@ -468,6 +468,11 @@ test_that("coverage(levels = ) of a series imputation takes the truth that cover
   c2 <- coverage(imp2, truth = tx, levels = c(0.5, 0.9))
   expect_identical(nrow(c2), 2L)
   expect_true(c2$interval_coverage[2] >= c2$interval_coverage[1])
+  # a level the paths cannot reach names `levels`, not the core's n_samples / region
+  cnd <- expect_error(coverage(imp2, truth = tx, levels = c(0.5, 0.99)), class = "ditimpute_error_input")
+  expect_match(conditionMessage(cnd), "`levels`: includes 0.99", fixed = TRUE)
+  expect_match(conditionMessage(cnd), "imputation's 40 samples need at least", fixed = TRUE)
+  expect_false(grepl("region =|n_samples`", conditionMessage(cnd)))
 })
 
 test_that("a level whose stationary part fitted to nothing is printed as a random walk, not as a ratio of 1e+10", {
@@ -475,7 +480,39 @@ test_that("a level whose stationary part fitted to nothing is printed as a rando
   x[10:14, "DAX"] <- NA
   imp <- impute_series(x, n_samples = 30, seed = 1, threads = 1)
   out <- paste(capture.output(print(imp$model)), collapse = "\n")
+  # its smooth term is slower than the 30 frames fitted, so left out of the
+  # shares: the random-walk line says so too (it dropped "less the smooth term's")
+  expect_match(out, paste("level noise per frame: nearly all of the variance (the stationary part, less its smooth term,",
+                          "is under 1e-4 of it: a random walk)"), fixed = TRUE)
+  expect_false(grepl("level noise per frame: [0-9.]+e\\+", out))
+  # a smooth term within the stretch is counted: the line has no such clause
+  m <- imp$model
+  m$spec$smooth_lengthscale <- m$fit_frames / 10
+  m$spec$smooth_var <- m$spec$nugget
+  out <- paste(capture.output(print(m)), collapse = "\n")
   expect_match(out, "level noise per frame: nearly all of the variance (the stationary part is under 1e-4 of it: a random walk)",
                fixed = TRUE)
-  expect_false(grepl("level noise per frame: [0-9.]+e\\+", out))
+})
+
+test_that("summary() and the calibration print of a one-variable series fit an 80-column console, without a repeated row", {
+  x <- datasets::Nile
+  x[30:40] <- NA
+  x[c(5, 70)] <- NA
+  imp <- impute_series(x, n_samples = 60, seed = 1, threads = 1, calibrate = TRUE)
+  old <- options(width = 80)
+  on.exit(options(old))
+  out <- capture.output(summary(imp))
+  expect_true(all(nchar(out) <= 80))
+  expect_true(any(grepl("Candidate models", out)))
+  expect_false(any(grepl("envelope|harmonics", out)))  # all NA for these forms
+  # seasonal forms add their columns, still within 80
+  y <- datasets::ldeaths
+  y[20:25] <- NA
+  out <- capture.output(summary(impute_series(y, n_samples = 40, seed = 1, threads = 1)))
+  expect_true(all(nchar(out) <= 80))
+  expect_true(any(grepl(" harm ", out, fixed = TRUE)))
+  cal <- capture.output(print(imp$calibration))
+  expect_true(all(nchar(cal) <= 80))
+  # one gap group: its row, not a second identical "all" row
+  expect_identical(sum(grepl("^ ?all", cal)), 1L)
 })
