@@ -246,9 +246,11 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
                              call = rlang::caller_env()) {
   if (!is.null(object$calibration)) abort_input("object", "is already calibrated.", call = call)
   model <- object$model
-  if (!inherits(model, "ditimpute_series_model")) {
-    abort_input("object", "self-calibration of a series needs method = \"gp\" (it re-imputes with the fitted GP).", call = call)
+  dit <- inherits(model, "ditimpute_series_dit_model")
+  if (!dit && !inherits(model, "ditimpute_series_model")) {
+    abort_input("object", "must be an imputation by impute_series(): its fitted model re-imputes the rounds.", call = call)
   }
+  if (dit) check_torch(call = call)
   v <- object$x
   miss <- object$missing
   lens <- if (is.null(missing)) object$gaps$length else missing
@@ -289,11 +291,14 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
          end = if (is.null(ends)) logical(length(idx)) else end_runs(is.na(xr))[idx],  # no end gaps: none
          hidden = length(idx) / sum(!miss))
   }
-  # The rounds' intervals need no draws: the rounds go to the core as many at
-  # a time as there are threads (in parallel, each on one; a mask and a copy
-  # of the series each, made per batch), the same intervals whatever the
-  # thread count; round r's mask comes from its own seed.
-  batches <- split(seq_len(n_rounds), ceiling(seq_len(n_rounds) / max(1L, threads)))
+  # The GP's rounds need no draws: they go to the core as many at a time as
+  # there are threads (in parallel, each on one; a mask and a copy of the
+  # series each, made per batch), the same intervals whatever the thread
+  # count; round r's mask comes from its own seed. A DiT's rounds draw
+  # n_samples paths each with the trained network, one round at a time on
+  # all threads (the network is neither refitted nor told which values are
+  # hidden: they were among its training windows' values, see ?calibrate).
+  batches <- split(seq_len(n_rounds), ceiling(seq_len(n_rounds) / max(1L, if (dit) n_rounds else threads)))
   # Whole-frame gaps (all variables out at once) are copied as such (a
   # `missing` given draws per variable as before).
   joint <- if (is.null(missing)) series_joint_gaps(miss) else list(lens = integer(0), share = 0)
@@ -307,7 +312,8 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
       attr(mask, "dropped") <- NULL
       mask
     })
-    bands <- series_model_bands(model, versions, level, threads, call = call)
+    bands <- if (dit) series_dit_bands(model, versions, level, n_samples, sub_seed(seed, 1), threads, call = call) else
+      series_model_bands(model, versions, level, threads, call = call)
     Map(calibration_round_scores, rs, masks, versions, bands)
   }), recursive = FALSE))
   scores <- list(entry = unlist(lapply(rounds, `[[`, "score")), region = NA_real_)
@@ -388,7 +394,7 @@ apply_series_calibration <- function(imputation, calibration, call = rlang::call
   # Entries of a variable's leading or trailing gap take the end group's factor.
   if (!is.null(calibration$grouping$end_group)) g[end_runs(miss)[miss]] <- calibration$grouping$end_group
   q <- calibration$factors$interval[g]
-  tr <- imputation$model$transform %||% list(lambda = rep(NA_real_, ncol(miss)))  # only a GP model is calibrated
+  tr <- imputation$model$transform %||% list(lambda = rep(NA_real_, ncol(miss)))
   cj <- col(miss)[miss]
   lo <- on_model_scale(imputation$lower[miss], cj, tr); hi <- on_model_scale(imputation$upper[miss], cj, tr)
   half <- (hi - lo) / 2
@@ -406,6 +412,7 @@ apply_series_calibration <- function(imputation, calibration, call = rlang::call
 
 #' @export
 print.ditimpute_series_calibration <- function(x, ...) {
+  check_dots(environment(), "print()")
   width <- getOption("width", 80)
   writeLines(strwrap(sprintf("<ditimpute_series_calibration> %s at level %g: %d rounds hiding %.0f%% of the observed values (asked: %.0f%%) in gaps of %s frames (%d scored entries), groups by %s",
                              x$method, x$level, x$n_rounds, 100 * x$hidden_share, 100 * x$share,

@@ -108,27 +108,14 @@ impute_series_dit <- function(v, level, n_samples, period, dit, seed, threads, t
                  steps = o$steps, time_limit = o$time_limit, batch_size = o$batch_size, validation = 0, seed = sub_seed(seed, 11),
                  threads = threads, progress = FALSE)
   fit_seconds <- proc.time()[["elapsed"]] - start
-  # The core draws the series block by block (blocks of H/2 frames, each from
-  # a window with H/4 frames before and after it, so a gap that ends inside
-  # the window is bridged from both sides) and summarises the paths as
-  # impute() does: finite-sample order-statistic intervals.
-  opts <- impute_options(n_samples, level, "mean", sub_seed(seed, 100), threads, call = call)
-  res <- core_call(cpp_series_dit_impute(dit_ptr(fit), resid, sampler_options(steps = o$sample_steps), list(), opts),
-                   call = call)
-  model <- structure(list(kernel_name = "dit", center = tr$center, scale = tr$scale, trend = tr$trend, transform = tf,
-                          dit = fit, options = o, strategy = strategy, n_windows_trained = dim(train)[1],
-                          fit_seconds = fit_seconds, variables = colnames(v)),
+  model <- structure(list(kernel_name = "dit", center = tr$center, scale = tr$scale, trend = tr$trend,
+                          trend_path = tr$trend_path, transform = tf, dit = fit, options = o, strategy = strategy,
+                          n_windows_trained = dim(train)[1], fit_seconds = fit_seconds, variables = colnames(v)),
                      class = "ditimpute_series_dit_model")
-  # Back to the data's units: residual + trend, times scale, plus centre, then
-  # the model's scale back to the data's (increasing maps per variable, so
-  # intervals map endpoint by endpoint).
-  back <- function(a) {
-    m <- sweep(sweep(matrix(a, n_time, d) + tr$trend_path, 2, tr$scale, "*"), 2, tr$center, "+")
-    from_model_scale_vec(m, col(m), tf)
-  }
-  point <- back(res$point)
-  lower <- back(res$lower)
-  upper <- back(res$upper)
+  res <- series_dit_draw(model, resid, level, n_samples, sub_seed(seed, 100), threads, call = call)
+  point <- series_dit_back(res$point, model)
+  lower <- series_dit_back(res$lower, model)
+  upper <- series_dit_back(res$upper, model)
   ij <- missing_index(miss)
   samples <- res$samples[[1]]
   if (nrow(ij)) {
@@ -144,8 +131,47 @@ impute_series_dit <- function(v, level, n_samples, period, dit, seed, threads, t
        win = res$window, blocks = length(res$starts))
 }
 
+# The core draws the series block by block (blocks of H/2 frames, each from
+# a window with H/4 frames before and after it, so a gap that ends inside
+# the window is bridged from both sides) and summarises the paths as
+# impute() does: finite-sample order-statistic intervals. `resid`: the
+# series' residuals from the model's trend (series_trend()).
+series_dit_draw <- function(model, resid, level, n_samples, seed, threads, call = rlang::caller_env()) {
+  opts <- impute_options(n_samples, level, "mean", seed, threads, call = call)
+  core_call(cpp_series_dit_impute(dit_ptr(model$dit), resid, sampler_options(steps = model$options$sample_steps),
+                                  list(), opts), call = call)
+}
+
+# Back to the data's units: residual + trend, times scale, plus centre, then
+# the model's scale back to the data's (increasing maps per variable, so
+# intervals map endpoint by endpoint).
+series_dit_back <- function(a, model) {
+  n_time <- nrow(model$trend_path)
+  m <- sweep(sweep(matrix(a, n_time, length(model$scale)) + model$trend_path, 2, model$scale, "*"), 2, model$center,
+             "+")
+  from_model_scale_vec(m, col(m), model$transform)
+}
+
+# A version of the series as residuals from the model's centre, scale and
+# trend (series_dit_back() maps them back).
+series_dit_resid <- function(model, v) {
+  sweep(sweep(to_model_scale(v, model$transform), 2, model$center), 2, model$scale, "/") - model$trend_path
+}
+
+# The 'level' intervals of a DiT series model on versions of its series with
+# further values hidden (the rounds of a self-calibration, as
+# series_model_bands() gives them for the GP): the trend, centre and scale
+# stay the model's, the same network draws `n_samples` paths per version.
+series_dit_bands <- function(model, vs, level, n_samples, seed, threads, call = rlang::caller_env()) {
+  Map(function(v, r) {
+    res <- series_dit_draw(model, series_dit_resid(model, v), level, n_samples, sub_seed(seed, r), threads, call = call)
+    list(lower = series_dit_back(res$lower, model), upper = series_dit_back(res$upper, model))
+  }, vs, seq_along(vs))
+}
+
 #' @export
 print.ditimpute_series_dit_model <- function(x, ...) {
+  check_dots(environment(), "print()")
   o <- x$options
   # the steps trained (a time limit or early stop can end before the cap)
   done <- if (!is.null(x$dit$steps)) x$dit$steps else o$steps

@@ -532,8 +532,37 @@ test_that("method = \"dit\" trains on the series' own windows and completes it (
   # Same seed, same draws.
   again <- impute_series(y, method = "dit", n_samples = 20, level = 0.9, dit = small, seed = 1, threads = 1)
   expect_identical(again$samples, imp$samples)
-  expect_error(calibrate(imp), class = "ditimpute_error_input", regexp = "gp")
-  expect_error(impute_series(y, method = "dit", calibrate = TRUE), class = "ditimpute_error_input", regexp = "calibrate")
+  # Self-calibration re-draws the rounds with the trained network: the
+  # rounds' versions go through the model's scale and trend and back (the
+  # observed values of a version come back as themselves), the same seed
+  # gives the same factors, and the intervals move by them.
+  v <- matrix(as.numeric(y), ncol = 1)
+  res <- ditimpute:::series_dit_draw(imp$model, ditimpute:::series_dit_resid(imp$model, v), 0.9, 20L, 5L, 1L)
+  obs <- !imp$missing
+  expect_equal(ditimpute:::series_dit_back(res$point, imp$model)[obs], v[obs], tolerance = 1e-8)
+  b <- ditimpute:::series_dit_bands(imp$model, list(v), 0.9, 20L, 5L, 1L)[[1]]
+  expect_true(all(b$lower[imp$missing] < b$upper[imp$missing]))
+  cal <- calibrate(imp, seed = 2)
+  expect_s3_class(cal, "ditimpute_series_calibration")
+  expect_identical(cal$n_rounds, 10L)
+  expect_gt(cal$n_cases, 0)
+  expect_identical(calibrate(imp, seed = 2)$factors, cal$factors)
+  cimp <- apply_calibration(imp, cal)
+  expect_match(cimp$method, "(calibrated)", fixed = TRUE)
+  expect_output(print(imp), "90% per-entry intervals from the order statistics of 20 sample paths, mean width")
+  expect_output(print(cimp), "order statistics of 20 sample paths then self-calibrated")
+  expect_identical(cimp$point, imp$point)
+  miss <- imp$missing  # untransformed (ldeaths' transform is none here): widths scale by 1 + factor
+  grow <- (cimp$upper - cimp$lower)[miss] / (imp$upper - imp$lower)[miss] - 1
+  expect_true(all(vapply(grow, function(r) any(abs(r - cal$factors$interval) < 1e-8), TRUE)))
+  long <- ditimpute:::assign_groups(cal$grouping, list(gap = 13L, n = 1L))  # the 13-month gap's group
+  expect_equal(((cimp$upper - cimp$lower) / (imp$upper - imp$lower) - 1)[40:52],
+               rep(cal$factors$interval[long], 13), tolerance = 1e-8)
+  expect_error(calibrate(imp, n_samples = 40), class = "ditimpute_error_input", regexp = "n_samples")
+  auto <- impute_series(y, method = "dit", n_samples = 20, level = 0.9, dit = small, seed = 1, threads = 1,
+                        calibrate = TRUE)
+  expect_s3_class(auto$calibration, "ditimpute_series_calibration")
+  expect_identical(auto$point, imp$point)
   expect_error(impute_series(y, method = "dit", dit = list(depht = 2)), class = "ditimpute_error_input", regexp = "dit")
   expect_error(impute_series(y, method = "dit", dit = list(H = 100)), class = "ditimpute_error_input", regexp = "dit")
 })
