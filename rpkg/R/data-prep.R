@@ -158,6 +158,7 @@ fit_scaler <- function(train) {
 
 #' @export
 print.ditimpute_scaler <- function(x, ...) {
+  check_dots(environment(), "print()")
   cat(sprintf("<ditimpute_scaler> means and sds of %d variables (fitted on training data)\n",
               base::length(x$center)))
   show <- seq_len(min(6, base::length(x$center)))

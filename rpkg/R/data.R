@@ -100,6 +100,7 @@ describe_freq <- function(freq) {
 #' @rdname ditimpute_series
 #' @export
 print.ditimpute_series <- function(x, ...) {
+  check_dots(environment(), "print()")
   v <- x$values
   cat(sprintf("<ditimpute_series> %s: %d time stamps x %d variables, %s from %s to %s (UTC)\n",
               x$name, nrow(v), ncol(v), describe_freq(x$freq), format_time(x$time[1]),
@@ -128,6 +129,7 @@ summary.ditimpute_series <- function(object, ...) {
 
 #' @export
 print.summary.ditimpute_series <- function(x, ...) {
+  check_dots(environment(), "print()")
   cat(sprintf("Variables of %s (missing = share of missing values):\n", attr(x, "series_name")))
   print(structure(x, class = "data.frame"), digits = 4, row.names = FALSE)
   invisible(x)
@@ -137,6 +139,7 @@ print.summary.ditimpute_series <- function(x, ...) {
 #' @param row.names,optional Ignored (as for other `as.data.frame()` methods).
 #' @export
 as.data.frame.ditimpute_series <- function(x, row.names = NULL, optional = FALSE, ...) {
+  check_dots(environment(), "as.data.frame()", valid = c("row.names", "optional", "stringsAsFactors"))
   data.frame(time = x$time, x$values, check.names = FALSE)
 }
 

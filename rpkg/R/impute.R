@@ -287,6 +287,7 @@ as_user_shape <- function(object, arr) {
 
 #' @export
 print.ditimpute_imputation <- function(x, ...) {
+  check_dots(environment(), "print()")
   x <- as3(x)
   n <- dim(x$x)[1]
   cat(sprintf("<ditimpute_imputation> %s, %d sequence%s of %d x %d, %d sample%s each\n", x$method, n,
@@ -349,6 +350,7 @@ summary.ditimpute_imputation <- function(object, ...) {
 
 #' @export
 print.summary.ditimpute_imputation <- function(x, ...) {
+  check_dots(environment(), "print()")
   cat(sprintf("Imputation by %s: %d sequence(s) of %d frames x %d variables, %d samples each\n", x$method, x$n,
               x$H, x$d, x$n_samples))
   intervals <- any(is.finite(x$width))
@@ -424,6 +426,7 @@ variable_names <- function(object) {
 
 #' @export
 as.data.frame.ditimpute_imputation <- function(x, row.names = NULL, optional = FALSE, ...) {
+  check_dots(environment(), "as.data.frame()", valid = c("row.names", "optional", "stringsAsFactors"))
   x <- as3(x)
   n <- dim(x$x)[1]; H <- dim(x$x)[2]; d <- dim(x$x)[3]
   grid <- expand.grid(sequence = seq_len(n), frame = seq_len(H), variable = seq_len(d))

@@ -114,6 +114,7 @@ point_values <- function(object, i) {
 
 #' @export
 print.ditimpute_coverage <- function(x, ...) {
+  check_dots(environment(), "print()")
   n <- sum(!is.na(x$coverage))  # NA: a sequence whose truth is not known at every missing entry
   m <- mean(x$coverage, na.rm = TRUE)
   se <- if (n > 1) stats::sd(x$coverage, na.rm = TRUE) / sqrt(n) else NA
@@ -345,14 +346,18 @@ coverage_curve <- function(object, spec, truth, n_draws, seed, threads, levels, 
 
 #' @export
 print.ditimpute_coverage_curve <- function(x, ...) {
+  check_dots(environment(), "print()")
   cat(sprintf("Coverage of %s against %s, by level:\n", attr(x, "method"), attr(x, "against")))
   df <- as.data.frame(unclass(x))
   pct <- function(v) sprintf("%.1f%%", 100 * v)
-  tab <- data.frame(nominal = pct(df$level), regions = pct(df$coverage),
+  tab <- data.frame(nominal = pct(df$level), regions = ifelse(is.na(df$coverage), "-", pct(df$coverage)),
                     ci95 = ifelse(is.na(df$lower) | is.na(df$upper), ifelse(df$sequences == 1, "(one sequence: none)", "-"),
                                   sprintf("[%s, %s]", pct(df$lower), pct(df$upper))))
   if (!is.null(df$interval_coverage)) tab$intervals <- pct(df$interval_coverage)
   print(tab, row.names = FALSE, right = FALSE)
+  if (all(is.na(df$coverage))) {
+    cat("Regions: none scored (a region needs the truth at every imputed entry of its sequence, and it is unknown at some).\n")
+  }
   if (!is.null(attr(x, "paths"))) {
     cat(sprintf(paste0("Regions and intervals at each level rebuilt from the imputation's %d sample paths (quantiles);",
                        " its own intervals are exact and can differ: coverage() without `levels` scores them.\n"),

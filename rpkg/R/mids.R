@@ -71,7 +71,9 @@
 #' made them), and its chain cannot be continued with `mice::mice.mids()`,
 #' which would replace them with imputations of its own (it stops with an
 #' error, finding no `mice.impute.ditimpute()`). For more imputations, impute
-#' again with more `n_samples`.
+#' again with more `n_samples`. What mice's own imputation model would have
+#' dropped (a constant column, say) is kept in `$loggedEvents` without mice's
+#' "Number of logged events" warning: no mice model imputes here.
 #'
 #' @param object An imputation from [impute_series()] or [impute()] with
 #'   samples.
@@ -134,7 +136,13 @@ as_mids <- function(object, m = NULL, ...) {
                              cbind(.imp = k, .id = seq_len(nrow(data0)), as_frame(sets[[k]]))
                            })))
   rownames(long) <- NULL
-  mids <- mice::as.mids(long)
+  # mice::as.mids() sets up mice's own imputation model too and warns
+  # "Number of logged events" for what that model would drop (a constant
+  # column, such as the year within one window): as_mids() imputes nothing
+  # with it, so the warning is muffled; the events stay in $loggedEvents.
+  mids <- withCallingHandlers(mice::as.mids(long), warning = function(w) {
+    if (grepl("logged events", conditionMessage(w), fixed = TRUE)) invokeRestart("muffleWarning")
+  })
   # The imputations are ditimpute's, not mice's: label them so, and as a
   # method mice does not know, so that mice::mice.mids() stops with an error
   # instead of overwriting them with its default ("pmm") imputations.

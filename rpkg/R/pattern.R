@@ -139,6 +139,7 @@ paper_patterns <- function(which = 1:4) {
 
 #' @export
 print.ditimpute_pattern <- function(x, ...) {
+  check_dots(environment(), "print()")
   if (!is.null(x$frames)) {
     cat(sprintf("<ditimpute_pattern> %s: %d of %d frames missing: %s\n", x$label, length(x$frames), x$H,
                 compress_runs(x$frames)))
@@ -151,6 +152,7 @@ print.ditimpute_pattern <- function(x, ...) {
 
 #' @export
 print.ditimpute_pattern_set <- function(x, ...) {
+  check_dots(environment(), "print()")
   cat(sprintf("<ditimpute_pattern_set> %d patterns\n", length(x)))
   for (nm in names(x)) {
     cat(sprintf("  %s: ", nm)); print(x[[nm]])

@@ -210,8 +210,14 @@ frame_grid <- function(time, what, col, arg, call) {
   } else {
     " impute_series() needs a regular grid: aggregate or interpolate the times onto one, with NA where nothing was observed."
   }
-  abort_input(arg, sprintf("%s are not equally spaced: rows %d and %d are %s apart, most rows %s.%s", what, i, i + 1,
-                           unit(step[i]), unit(usual), fix), call = call)
+  if (max(tab) == 1) {  # no usual step to name ("most rows 141" of six different steps)
+    abort_input(arg, sprintf(paste("%s are not equally spaced: no two steps between consecutive rows are equal (from",
+                                   "%s to %s). impute_series() needs a regular grid: aggregate or interpolate the",
+                                   "times onto one, with NA where nothing was observed."),
+                             what, unit(min(step)), unit(max(step))), call = call)
+  }
+  abort_input(arg, sprintf("%s are not equally spaced: rows %d and %d are %s apart, the most common step %s (%d of %d).%s",
+                           what, i, i + 1, unit(step[i]), unit(usual), max(tab), length(step), fix), call = call)
 }
 
 # The step in days of date-times that fall at one local clock time on
@@ -244,8 +250,9 @@ check_month_gaps <- function(time, what, col, arg, call) {
   } else {
     sprintf(" Complete a regular grid: add the missing %ss as rows of NA values.", if (usual %in% c(1, 3, 12)) by else "time point")
   }
-  abort_input(arg, sprintf("%s are not equally spaced: rows %d and %d are %s apart, most rows %s.%s", what, i,
-                           i + 1, plural(dm[i], "month"), plural(usual, "month"), fix), call = call)
+  abort_input(arg, sprintf("%s are not equally spaced: rows %d and %d are %s apart, the most common step %s (%d of %d).%s",
+                           what, i, i + 1, plural(dm[i], "month"), plural(usual, "month"), max(tab), length(dm), fix),
+              call = call)
 }
 
 plural <- function(n, unit) {

@@ -185,6 +185,7 @@ series_forecast_se <- function(model, cols, sd, samples) {
 
 #' @export
 print.ditimpute_series_forecast <- function(x, ...) {
+  check_dots(environment(), "print()")
   level <- attr(x, "level")
   if (!is.null(level) && !is.null(x$frame)) {
     h <- if (is.null(x$horizon)) "" else {
@@ -388,5 +389,6 @@ nobs.ditimpute_series_model <- function(object, ...) {
 
 #' @export
 logLik.ditimpute_series_dit_model <- function(object, ...) {
+  check_dots(environment(), "logLik()")
   abort_input("object", "is the DiT of impute_series(method = \"dit\"), which has no likelihood; method = \"gp\" has one.")
 }

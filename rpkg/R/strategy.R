@@ -85,6 +85,7 @@ strategy_preset <- function(name) {
 
 #' @export
 print.ditimpute_strategy <- function(x, ...) {
+  check_dots(environment(), "print()")
   labels <- vapply(x$generators, function(g) g$label, "")
   title <- if (is.null(x$name)) "" else sprintf(" %s", x$name)
   cat(sprintf("<ditimpute_strategy>%s: %s\n", title,

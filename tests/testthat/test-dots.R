@@ -81,3 +81,17 @@ test_that("coverage() names `levels` in full: `level =` is an error, not a one-l
   expect_misspelled(coverage(imp, sepc = dots_spec), "sepc", "spec")
   expect_s3_class(coverage(imp, levels = c(0.5, 0.9)), "ditimpute_coverage_curve")
 })
+
+test_that("print(), as.data.frame() and logLik() methods reject misspelled arguments", {
+  imp <- impute_series(dots_y, n_samples = 30, seed = 1, threads = 1)
+  expect_misspelled(print(imp, digtis = 3), "digtis")
+  expect_misspelled(as.data.frame(imp, roww.names = 1), "roww.names", "row.names")
+  expect_misspelled(print(imp$model, digits = 3), "digits")
+  expect_misspelled(logLik(imp$model, REML = TRUE), "REML")
+  expect_misspelled(print(summary(imp), digits = 2), "digits")
+  wimp <- impute(dots_spec, dots_x, seed = 1)
+  expect_misspelled(as.data.frame(wimp, optinal = TRUE), "optinal", "optional")
+  # what base R passes stays accepted: data.frame() gives stringsAsFactors
+  expect_s3_class(as.data.frame(imp, optional = TRUE, stringsAsFactors = FALSE), "data.frame")
+  expect_output(print(imp))
+})

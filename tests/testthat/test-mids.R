@@ -179,6 +179,14 @@ test_that("a data frame's non-numeric columns ride through unchanged, as covaria
   expect_identical(done[c("a", "b")], completed_series(ref)[c("a", "b")])
   fit <- mice::pool(with(imp, lm(a ~ b + season)))
   expect_true("seasonwet" %in% as.character(summary(fit)$term))
+  # a constant time column (the year within one month) is what mice's own
+  # model would drop: logged, without mice's bare "Number of logged events"
+  # warning (a user review)
+  x <- data.frame(year = 2013, month = 3, day = 1:28, a = sin(1:28) + (1:28) / 10, b = cos(1:28))
+  x$a[c(5, 17)] <- NA
+  one <- impute_series(x, time = c("year", "month", "day"), separate = "none", n_samples = 20, seed = 1, threads = 1)
+  expect_no_warning(md <- as_mids(one))
+  expect_true("year" %in% md$loggedEvents$out)
   # a missing value in such a column: an error naming x (nothing imputes categories here)
   g$season[3] <- NA
   expect_match(conditionMessage(expect_input_error(impute_series(g), "x")),

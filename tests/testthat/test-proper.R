@@ -202,7 +202,7 @@ test_that("proper = \"auto\" draws the parameters per path on series of fewer th
   on <- impute_series(short, n_samples = 20, seed = 2, threads = 1, proper = TRUE)
   expect_identical(auto$point, on$point)
   expect_identical(auto$upper, on$upper)
-  expect_output(print(auto), "proper: form and parameters drawn per path")
+  expect_output(print(auto), "proper draws (form and parameters drawn per path)", fixed = TRUE)
   expect_output(print(summary(auto)), "from 20 sample paths, proper: form and parameters drawn per path")
   expect_input_error(summary(auto, level = 0.5), "level")  # not silently ignored
   long <- proper_series(n = 60)

@@ -57,7 +57,7 @@ test_that("dates as text are recognised and can be named as the time axis", {
 test_that("irregular time stamps are reported in the series' own unit with the fix", {
   daily <- data.frame(date = as.Date("2020-01-01") + 0:39, y = sin(1:40))[-(12:14), ]
   cnd <- expect_input_error(impute_series(daily), "x")
-  expect_match(conditionMessage(cnd), "rows 11 and 12 are 4 days apart, most rows 1 day", fixed = TRUE)
+  expect_match(conditionMessage(cnd), "rows 11 and 12 are 4 days apart, the most common step 1 day", fixed = TRUE)
   expect_match(conditionMessage(cnd), "Complete a regular grid with NA rows", fixed = TRUE)
   # The suggested fix works.
   x <- daily
@@ -66,13 +66,17 @@ test_that("irregular time stamps are reported in the series' own unit with the f
   expect_s3_class(impute_series(x, n_samples = 20, seed = 1, threads = 1), "ditimpute_series_imputation")
   hourly <- data.frame(t = as.POSIXct("2020-01-01", tz = "UTC") + 3600 * 0:39, y = sin(1:40))[-c(5, 6), ]
   cnd <- expect_input_error(impute_series(hourly), "x")
-  expect_match(conditionMessage(cnd), "are 3 hours apart, most rows 1 hour", fixed = TRUE)
+  expect_match(conditionMessage(cnd), "are 3 hours apart, the most common step 1 hour", fixed = TRUE)
   monthly <- data.frame(m = seq(as.Date("2000-01-15"), by = "month", length.out = 40), y = sin(1:40))[-c(5, 6), ]
   cnd <- expect_input_error(impute_series(monthly), "x")
-  expect_match(conditionMessage(cnd), "are 3 months apart, most rows 1 month", fixed = TRUE)
+  expect_match(conditionMessage(cnd), "are 3 months apart, the most common step 1 month", fixed = TRUE)
   years <- data.frame(Year = c(1901:1910, 1913:1940), y = sin(1:38))
   cnd <- expect_input_error(impute_series(years, time = "Year"), "x")
-  expect_match(conditionMessage(cnd), "are 3 apart, most rows 1", fixed = TRUE)
+  expect_match(conditionMessage(cnd), "are 3 apart, the most common step 1 (36 of 37)", fixed = TRUE)
+  # no step repeats (Orange's ages): no "most common" step to name
+  ages <- data.frame(age = c(118, 484, 664, 1004, 1231, 1372, 1582), y = 1:7)
+  cnd <- expect_input_error(impute_series(ages, time = "age"), "x")
+  expect_match(conditionMessage(cnd), "no two steps between consecutive rows are equal (from 141 to 366)", fixed = TRUE)
 })
 
 test_that("truth is accepted in the form of x, and completions come in that form", {
@@ -133,6 +137,6 @@ test_that("quarterly, yearly and month-end data frames are regular calendar seri
   expect_equal(impute_series(me, n_samples = 20, seed = 1, threads = 1)$model$period, 12)
   # A missing quarter is reported in the data's own step, with the fix.
   cnd <- expect_input_error(impute_series(q[-(20:21), ]), "x")
-  expect_match(conditionMessage(cnd), "are 9 months apart, most rows 3 months", fixed = TRUE)
+  expect_match(conditionMessage(cnd), "are 9 months apart, the most common step 3 months", fixed = TRUE)
   expect_match(conditionMessage(cnd), "by = \"quarter\"", fixed = TRUE)
 })

@@ -460,6 +460,12 @@ test_that("coverage(levels = ) of a series imputation takes the truth that cover
   out <- paste(capture.output(print(curve)), collapse = "\n")
   expect_match(out, "rebuilt from the imputation's 100 sample paths")
   expect_false(grepl("NA%", out, fixed = TRUE))
+  # a truth unknown at some imputed entries: intervals scored, no region
+  y1 <- y0
+  y1[11] <- NA
+  out <- paste(capture.output(print(coverage(imp, truth = y1, levels = c(0.5, 0.8)))), collapse = "\n")
+  expect_false(grepl("NA%", out, fixed = TRUE))
+  expect_match(out, "Regions: none scored")
   # two variables, a ts truth
   x <- cbind(m = datasets::mdeaths, f = datasets::fdeaths)
   tx <- x
@@ -515,4 +521,59 @@ test_that("summary() and the calibration print of a one-variable series fit an 8
   expect_true(all(nchar(cal) <= 80))
   # one gap group: its row, not a second identical "all" row
   expect_identical(sum(grepl("^ ?all", cal)), 1L)
+})
+
+test_that("print() says how the intervals were made, and a mean width only in one variable's units", {
+  y <- datasets::Nile
+  y[30:40] <- NA
+  out <- capture.output(print(impute_series(y, n_samples = 40, seed = 1, threads = 1, proper = FALSE)))
+  expect_true(any(grepl("95% per-entry intervals exact (the fitted model's conditional law; 40 sample paths drawn), mean width",
+                        out, fixed = TRUE)))
+  out <- capture.output(print(impute_series(y, n_samples = 40, seed = 1, threads = 1, proper = TRUE)))
+  expect_true(any(grepl("from the mixture of 40 proper draws", out, fixed = TRUE)))
+  x <- cbind(m = datasets::mdeaths, f = datasets::fdeaths)
+  x[20:25, "m"] <- NA
+  out <- capture.output(print(impute_series(x, n_samples = 40, seed = 1, threads = 1)))
+  expect_true(any(grepl("(mean widths per variable: summary())", out, fixed = TRUE)))
+  expect_false(any(grepl("mean width [0-9]", out)))
+})
+
+test_that("separate = \"auto\" keeps and prints the shares that split variables off after the first fit", {
+  # a fake fit: a, b, c together leave c under 5% beyond chance; a and b
+  # refitted together fall under it too (the print showed only the first
+  # fit's shares, above 5% for a and b: a user review)
+  shares <- c(a = 0.20, b = 0.10, c = 0.01)
+  round2 <- c(a = 0.03, b = -0.02)
+  fake_fit <- function(cols) {
+    list(cols = cols, innovation_r2_adjusted = if (length(cols) == 3) shares else if (length(cols) == 2) round2[cols] else NA)
+  }
+  set_fun <- ditimpute:::series_model_set
+  utils::assignInNamespace("series_model_set", function(parts, groups, vars, shares) list(groups = groups), "ditimpute")
+  withr::defer(utils::assignInNamespace("series_model_set", set_fun, "ditimpute"))
+  set <- ditimpute:::fit_series_groups(c("a", "b", "c"), "auto", fake_fit)
+  expect_identical(set$groups, list(1L, 2L, 3L))
+  expect_identical(set$separate_rounds, list(round2))
+  # the print of a set with such a round
+  x <- cbind(m = datasets::mdeaths, f = datasets::fdeaths)
+  x[20:25, "m"] <- NA
+  utils::assignInNamespace("series_model_set", set_fun, "ditimpute")  # the real one again (the defer is a safety)
+  m <- impute_series(x, n_samples = 20, seed = 1, threads = 1, separate = "all")$model
+  m$separate_rounds <- list(c(m = 0.031, f = -0.01))
+  expect_output(print(m), "refitted together, beyond chance (what split more off): m 3.1%, f none", fixed = TRUE)
+})
+
+test_that("print() of the model names a periodogram peak short of the cycle screen", {
+  # lynx with a reviewer's gaps: its ~10-year peak stands 2.22 above the
+  # background on the Box-Cox scale, under the 2.5 that weighs a cycle
+  x <- datasets::lynx
+  x[c(8, 26, 50, 58:63, 86:97, 108)] <- NA
+  m <- impute_series(x, n_samples = 20, seed = 1, threads = 1)$model
+  expect_identical(m$kernel_name, "smooth")
+  expect_true(m$cycle_screened$period > 9 && m$cycle_screened$period < 11)
+  expect_true(m$cycle_screened$prominence >= 1.5 && m$cycle_screened$prominence < 2.5)
+  expect_output(print(m), "not weighed: a periodogram peak near 9.5 frames, 2.22 above its background", fixed = TRUE)
+  # a seasonal series gets no such line
+  y <- datasets::ldeaths
+  y[20:25] <- NA
+  expect_null(impute_series(y, n_samples = 20, seed = 1, threads = 1)$model$cycle_screened)
 })
