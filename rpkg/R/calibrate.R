@@ -81,7 +81,11 @@
 #' imputation has, one round at a time): the hidden values were in its
 #' training windows, so there the rounds are more optimistic (on Seatbelts
 #' the DiT's 90% intervals went from 78.6% to 84.4% coverage,
-#' `bench/results/series_dit_short_coverage.md`).
+#' `bench/results/series_dit_short_coverage.md`). The rounds score the
+#' fitted model's plug-in intervals (exact for the GP): on an imputation with
+#' proper draws (`proper = TRUE`, or `"auto"` on short series and series with
+#' an end gap), whose intervals are wider, the factors widen what the draws
+#' already widened, so its calibrated intervals err wide.
 #'
 #' @param object A fitted DiT ([dit_fit()]), a [gp_spec()] or a fitted GP
 #'   ([gp_fit()]); or an imputation of the calibration windows made by any
@@ -575,7 +579,7 @@ apply_calibration <- function(imputation, calibration) {
 
 #' @export
 print.ditimpute_calibration <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   cat(sprintf("<ditimpute_calibration> %s at level %g, %d samples, %d calibration cases, groups by %s\n", x$method,
               x$level, x$n_samples, x$n_cases, x$grouping$type))
   d <- x$diagnostics
@@ -616,7 +620,7 @@ summary.ditimpute_calibration <- function(object, ...) {
 
 #' @export
 print.summary.ditimpute_calibration <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   cat(sprintf("Calibration of %s at level %g, groups by %s\n", x$method, x$level, x$grouping))
   print(x$diagnostics, row.names = FALSE, digits = 3)
   cat("Factors (radius scale, interval widening in half-widths):\n")

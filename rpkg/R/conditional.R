@@ -136,7 +136,7 @@ fill_missing <- function(arr, miss, values) {
 
 #' @export
 print.ditimpute_conditional <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   m <- ncol(x$cond_mean)
   what <- if (!is.null(x$frames)) sprintf("%d missing frames (%s)", length(x$frames), compress_runs(x$frames)) else
     sprintf("%d missing entries", m)

@@ -158,7 +158,7 @@ fit_scaler <- function(train) {
 
 #' @export
 print.ditimpute_scaler <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   cat(sprintf("<ditimpute_scaler> means and sds of %d variables (fitted on training data)\n",
               base::length(x$center)))
   show <- seq_len(min(6, base::length(x$center)))

@@ -100,7 +100,7 @@ describe_freq <- function(freq) {
 #' @rdname ditimpute_series
 #' @export
 print.ditimpute_series <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   v <- x$values
   cat(sprintf("<ditimpute_series> %s: %d time stamps x %d variables, %s from %s to %s (UTC)\n",
               x$name, nrow(v), ncol(v), describe_freq(x$freq), format_time(x$time[1]),
@@ -129,7 +129,7 @@ summary.ditimpute_series <- function(object, ...) {
 
 #' @export
 print.summary.ditimpute_series <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   cat(sprintf("Variables of %s (missing = share of missing values):\n", attr(x, "series_name")))
   print(structure(x, class = "data.frame"), digits = 4, row.names = FALSE)
   invisible(x)

@@ -57,7 +57,7 @@ dit_config <- function(H, d, width = 128, depth = 4, heads = 4, mlp_ratio = 4, t
 
 #' @export
 print.ditimpute_dit_config <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   cat(sprintf("<ditimpute_dit_config> H = %d, d = %d; width %d, depth %d, heads %d, mlp ratio %g; t in [%g, %g]; %s-prediction%s\n",
               x$H, x$d, x$width, x$depth, x$heads, x$mlp_ratio, x$t0, x$T, x$prediction, tokens_text(x)))
   invisible(x)
@@ -525,7 +525,7 @@ window_stride <- function(a, b) {
 
 #' @export
 print.ditimpute_dit <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   cfg <- x$config
   cat(sprintf("<ditimpute_dit> DiT for H = %d, d = %d: width %d, depth %d, heads %d, %s parameters, %s-prediction%s\n",
               cfg$H, cfg$d, cfg$width, cfg$depth, cfg$heads, format(x$n_parameters, big.mark = ","),
@@ -560,7 +560,7 @@ summary.ditimpute_dit <- function(object, ...) {
 
 #' @export
 print.summary.ditimpute_dit <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   cat("Conditional diffusion transformer\n")
   print(x$config)
   cat(sprintf("Parameters: %s; EMA weights: %s\n", format(x$n_parameters, big.mark = ","),

@@ -227,11 +227,13 @@ check_memory <- function(bytes, arg, what, call = rlang::caller_env()) {
 # error instead of being swallowed while the default runs. `env` is the
 # calling function's environment; `valid` the names it does accept (by
 # default its own formal arguments); `fn` its name for the message. The
-# closest valid name is suggested when one is near (utils::adist).
-check_dots <- function(env, fn, valid = NULL, call = env) {
+# closest valid name is suggested when one is near (utils::adist). `also`:
+# names accepted beside the function's own (and ignored).
+check_dots <- function(env, fn, valid = NULL, call = env, also = NULL) {
   n <- eval(quote(...length()), env)
   if (n == 0L) return(invisible(NULL))
   if (is.null(valid)) valid <- names(formals(sys.function(sys.parent())))
+  valid <- c(valid, also)
   valid <- setdiff(valid, "...")
   given <- names(eval(quote(substitute(list(...))), env))[-1]
   if (is.null(given)) given <- rep("", n)
@@ -260,4 +262,22 @@ closest_name <- function(name, valid) {
   near <- d <= max(2, floor(nchar(name) / 3)) | inside
   if (!any(near)) return(NULL)
   valid[near][order(d[near], -nchar(valid[near]))[1]]
+}
+
+# What print.default() and methods::show() pass on to the print method of
+# each element they print (print(list(imp, cov), digits = 3), show(imp)), and
+# the usual arguments of print methods: accepted, and ignored, by every
+# print() method here, so that only unknown names are errors.
+print_dots <- c("digits", "quote", "na.print", "print.gap", "right", "max", "width", "useSource", "useS4",
+                "zero.print", "justify", "signif.stars", "row.names")
+
+# logLik() methods: stats' REML argument is accepted as FALSE (AIC() and
+# friends may pass it) and refused as TRUE: every fit here is by maximum
+# likelihood.
+check_loglik_dots <- function(env) {
+  check_dots(env, "logLik()", valid = names(formals(sys.function(sys.parent()))), also = "REML", call = env)
+  reml <- eval(quote(list(...)), env)$REML
+  if (!is.null(reml) && !identical(reml, FALSE)) {
+    abort_input("REML", "must be FALSE: the fits are by maximum likelihood (there is no REML likelihood).", call = env)
+  }
 }

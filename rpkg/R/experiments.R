@@ -337,7 +337,7 @@ latent_moment_spec <- function(spec, noise_var) {
 
 #' @export
 print.ditimpute_experiments <- function(x, digits = 3, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   s <- attr(x, "settings")
   cat(sprintf("<ditimpute_experiments> %d rows; %s data, d = %d, %d test sequences x %d samples, level %g\n",
               nrow(x), if (isTRUE(s$latent)) "latent-GP" else "GP", s$d, s$n_test, s$n_samples, s$level))

@@ -385,7 +385,7 @@ singular_hint <- function(ridge) {
 
 #' @export
 print.ditimpute_gp_fit <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   NextMethod()
   f <- x$fit
   cat(sprintf("  nugget: %.4g%s\n", x$nugget, if (!f$fit_nugget) "" else if (isTRUE(f$nugget_at_bound))
@@ -432,7 +432,7 @@ penalty_note <- function(f) {
 
 #' @export
 logLik.ditimpute_gp_fit <- function(object, ...) {
-  check_dots(environment(), "logLik()")
+  check_loglik_dots(environment())
   d <- object$d
   # the lengthscale and nugget (if fitted), d means and the d(d+1)/2 entries of Lambda
   structure(object$fit$loglik, df = object$fit$fit_lengthscale + object$fit$fit_nugget + d + d * (d + 1) / 2,

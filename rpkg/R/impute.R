@@ -287,7 +287,7 @@ as_user_shape <- function(object, arr) {
 
 #' @export
 print.ditimpute_imputation <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   x <- as3(x)
   n <- dim(x$x)[1]
   cat(sprintf("<ditimpute_imputation> %s, %d sequence%s of %d x %d, %d sample%s each\n", x$method, n,
@@ -350,7 +350,7 @@ summary.ditimpute_imputation <- function(object, ...) {
 
 #' @export
 print.summary.ditimpute_imputation <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   cat(sprintf("Imputation by %s: %d sequence(s) of %d frames x %d variables, %d samples each\n", x$method, x$n,
               x$H, x$d, x$n_samples))
   intervals <- any(is.finite(x$width))

@@ -44,7 +44,7 @@ gp_kernel <- function(type = c("laplace", "rbf", "matern32", "matern52"), length
 
 #' @export
 print.ditimpute_kernel <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   emb <- if (x$embedding == "index") sprintf("index (scale %g)", x$scale) else
     sprintf("sinusoidal (radius %g, period %g)", x$radius, x$period)
   cat(sprintf("<ditimpute_kernel> %s, lengthscale %g, variance %g, embedding %s\n",

@@ -114,7 +114,7 @@ point_values <- function(object, i) {
 
 #' @export
 print.ditimpute_coverage <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   n <- sum(!is.na(x$coverage))  # NA: a sequence whose truth is not known at every missing entry
   m <- mean(x$coverage, na.rm = TRUE)
   se <- if (n > 1) stats::sd(x$coverage, na.rm = TRUE) / sqrt(n) else NA
@@ -346,7 +346,7 @@ coverage_curve <- function(object, spec, truth, n_draws, seed, threads, levels, 
 
 #' @export
 print.ditimpute_coverage_curve <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   cat(sprintf("Coverage of %s against %s, by level:\n", attr(x, "method"), attr(x, "against")))
   df <- as.data.frame(unclass(x))
   pct <- function(v) sprintf("%.1f%%", 100 * v)

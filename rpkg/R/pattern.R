@@ -139,7 +139,7 @@ paper_patterns <- function(which = 1:4) {
 
 #' @export
 print.ditimpute_pattern <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   if (!is.null(x$frames)) {
     cat(sprintf("<ditimpute_pattern> %s: %d of %d frames missing: %s\n", x$label, length(x$frames), x$H,
                 compress_runs(x$frames)))
@@ -152,7 +152,7 @@ print.ditimpute_pattern <- function(x, ...) {
 
 #' @export
 print.ditimpute_pattern_set <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   cat(sprintf("<ditimpute_pattern_set> %d patterns\n", length(x)))
   for (nm in names(x)) {
     cat(sprintf("  %s: ", nm)); print(x[[nm]])

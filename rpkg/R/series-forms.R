@@ -186,6 +186,10 @@ frame_grid <- function(time, what, col, arg, call) {
     abort_input(arg, sprintf("%s are not sorted: row %d (%s) comes after row %d (%s); sort the rows by time.", what,
                              i + 1, fmt(i + 1), i, fmt(i)), call = call)
   }
+  # Date-times near 1.7e9 seconds hold about 2e-7 s: steps of a sub-second
+  # clock differ by that much (0.0999999 and 0.1000001 s), so they are
+  # compared to the microsecond.
+  if (!numeric_axis && inherits(time, "POSIXt")) step <- round(step, 6)
   if (all(abs(step - step[1]) <= 1e-9 * abs(step[1]))) return(step[1])
   # Calendar days at one local clock time: a daily (or k-daily) series in a
   # time zone with daylight saving has 23- and 25-hour days in seconds.
@@ -193,9 +197,10 @@ frame_grid <- function(time, what, col, arg, call) {
     days <- calendar_day_step(time)
     if (!is.null(days)) return(days * 86400)
   }
-  # The usual step is the most common one; a longer one is missing rows.
+  # The usual step is the most common one (the shortest when no two are
+  # equal); a longer one is missing rows.
   tab <- table(step)
-  usual <- as.numeric(names(tab)[which.max(tab)])
+  usual <- if (max(tab) == 1) min(step) else as.numeric(names(tab)[which.max(tab)])
   i <- which(abs(step - usual) > 1e-9 * usual)[1]
   unit <- if (numeric_axis) function(s) format(s) else if (inherits(time, "Date")) function(s) plural(s / 86400, "day") else
     describe_seconds
@@ -211,10 +216,8 @@ frame_grid <- function(time, what, col, arg, call) {
     " impute_series() needs a regular grid: aggregate or interpolate the times onto one, with NA where nothing was observed."
   }
   if (max(tab) == 1) {  # no usual step to name ("most rows 141" of six different steps)
-    abort_input(arg, sprintf(paste("%s are not equally spaced: no two steps between consecutive rows are equal (from",
-                                   "%s to %s). impute_series() needs a regular grid: aggregate or interpolate the",
-                                   "times onto one, with NA where nothing was observed."),
-                             what, unit(min(step)), unit(max(step))), call = call)
+    abort_input(arg, sprintf("%s are not equally spaced: no two steps between consecutive rows are equal (from %s to %s).%s",
+                             what, unit(min(step)), unit(max(step)), fix), call = call)
   }
   abort_input(arg, sprintf("%s are not equally spaced: rows %d and %d are %s apart, the most common step %s (%d of %d).%s",
                            what, i, i + 1, unit(step[i]), unit(usual), max(tab), length(step), fix), call = call)

@@ -298,7 +298,7 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
   # n_samples paths each with the trained network, one round at a time on
   # all threads (the network is neither refitted nor told which values are
   # hidden: they were among its training windows' values, see ?calibrate).
-  batches <- split(seq_len(n_rounds), ceiling(seq_len(n_rounds) / max(1L, if (dit) n_rounds else threads)))
+  batches <- split(seq_len(n_rounds), ceiling(seq_len(n_rounds) / max(1L, if (dit) 1L else threads)))
   # Whole-frame gaps (all variables out at once) are copied as such (a
   # `missing` given draws per variable as before).
   joint <- if (is.null(missing)) series_joint_gaps(miss) else list(lens = integer(0), share = 0)
@@ -312,7 +312,7 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
       attr(mask, "dropped") <- NULL
       mask
     })
-    bands <- if (dit) series_dit_bands(model, versions, level, n_samples, sub_seed(seed, 1), threads, call = call) else
+    bands <- if (dit) series_dit_bands(model, versions, level, n_samples, sub_seed(seed, 1), threads, ids = rs, call = call) else
       series_model_bands(model, versions, level, threads, call = call)
     Map(calibration_round_scores, rs, masks, versions, bands)
   }), recursive = FALSE))
@@ -410,15 +410,32 @@ apply_series_calibration <- function(imputation, calibration, call = rlang::call
   imputation
 }
 
+# Gap-length group labels shortened for the printed table ("gap > 2, gap <=
+# 13" as "3-13", "gap <= 2" as "1-2", "gap > 13" as "> 13"); other labels
+# ("end gaps", "all") as they are; one group of all lengths "all lengths".
+series_gap_label <- function(lab) {
+  out <- lab
+  both <- grepl("^gap > [0-9]+, gap <= [0-9]+$", lab)
+  lo <- as.integer(sub("^gap > ([0-9]+), .*$", "\\1", lab[both])) + 1L
+  out[both] <- ifelse(lo == as.integer(sub("^.*<= ([0-9]+)$", "\\1", lab[both])), as.character(lo),
+                      paste0(lo, "-", sub("^.*<= ([0-9]+)$", "\\1", lab[both])))
+  upto <- grepl("^gap <= [0-9]+$", lab)
+  out[upto] <- ifelse(sub("^gap <= ", "", lab[upto]) == "1", "1", paste0("1-", sub("^gap <= ", "", lab[upto])))
+  above <- grepl("^gap > [0-9]+$", lab)
+  out[above] <- paste0("> ", sub("^gap > ", "", lab[above]))
+  out[lab == "all gap"] <- "all lengths"
+  out
+}
+
 #' @export
 print.ditimpute_series_calibration <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   width <- getOption("width", 80)
   writeLines(strwrap(sprintf("<ditimpute_series_calibration> %s at level %g: %d rounds hiding %.0f%% of the observed values (asked: %.0f%%) in gaps of %s frames (%d scored entries), groups by %s",
                              x$method, x$level, x$n_rounds, 100 * x$hidden_share, 100 * x$share,
                              format_range(x$gap_lengths), x$n_cases, x$grouping$type), width = width, exdent = 2))
   d <- x$diagnostics
-  tab <- data.frame(group = d$group, entries = d$entries, interval_raw = pct_text(d$interval_raw),
+  tab <- data.frame(gap_length = series_gap_label(d$group), entries = d$entries, interval_raw = pct_text(d$interval_raw),
                     interval_calibrated = paste(pct_text(d$interval_cal), ci_text(d$interval_cal_lower, d$interval_cal_upper)),
                     gaps = x$factors$gaps %||% NA_integer_, widen = sprintf("%.3g", x$factors$interval),
                     conformal = sprintf("%.3g", x$factors$fitted %||% x$factors$interval))

@@ -161,17 +161,19 @@ series_dit_resid <- function(model, v) {
 # The 'level' intervals of a DiT series model on versions of its series with
 # further values hidden (the rounds of a self-calibration, as
 # series_model_bands() gives them for the GP): the trend, centre and scale
-# stay the model's, the same network draws `n_samples` paths per version.
-series_dit_bands <- function(model, vs, level, n_samples, seed, threads, call = rlang::caller_env()) {
+# stay the model's, the same network draws `n_samples` paths per version,
+# version k from seed sub_seed(seed, ids[k]) (its round's number).
+series_dit_bands <- function(model, vs, level, n_samples, seed, threads, ids = seq_along(vs),
+                             call = rlang::caller_env()) {
   Map(function(v, r) {
     res <- series_dit_draw(model, series_dit_resid(model, v), level, n_samples, sub_seed(seed, r), threads, call = call)
     list(lower = series_dit_back(res$lower, model), upper = series_dit_back(res$upper, model))
-  }, vs, seq_along(vs))
+  }, vs, ids)
 }
 
 #' @export
 print.ditimpute_series_dit_model <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   o <- x$options
   # the steps trained (a time limit or early stop can end before the cap)
   done <- if (!is.null(x$dit$steps)) x$dit$steps else o$steps

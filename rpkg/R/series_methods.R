@@ -185,7 +185,7 @@ series_forecast_se <- function(model, cols, sd, samples) {
 
 #' @export
 print.ditimpute_series_forecast <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   level <- attr(x, "level")
   if (!is.null(level) && !is.null(x$frame)) {
     h <- if (is.null(x$horizon)) "" else {
@@ -369,7 +369,7 @@ series_months_ahead <- function(time, months, k) {
 #' c(AIC = AIC(imp), BIC = BIC(imp))
 #' @export
 logLik.ditimpute_series_imputation <- function(object, ...) {
-  check_dots(environment(), "logLik()")
+  check_loglik_dots(environment())
   stats::logLik(series_gp_model(object, "a likelihood"))
 }
 
@@ -389,6 +389,6 @@ nobs.ditimpute_series_model <- function(object, ...) {
 
 #' @export
 logLik.ditimpute_series_dit_model <- function(object, ...) {
-  check_dots(environment(), "logLik()")
+  check_loglik_dots(environment())
   abort_input("object", "is the DiT of impute_series(method = \"dit\"), which has no likelihood; method = \"gp\" has one.")
 }

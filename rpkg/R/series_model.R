@@ -621,15 +621,8 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
   profile_df <- if (is.null(profile)) 0 else sum(colSums(profile != 0) > 0) * (period - 1)
   u <- u - series_profile_frames(profile, n_time)
   n_calendar <- nrow(forms)
-  screened <- NULL  # a periodogram peak short of the screen, for print() to mention
   if (kernel == "auto") {  # a cycle the calendar does not hold, to be weighed on hidden gaps
     cyc <- series_auto_cycle(u, model, period, forms, n_time, n_obs_min)
-    if (is.null(cyc) && anyNA(u) && !any(forms$kernel == "seasonal")) {
-      peak <- series_cycle_peak(u)
-      if (!is.null(peak) && peak$prominence >= series_cycle_hint && peak$prominence < series_cycle_prominence) {
-        screened <- peak[c("period", "prominence")]
-      }
-    }
     if (!is.null(cyc)) {
       held <- series_calendar_harmonic(cyc, period, n_time)
       more <- if (is.na(held)) {
@@ -753,7 +746,7 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
                  # cycle's) with its BIC, for proper draws (a form per path,
                  # by BIC weight).
                  forms = list(candidates = forms_fit, BIC = tab$BIC[family]),
-                 selection = selection, variables = colnames(v), cycle_screened = screened),
+                 selection = selection, variables = colnames(v)),
             class = "ditimpute_series_model")
 }
 
@@ -780,11 +773,6 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
 # under 0.4% of the CRPS (section 4 of the same file). Returns the cycle's
 # start, or NULL.
 series_cycle_prominence <- 2.5
-# A peak between this and series_cycle_prominence is not weighed, but print()
-# of the model names it: lynx with gaps scored 1.66 in a user review, its
-# cycle form imputing with 0.66x the MAE; noise series reach up to 1.99, so
-# the print says only that a cycle of about that period is worth a try.
-series_cycle_hint <- 1.5
 series_auto_cycle <- function(u, model, period, forms, n_time, n_obs_min) {
   if (!anyNA(u)) return(NULL)
   peak <- series_cycle_peak(u)
@@ -1319,7 +1307,7 @@ series_share_text <- function(p) {
 
 #' @export
 print.ditimpute_series_model <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   s <- x$spec
   trend <- switch(x$model_name, stationary = "linear trend + stationary GP", level = "local level",
                   trend = "local linear trend")
@@ -1360,12 +1348,6 @@ print.ditimpute_series_model <- function(x, ...) {
   if (!is.null(x$profile)) {
     cat(sprintf("  seasonal shape held fixed (its harmonics above the season's %d beyond the kernel's reach): %s\n",
                 x$profile_harmonics, paste(x$variables[colSums(x$profile != 0) > 0], collapse = ", ")))
-  }
-  if (!is.null(x$cycle_screened)) {
-    cat(sprintf(paste0("  not weighed: a periodogram peak near %.3g frames, %.2f above its background (a cycle is",
-                       " weighed from %g; noise reaches 2): if the series has a cycle of about that period,",
-                       " try kernel = \"cycle\"\n"),
-                x$cycle_screened$period, x$cycle_screened$prominence, series_cycle_prominence))
   }
   moved <- isTRUE(x$rate_multiplier != 1)  # the level's rate chosen on hidden gaps (series_rate_step())
   if (x$model_name != "stationary") {
@@ -1410,7 +1392,10 @@ print.ditimpute_series_model <- function(x, ...) {
 print_chance_adjusted <- function(x) {
   r2 <- x$innovation_r2
   adj <- x$innovation_r2_adjusted
-  if (is.null(adj) || anyNA(adj) || all(abs(adj - r2) < 0.005)) return(invisible())
+  # shown where it differs in print, or where it falls on the other side of
+  # the threshold (a raw 5.2% that is 4.7% beyond chance split the variable)
+  crosses <- (r2 < series_lone_share) != (adj < series_lone_share)
+  if (is.null(adj) || anyNA(adj) || (all(abs(adj - r2) < 0.005) && !any(crosses))) return(invisible())
   cat(sprintf("  the same beyond chance over %d frames (what separate = \"auto\" compares with %g%%): %s\n",
               as.integer(round(x$nobs / length(r2))), 100 * series_lone_share,
               paste(sprintf("%s %.1f%%", names(adj), 100 * adj), collapse = ", ")))
@@ -1418,7 +1403,7 @@ print_chance_adjusted <- function(x) {
 
 #' @export
 print.ditimpute_series_model_set <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   cat(sprintf("<ditimpute_series_model_set> %d independent groups of variables, each with its own form; log-likelihood %.2f, %d parameters\n",
               length(x$parts), x$loglik, as.integer(x$df)))
   r2 <- x$innovation_r2
@@ -1442,6 +1427,6 @@ print.ditimpute_series_model_set <- function(x, ...) {
 
 #' @export
 logLik.ditimpute_series_model <- function(object, ...) {
-  check_dots(environment(), "logLik()")
+  check_loglik_dots(environment())
   structure(object$loglik, df = object$df, nobs = object$nobs, class = "logLik")
 }

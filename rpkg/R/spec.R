@@ -82,7 +82,7 @@ check_spec <- function(spec, arg = "spec", call = rlang::caller_env()) {
 
 #' @export
 print.ditimpute_gp <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   cat(sprintf("<ditimpute_gp> H = %d frames, d = %d variables\n", x$H, x$d))
   if (!is.null(x$kernel)) {
     cat("  Gamma: "); print(x$kernel)

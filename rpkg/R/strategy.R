@@ -85,7 +85,7 @@ strategy_preset <- function(name) {
 
 #' @export
 print.ditimpute_strategy <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   labels <- vapply(x$generators, function(g) g$label, "")
   title <- if (is.null(x$name)) "" else sprintf(" %s", x$name)
   cat(sprintf("<ditimpute_strategy>%s: %s\n", title,

@@ -160,7 +160,7 @@ summary.ditimpute_distribution_error <- function(object, ...) {
 
 #' @export
 print.summary.ditimpute_distribution_error <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   cat(sprintf("<distribution error> %s against the exact conditional law\n", x$method))
   show <- function(t, label) {
     f <- function(s) sprintf("%.3g (null %.3g, excess %.3g +/- %.2g)", t[[s]], t[[paste0(s, "_null")]],
@@ -179,7 +179,7 @@ print.summary.ditimpute_distribution_error <- function(x, ...) {
 
 #' @export
 print.ditimpute_distribution_error <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   print(summary(x))
   invisible(x)
 }
@@ -334,7 +334,7 @@ shift_bootstrap <- function(tests, refs, stat, level, seed, n_boot = 2000) {
 
 #' @export
 print.ditimpute_shift <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   n <- sum(!is.na(x$sequences$loss))  # NA: a complete sequence, no loss
   cat(sprintf("<ditimpute_shift> %d test sequences, %d reference cases, K = %d, weight \"%s\"\n",
               n, nrow(x$reference), x$K, x$weight))
@@ -409,7 +409,7 @@ shift_ratio <- function(a, b, type = c("loss", "excess"), level = 0.95, seed = N
 
 #' @export
 print.ditimpute_shift_ratio <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   cat(sprintf("<ditimpute_shift_ratio> DS(a) / DS(b), %s version%s\n", attr(x, "type"),
               if (isTRUE(attr(x, "same_seed"))) "" else " (different seeds: no common random numbers)"))
   for (k in seq_len(nrow(x))) {
@@ -469,7 +469,7 @@ bound_factors <- function(spec, patterns, n = 1e4) {
 
 #' @export
 print.ditimpute_bounds <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   cat(sprintf("<ditimpute_bounds> factors of Theorems 1-2 at n = %g (relative: constants unknown)\n", attr(x, "n")))
   show <- data.frame(pattern = x$pattern, kappa_cond = signif(x$kappa_cond, 4), kappa_obs = signif(x$kappa_obs, 4),
                      theorem1_rel = signif(x$theorem1_rel, 3), depth_rel = signif(x$depth_rel, 3), heads = x$heads,

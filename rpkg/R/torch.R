@@ -53,7 +53,7 @@ torch_backend <- function() {
 
 #' @export
 print.ditimpute_torch_backend <- function(x, ...) {
-  check_dots(environment(), "print()")
+  check_dots(environment(), "print()", also = print_dots)
   if (!isTRUE(x$available)) {
     cat("<ditimpute_torch_backend> none: ditimpute was installed without LibTorch, so the diffusion transformer",
         "is left out\n(every Gaussian-process function works).\n")

@@ -86,9 +86,16 @@ test_that("print(), as.data.frame() and logLik() methods reject misspelled argum
   imp <- impute_series(dots_y, n_samples = 30, seed = 1, threads = 1)
   expect_misspelled(print(imp, digtis = 3), "digtis")
   expect_misspelled(as.data.frame(imp, roww.names = 1), "roww.names", "row.names")
-  expect_misspelled(print(imp$model, digits = 3), "digits")
+  expect_misspelled(print(imp$model, digtis = 3), "digtis", "digits")
+  expect_misspelled(logLik(imp$model, rmel = TRUE), "rmel")
+  expect_misspelled(print(summary(imp), n = 2), "n")
+  # what print.default() forwards to each element's method, and show(), stay
+  # accepted (a review: print(list(imp, cov), digits = 3) and show(imp) failed)
+  expect_output(print(imp$model, digits = 3))
+  expect_output(print(list(imputation = imp, model = imp$model), digits = 3))
+  expect_output(methods::show(imp))
+  expect_s3_class(logLik(imp$model, REML = FALSE), "logLik")
   expect_misspelled(logLik(imp$model, REML = TRUE), "REML")
-  expect_misspelled(print(summary(imp), digits = 2), "digits")
   wimp <- impute(dots_spec, dots_x, seed = 1)
   expect_misspelled(as.data.frame(wimp, optinal = TRUE), "optinal", "optional")
   # what base R passes stays accepted: data.frame() gives stringsAsFactors

@@ -203,7 +203,7 @@ test_that("proper = \"auto\" draws the parameters per path on series of fewer th
   expect_identical(auto$point, on$point)
   expect_identical(auto$upper, on$upper)
   expect_output(print(auto), "proper draws (form and parameters drawn per path)", fixed = TRUE)
-  expect_output(print(summary(auto)), "from 20 sample paths, proper: form and parameters drawn per path")
+  expect_output(print(summary(auto)), "95% intervals from the mixture of 20 proper draws", fixed = TRUE)
   expect_input_error(summary(auto, level = 0.5), "level")  # not silently ignored
   long <- proper_series(n = 60)
   auto <- impute_series(long, n_samples = 20, seed = 2, threads = 1)
@@ -211,7 +211,7 @@ test_that("proper = \"auto\" draws the parameters per path on series of fewer th
   off <- impute_series(long, n_samples = 20, seed = 2, threads = 1, proper = FALSE)
   expect_identical(auto$upper, off$upper)
   expect_false(grepl("proper", paste(capture.output(print(auto)), collapse = "\n")))
-  expect_output(print(summary(auto)), "95% intervals from 20 sample paths):", fixed = TRUE)
+  expect_output(print(summary(auto)), "95% intervals exact (the fitted model's conditional law", fixed = TRUE)
   # a gap at either end of any variable: the model extrapolates there, so the
   # form and parameters are drawn per path (up to 20,000 frames)
   for (ends in list(1:3, 58:60)) {

@@ -77,6 +77,16 @@ test_that("irregular time stamps are reported in the series' own unit with the f
   ages <- data.frame(age = c(118, 484, 664, 1004, 1231, 1372, 1582), y = 1:7)
   cnd <- expect_input_error(impute_series(ages, time = "age"), "x")
   expect_match(conditionMessage(cnd), "no two steps between consecutive rows are equal (from 141 to 366)", fixed = TRUE)
+  expect_match(conditionMessage(cnd), "aggregate or interpolate the times", fixed = TRUE)
+  # steps that are all multiples of the shortest: rows of NA complete a grid
+  days <- data.frame(d = as.Date("2020-01-01") + c(0, 1, 3, 6), y = 1:4)
+  cnd <- expect_input_error(impute_series(days), "x")
+  expect_match(conditionMessage(cnd), "(from 1 day to 3 days). Complete a regular grid with NA rows", fixed = TRUE)
+  # a sub-second clock: steps of 0.1 s that differ in the last bits are one step
+  tt <- as.POSIXct("2024-05-01 12:00:00", tz = "UTC") + seq(0, 4.9, by = 0.1)
+  fine <- data.frame(t = tt, y = sin(seq_along(tt) / 3))
+  fine$y[c(10, 20:22)] <- NA
+  expect_s3_class(impute_series(fine, n_samples = 20, seed = 1, threads = 1), "ditimpute_series_imputation")
 })
 
 test_that("truth is accepted in the form of x, and completions come in that form", {
