@@ -113,4 +113,10 @@ test_that("a series plot takes its range as frames or time stamps, and says when
   p <- plot(many)
   expect_identical(p$labels$caption, "the first 8 of 10 variables; choose others with `variables =`")
   expect_null(plot(many, variables = 9:10)$labels$caption)
+  # the title names ten groups' forms: wrapped to lines of at most 90
+  # characters, not run off the image (a user review)
+  title <- strsplit(p$labels$title, "\n", fixed = TRUE)[[1]]
+  expect_gt(length(title), 1)
+  expect_true(all(nchar(title) <= 90))
+  expect_identical(paste(title, collapse = " "), sprintf("Imputed by %s", many$method))
 })
