@@ -769,7 +769,7 @@ calendar_step <- function(time) {
 
 # A warning (or NULL) naming the variables with missing entries whose
 # observed values take exactly two values: a Gaussian model imputes such an
-# indicator on a continuous scale (bench/results/series_fresh_multi.md:
+# indicator on a continuous scale (bench/results/series_fresh_multi_2026-12-02.md:
 # beaver2's 0/1 activity).
 series_two_valued_warning <- function(v) {
   two <- lapply(seq_len(ncol(v)), function(j) {
