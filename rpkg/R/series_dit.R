@@ -17,8 +17,14 @@ series_trend <- function(v) {
     ok <- !is.na(z[, j])
     stats::coef(stats::lm.fit(cbind(1, tt[ok]), z[ok, j]))
   }, numeric(2))
-  trend_path <- cbind(1, tt) %*% trend
+  trend_path <- series_trend_path(trend, n_time)
   list(center = center, scale = scale, trend = trend, trend_path = trend_path, resid = z - trend_path)
+}
+
+# The trend lines (2 x d: intercepts, slopes on time scaled to [0, 1]) over
+# n_time frames: n_time x d.
+series_trend_path <- function(trend, n_time) {
+  cbind(1, (seq_len(n_time) - 1) / max(1, n_time - 1)) %*% trend
 }
 
 # The DiT's options and their defaults: a 64/2/4 network trained 800 steps
@@ -109,7 +115,7 @@ impute_series_dit <- function(v, level, n_samples, period, dit, seed, threads, t
                  threads = threads, progress = FALSE)
   fit_seconds <- proc.time()[["elapsed"]] - start
   model <- structure(list(kernel_name = "dit", center = tr$center, scale = tr$scale, trend = tr$trend,
-                          trend_path = tr$trend_path, transform = tf, dit = fit, options = o, strategy = strategy,
+                          transform = tf, dit = fit, options = o, strategy = strategy,
                           n_windows_trained = dim(train)[1], fit_seconds = fit_seconds, variables = colnames(v)),
                      class = "ditimpute_series_dit_model")
   res <- series_dit_draw(model, resid, level, n_samples, sub_seed(seed, 100), threads, call = call)
@@ -146,16 +152,18 @@ series_dit_draw <- function(model, resid, level, n_samples, seed, threads, call 
 # the model's scale back to the data's (increasing maps per variable, so
 # intervals map endpoint by endpoint).
 series_dit_back <- function(a, model) {
-  n_time <- nrow(model$trend_path)
-  m <- sweep(sweep(matrix(a, n_time, length(model$scale)) + model$trend_path, 2, model$scale, "*"), 2, model$center,
-             "+")
+  d <- length(model$scale)
+  n_time <- length(a) %/% d
+  m <- sweep(sweep(matrix(a, n_time, d) + series_trend_path(model$trend, n_time), 2, model$scale, "*"), 2,
+             model$center, "+")
   from_model_scale_vec(m, col(m), model$transform)
 }
 
 # A version of the series as residuals from the model's centre, scale and
 # trend (series_dit_back() maps them back).
 series_dit_resid <- function(model, v) {
-  sweep(sweep(to_model_scale(v, model$transform), 2, model$center), 2, model$scale, "/") - model$trend_path
+  sweep(sweep(to_model_scale(v, model$transform), 2, model$center), 2, model$scale, "/") -
+    series_trend_path(model$trend, nrow(v))
 }
 
 # The 'level' intervals of a DiT series model on versions of its series with

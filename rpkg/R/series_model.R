@@ -1093,7 +1093,7 @@ fit_series_groups <- function(vars, separate, fit) {
         rest_model <- m
         break
       }
-      if (!identical(m, first)) later <- c(later, list(r2))
+      if (length(rest) < d) later <- c(later, list(r2))  # a refit: some variables are already apart
       lone <- c(lone, new)
       rest <- setdiff(rest, new)
       if (length(rest) < 2) {  # a single variable left is on its own too
