@@ -90,6 +90,20 @@ check_level <- function(level, arg = rlang::caller_arg(level), call = rlang::cal
   check_number(level, arg = arg, lower = 0, upper = 1, call = call)
 }
 
+# One level or several (predict()'s `level`): each in (0, 1), none twice;
+# returned in increasing order.
+check_levels <- function(level, arg = rlang::caller_arg(level), call = rlang::caller_env()) {
+  force(arg)
+  if (!is.numeric(level) || length(level) <= 1) return(check_level(level, arg = arg, call = call))
+  if (anyNA(level) || any(!is.finite(level)) || any(level <= 0 | level >= 1)) {
+    abort_input(arg, sprintf("must be levels in (0, 1), not c(%s).", paste(format(level), collapse = ", ")), call = call)
+  }
+  if (anyDuplicated(level)) {
+    abort_input(arg, sprintf("has %g twice: give each level once.", level[anyDuplicated(level)]), call = call)
+  }
+  sort(as.numeric(level))
+}
+
 check_string <- function(x, choices, arg = rlang::caller_arg(x), call = rlang::caller_env()) {
   force(arg)
   if (!is.character(x) || length(x) < 1 || is.na(x[1])) {

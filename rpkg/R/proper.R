@@ -282,19 +282,17 @@ series_proper_intervals <- function(model, v, level, n_samples, seed, threads, c
     }
   }
   back <- series_back(model, v, ij)
-  z <- stats::qnorm(1 - (1 - level) / 2)
   point <- v
-  lower <- upper <- matrix(NA_real_, nrow(v), ncol(v), dimnames = dimnames(v))
-  sd <- numeric(m)
+  sd <- mu <- numeric(m)
   if (m) {
     mu <- colMeans(means)
     sd <- sqrt(colMeans(sds^2) + colMeans(sweep(means, 2, mu)^2))
     point[ij] <- back(mu)
-    lower[ij] <- back(mu - z * sd)
-    upper[ij] <- back(mu + z * sd)
     samples <- t(apply(samples, 1, back))
     if (m == 1) samples <- t(samples)
   }
   dimnames(point) <- dimnames(v)
-  list(point = point, lower = lower, upper = upper, samples = samples, ij = ij, sd = sd)
+  bands <- level_bands(v, ij, back, mu, sd, level)
+  list(point = point, lower = bands[[1]]$lower, upper = bands[[1]]$upper, bands = bands, samples = samples, ij = ij,
+       sd = sd)
 }

@@ -59,9 +59,10 @@
 #' @param object A result of [impute_series()] with `method = "gp"`.
 #' @param n.ahead Number of frames to forecast, a whole number of at least 1
 #'   and at most 10 times the series' length (or 1,000).
-#' @param level Level of the intervals, one number in (0, 1); by default
-#'   that of `object`. For another level, predict again with the same `seed`
-#'   (the estimate, `se` and draws do not depend on the level).
+#' @param level Level of the intervals, a number in (0, 1); by default
+#'   that of `object`. Several levels (e.g. `c(0.8, 0.95)`) give one pair of
+#'   columns per level, from the same draws and at no extra cost (see Value);
+#'   the estimate, `se` and draws do not depend on the level.
 #' @param n_samples Sample paths (at least 20; by default those of `object`).
 #'   Under proper draws (the default, see `proper`) the point and intervals
 #'   are those of the mixture over the paths; with `proper = FALSE` they are
@@ -94,7 +95,9 @@
 #'   `lower`, `upper` (the `level` interval, Gaussian quantiles on the model's
 #'   scale mapped back: exact with plug-in draws, of the mixture's mean and
 #'   variance under proper draws; within the variable's bounds when it has
-#'   some). Its attributes hold the `level`, the model's description and
+#'   some); with several levels, `lower_80`, `upper_80`, `lower_95`, ...
+#'   instead, one pair per level in increasing order, named by the level in
+#'   percent. Its attributes hold the `level`(s), the model's description and
 #'   `samples`: the `n_samples x (n.ahead d)` joint draws of the forecast
 #'   entries on the data's scale, columns in the rows' order (for sums or
 #'   maxima over the horizon). It prints with a header; it is a data frame
@@ -112,6 +115,8 @@
 #' co <- window(datasets::co2, 1990)
 #' co[c(30:33, 70)] <- NA
 #' head(predict(impute_series(co, n_samples = 50, seed = 1), n.ahead = 24, seed = 1))
+#' # 80% and 95% intervals at once
+#' predict(imp, n.ahead = 3, level = c(0.8, 0.95), seed = 1)
 #' @export
 predict.ditimpute_series_imputation <- function(object, n.ahead = 1, level = object$level, n_samples = object$n_samples,
                                                 proper = "auto", seed = NULL, threads = NULL, ...) {
@@ -128,7 +133,7 @@ predict.ditimpute_series_imputation <- function(object, n.ahead = 1, level = obj
                                          "forecast that far rests on the model's form alone."),
                                    format(n.ahead, big.mark = ","), format(most, big.mark = ","), nrow(object$x)))
   }
-  level <- check_level(level)
+  level <- check_levels(level)
   n_samples <- check_count(n_samples, min = 20)
   seed <- resolve_seed(seed)
   threads <- resolve_threads(threads)
@@ -156,8 +161,12 @@ predict.ditimpute_series_imputation <- function(object, n.ahead = 1, level = obj
   samples <- iv$samples[, match(key(ij), key(iv$ij)), drop = FALSE]
   se <- series_forecast_se(model, ij[, 2], iv$sd[match(key(ij), key(iv$ij))], samples)
   out <- data.frame(time = rep(time, each = d), frame = ij[, 1], horizon = ij[, 1] - n_time,
-                    variable = colnames(v)[ij[, 2]], estimate = iv$point[ij], se = se, lower = iv$lower[ij],
-                    upper = iv$upper[ij], stringsAsFactors = FALSE)
+                    variable = colnames(v)[ij[, 2]], estimate = iv$point[ij], se = se, stringsAsFactors = FALSE)
+  cols <- forecast_band_names(level)
+  for (k in seq_along(level)) {
+    out[[cols$lower[k]]] <- iv$bands[[k]]$lower[ij]
+    out[[cols$upper[k]]] <- iv$bands[[k]]$upper[ij]
+  }
   colnames(samples) <- sprintf("%s[%d]", out$variable, out$frame)
   # The series' last frames (completed), for plot(): three horizons' worth, at least 50.
   rows <- max(1L, n_time - max(50L, 3L * n.ahead) + 1L):n_time
@@ -166,6 +175,22 @@ predict.ditimpute_series_imputation <- function(object, n.ahead = 1, level = obj
   structure(out, class = c("ditimpute_series_forecast", "data.frame"), level = level, history = history,
             method = sub(" (calibrated)", "", object$method, fixed = TRUE),  # the raw model's intervals (Details)
             proper = proper, samples = samples)
+}
+
+# The interval columns of a forecast at `level` (sorted): lower and upper
+# for one level; lower_80, upper_80, ... (the level in percent) for several.
+forecast_band_names <- function(level) {
+  if (length(level) == 1) return(list(lower = "lower", upper = "upper"))
+  pct <- format_percent_label(level)
+  list(lower = paste0("lower_", pct), upper = paste0("upper_", pct))
+}
+
+format_percent_label <- function(level) sub("\\.?0+$", "", formatC(100 * level, format = "f", digits = 4))
+
+# "90%", "80% and 95%", "50%, 80% and 95%".
+percent_list <- function(level) {
+  p <- paste0(format_percent_label(level), "%")
+  if (length(p) <= 2) paste(p, collapse = " and ") else paste0(paste(p[-length(p)], collapse = ", "), " and ", p[length(p)])
 }
 
 # The forecast's sd on the data's scale (predict()'s `se`; Details there) of
@@ -194,8 +219,9 @@ print.ditimpute_series_forecast <- function(x, ...) {
     }
     cat(sprintf("<ditimpute_series_forecast> %s beyond the series' end%s%s\n", plural(length(unique(x$frame)), "frame"), h,
                 if (is.null(attr(x, "method"))) "" else sprintf("; %s", attr(x, "method"))))
-    cat(sprintf("  %g%% intervals of the model%s; a forecast is a gap at the series' end (see ?predict.ditimpute_series_imputation)\n",
-                100 * level, if (isTRUE(attr(x, "proper"))) " (proper draws)" else ""))
+    cat(sprintf("  %s intervals of the model%s; a forecast is a gap at the series' end (see ?predict.ditimpute_series_imputation)\n",
+                percent_list(level),
+                if (isTRUE(attr(x, "proper"))) " (proper draws)" else ""))
   }
   df <- x
   class(df) <- "data.frame"
@@ -212,7 +238,8 @@ print.ditimpute_series_forecast <- function(x, ...) {
 `[.ditimpute_series_forecast` <- function(x, ...) {
   out <- NextMethod()
   if (!is.data.frame(out)) return(out)
-  if (!all(c("time", "frame", "variable", "estimate", "lower", "upper") %in% names(out))) {
+  cols <- forecast_band_names(attr(x, "level") %||% 0.9)
+  if (!all(c("time", "frame", "variable", "estimate", cols$lower, cols$upper) %in% names(out))) {
     class(out) <- "data.frame"
     return(out)
   }
@@ -247,25 +274,40 @@ plot.ditimpute_series_forecast <- function(x, ...) {
   # Panels for the variables the forecast has (rows of it may keep only some).
   vars <- unique(x$variable)
   history <- history[history$variable %in% vars, , drop = FALSE]
-  fc <- data.frame(time = as_axis(x$time), variable = factor(x$variable, levels = vars), estimate = x$estimate,
-                   lower = x$lower, upper = x$upper)
+  level <- attr(x, "level") %||% 0.9
+  cols <- forecast_band_names(level)
+  if (!all(c(cols$lower, cols$upper) %in% names(x))) {
+    abort_input("x", "must be a forecast from predict() on an impute_series() result, with its columns.")
+  }
   hist <- data.frame(time = as_axis(history$time), variable = factor(history$variable, levels = vars),
                      value = history$value)
   # The band and line start at the last frame of the series, so they join it.
   last <- hist[!duplicated(hist$variable, fromLast = TRUE), , drop = FALSE]
-  join <- data.frame(time = last$time, variable = last$variable, estimate = last$value, lower = last$value,
-                     upper = last$value)
-  band <- rbind(join, fc)
+  # One ribbon per level, the widest first (drawn under the narrower ones).
+  label <- paste0(format_percent_label(level), "% interval")
+  band <- do.call(rbind, lapply(rev(seq_along(level)), function(k) {
+    rbind(data.frame(time = last$time, variable = last$variable, estimate = last$value, lower = last$value,
+                     upper = last$value, band = label[k]),
+          data.frame(time = as_axis(x$time), variable = factor(x$variable, levels = vars), estimate = x$estimate,
+                     lower = x[[cols$lower[k]]], upper = x[[cols$upper[k]]], band = label[k]))
+  }))
+  band$band <- factor(band$band, levels = rev(label))
+  line <- band[band$band == label[1], , drop = FALSE]
+  fill <- stats::setNames(rep(unname(plot_colours["imputed"]), length(level)), label)
   drawn(ggplot2::ggplot(band, ggplot2::aes(x = .data$time)) +
     ggplot2::geom_line(data = hist, ggplot2::aes(y = .data$value, group = .data$variable), colour = "grey50",
                        linewidth = 0.4) +
-    ggplot2::geom_ribbon(ggplot2::aes(ymin = .data$lower, ymax = .data$upper, group = .data$variable,
-                                      fill = "interval"), alpha = 0.25) +
-    ggplot2::geom_line(ggplot2::aes(y = .data$estimate, group = .data$variable), colour = plot_colours[["imputed"]]) +
+    ggplot2::geom_ribbon(ggplot2::aes(ymin = .data$lower, ymax = .data$upper, group = interaction(.data$variable, .data$band),
+                                      fill = .data$band, alpha = .data$band)) +
+    ggplot2::geom_line(data = line, ggplot2::aes(y = .data$estimate, group = .data$variable),
+                       colour = plot_colours[["imputed"]]) +
     ggplot2::facet_wrap(~variable, ncol = 1, scales = "free_y") +
-    interval_scale(attr(x, "level")) +
+    ggplot2::scale_fill_manual(values = fill, breaks = label, name = NULL) +
+    ggplot2::scale_alpha_manual(values = stats::setNames(seq(0.25, 0.12, length.out = length(level)), label),
+                                breaks = label, name = NULL) +
     ggplot2::labs(x = "time", y = "value", title = "Forecast",
-                  subtitle = sprintf("%s; %g%% intervals of the model%s", attr(x, "method") %||% "", 100 * attr(x, "level"),
+                  subtitle = sprintf("%s; %s intervals of the model%s", attr(x, "method") %||% "",
+                                     percent_list(level),
                                      if (isTRUE(attr(x, "proper"))) " (proper draws)" else "")) +
     plot_theme())
 }

@@ -1184,6 +1184,7 @@ series_set_intervals <- function(model, v, level, n_samples, seed, threads, f, c
   key <- function(i, j) i + nrow(v) * (j - 1)
   point <- v
   lower <- upper <- matrix(NA_real_, nrow(v), ncol(v), dimnames = dimnames(v))
+  bands <- rep(list(list(lower = lower, upper = upper)), length(level))
   samples <- matrix(0, n_samples, nrow(ij))
   sd <- numeric(nrow(ij))
   for (g in seq_along(model$parts)) {
@@ -1192,13 +1193,17 @@ series_set_intervals <- function(model, v, level, n_samples, seed, threads, f, c
     point[, cols] <- iv$point
     lower[, cols] <- iv$lower
     upper[, cols] <- iv$upper
+    for (k in seq_along(level)) {
+      bands[[k]]$lower[, cols] <- iv$bands[[k]]$lower
+      bands[[k]]$upper[, cols] <- iv$bands[[k]]$upper
+    }
     if (nrow(iv$ij)) {
       pos <- match(key(iv$ij[, 1], cols[iv$ij[, 2]]), key(ij[, 1], ij[, 2]))
       samples[, pos] <- iv$samples
       sd[pos] <- iv$sd
     }
   }
-  list(point = point, lower = lower, upper = upper, samples = samples, ij = ij, sd = sd)
+  list(point = point, lower = lower, upper = upper, bands = bands, samples = samples, ij = ij, sd = sd)
 }
 
 # The exact conditional of v's missing entries under the model, in the data's
@@ -1218,7 +1223,7 @@ series_model_intervals <- function(model, v, level, n_samples, seed, threads, ca
     samples <- t(apply(res$samples, 1, iv$back))
     if (nrow(iv$ij) == 1) samples <- t(samples)
   }
-  c(iv[c("point", "lower", "upper")], list(samples = samples, ij = iv$ij, sd = res$sd))
+  c(iv[c("point", "lower", "upper", "bands")], list(samples = samples, ij = iv$ij, sd = res$sd))
 }
 
 # The map of values of v's missing entries `ij` (frame-major) from the
@@ -1236,16 +1241,27 @@ series_back <- function(model, v, ij) {
 series_bands <- function(model, v, mean, sd, level) {
   ij <- missing_index(is.na(v))
   back <- series_back(model, v, ij)
-  z <- stats::qnorm(1 - (1 - level) / 2)
   point <- v
-  lower <- upper <- matrix(NA_real_, nrow(v), ncol(v), dimnames = dimnames(v))
-  if (nrow(ij)) {
-    point[ij] <- back(mean)
-    lower[ij] <- back(mean - z * sd)
-    upper[ij] <- back(mean + z * sd)
-  }
+  if (nrow(ij)) point[ij] <- back(mean)
   dimnames(point) <- dimnames(v)
-  list(point = point, lower = lower, upper = upper, ij = ij, back = back)
+  bands <- level_bands(v, ij, back, mean, sd, level)
+  list(point = point, lower = bands[[1]]$lower, upper = bands[[1]]$upper, bands = bands, ij = ij, back = back)
+}
+
+# The per-entry intervals of v's missing entries `ij` at each of `level`
+# (a vector), from their means and sds on the model's scale mapped back by
+# `back`: one list(lower, upper) of n x d matrices per level, NA where v is
+# observed. Gaussian quantiles, so several levels cost no more draws.
+level_bands <- function(v, ij, back, mean, sd, level) {
+  lapply(level, function(L) {
+    z <- stats::qnorm(1 - (1 - L) / 2)
+    lower <- upper <- matrix(NA_real_, nrow(v), ncol(v), dimnames = dimnames(v))
+    if (nrow(ij)) {
+      lower[ij] <- back(mean - z * sd)
+      upper[ij] <- back(mean + z * sd)
+    }
+    list(lower = lower, upper = upper)
+  })
 }
 
 # The per-entry intervals (list(lower, upper), as series_model_intervals()

@@ -41,6 +41,45 @@ test_that("predict() continues the time stamps and gives ordered intervals", {
   expect_equal(fv$time, c(81, 82))
 })
 
+test_that("predict() gives several levels at once from the same draws", {
+  y <- datasets::LakeHuron
+  y[c(20:24, 60)] <- NA
+  imp <- impute_series(y, n_samples = 30, seed = 1, threads = 1)
+  for (proper in c(FALSE, TRUE)) {
+    fc <- predict(imp, n.ahead = 4, level = c(0.95, 0.8), proper = proper, seed = 3, threads = 1)
+    expect_identical(names(fc), c("time", "frame", "horizon", "variable", "estimate", "se", "lower_80", "upper_80",
+                                  "lower_95", "upper_95"))
+    expect_identical(attr(fc, "level"), c(0.8, 0.95))  # increasing order
+    # each pair is what a call at that level alone gives, with the same draws
+    for (L in c(0.8, 0.95)) {
+      one <- predict(imp, n.ahead = 4, level = L, proper = proper, seed = 3, threads = 1)
+      expect_equal(fc[[paste0("lower_", 100 * L)]], one$lower)
+      expect_equal(fc[[paste0("upper_", 100 * L)]], one$upper)
+      expect_equal(fc$estimate, one$estimate)
+      expect_equal(attr(fc, "samples"), attr(one, "samples"))
+    }
+    expect_true(all(fc$lower_95 < fc$lower_80 & fc$upper_80 < fc$upper_95))
+  }
+  expect_output(print(fc), "80% and 95% intervals")
+  # rows keep the levels; plot() draws one band per level, the line once
+  expect_s3_class(fc[fc$horizon > 2, ], "ditimpute_series_forecast")
+  expect_identical(attr(fc[fc$horizon > 2, ], "level"), c(0.8, 0.95))
+  built <- ggplot2::ggplot_build(plot(fc))
+  expect_equal(nrow(built$data[[2]]), 2 * 5)
+  expect_equal(nrow(built$data[[3]]), 5)
+  # a model set (variables apart) and a non-integer percent
+  set.seed(5)
+  xs <- cbind(a = 50 + cumsum(rnorm(90)), b = 20 + cumsum(rnorm(90)))
+  xs[20:24, 1] <- NA
+  fs <- predict(impute_series(xs, separate = "all", n_samples = 20, seed = 1, threads = 1), n.ahead = 2,
+                level = c(0.5, 0.975), proper = FALSE, seed = 1, threads = 1)
+  expect_true(all(c("lower_50", "upper_97.5") %in% names(fs)))
+  expect_true(all(fs$lower_97.5 < fs$lower_50))
+  expect_input_error(predict(imp, level = c(0.8, 0.8)), "level")
+  expect_input_error(predict(imp, level = c(0.8, 1)), "level")
+  expect_input_error(predict(imp, level = c(0.8, NA)), "level")
+})
+
 test_that("predict() continues Date and POSIXct time stamps by the series' step", {
   set.seed(11)
   vals <- 10 + cumsum(rnorm(48, sd = 0.3))
