@@ -662,6 +662,33 @@ SmoothedConditional structural_conditional(const RowMatrix& y, const StructuralC
   return uk;
 }
 
+RowMatrix structural_innovations(const RowMatrix& y, const StructuralCandidate& c) {
+  const int T = static_cast<int>(y.rows()), d = static_cast<int>(y.cols());
+  if (c.Lambda.rows() != d || c.trend.cols() != d)
+    throw input_error("x", "the series has " + std::to_string(d) + " variables, the model " +
+                               std::to_string(c.Lambda.rows()) + ".");
+  const LatentProcess proc = structural_process(c.spec);
+  const RowMatrix mean = structural_mean(c, T);
+  RowMatrix out = RowMatrix::Constant(T, d, std::numeric_limits<double>::quiet_NaN());
+  for (int j = 0; j < d; ++j) {
+    Column col;
+    col.values = y.col(j);
+    col.mask = Mask(T, 1, true);
+    for (int t = 0; t < T; ++t) {
+      const bool obs = !std::isnan(col.values(t, 0));
+      col.mask.observed[static_cast<std::size_t>(t)] = obs ? 1 : 0;
+      if (!obs) col.values(t, 0) = 0.0;
+      col.n_obs += obs ? 1 : 0;
+    }
+    if (col.n_obs == 0) continue;
+    const Univariate u = univariate(proc, c.spec.nugget, col, mean.col(j), true);
+    if (u.innovations.rows() != T) continue;  // nothing counted beyond the diffuse start
+    const double scale = std::sqrt(std::max(c.Lambda(j, j), 1e-300));
+    out.col(j) = u.innovations.col(0) / scale;
+  }
+  return out;
+}
+
 std::vector<SmoothedConditional> structural_moments(const std::vector<RowMatrix>& ys,
                                                     const StructuralCandidate& candidate, int threads, bool fixed_line) {
   const int n = static_cast<int>(ys.size());

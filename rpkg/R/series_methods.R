@@ -434,3 +434,67 @@ logLik.ditimpute_series_dit_model <- function(object, ...) {
   check_loglik_dots(environment())
   abort_input("object", "is the DiT of impute_series(method = \"dit\"), which has no likelihood; method = \"gp\" has one.")
 }
+
+#' Standardised one-step residuals of a series imputation's model
+#'
+#' The residuals of the structural model that [impute_series()] (`method =
+#' "gp"`) fitted, for the checks a fitted time-series model gets (as
+#' [stats::tsdiag()] for [stats::StructTS()]): each observed value's one-step
+#' prediction error (the Kalman filter's innovation, given the values before
+#' it) over its predictive sd, on the model's scale (after any Box-Cox, log
+#' or bounded transform, centring and scaling). Under the model they are
+#' independent standard normal: autocorrelation left in them
+#' ([stats::Box.test()], [stats::acf()]) says the form misses structure, a
+#' heavy-tailed QQ plot says the Gaussian law is too light (its intervals
+#' then under-cover the extremes), and a run of large values of one sign
+#' after a gap says the level moved inside it (a shift the imputation
+#' bridges smoothly, with intervals too narrow there).
+#'
+#' Each variable is filtered on its own at its own scale (the innovations
+#' whose correlations give the model's `Lambda`); the values a level's or
+#' trend's diffuse start conditions on (a variable's first one or two
+#' observed values) and the missing entries have none (`NA`). A stationary
+#' form's mean is its fitted line. For a model set (`separate`), each
+#' group's model gives its variables' residuals. A DiT (`method = "dit"`)
+#' has no such model: an input error.
+#'
+#' @param object A result of [impute_series()] with `method = "gp"`.
+#' @param ... Nothing: a name here is an input error.
+#' @return The residuals in the form of the imputed series (a `ts` for a
+#'   `ts`, a data frame with the time column for a data frame, a matrix or
+#'   vector otherwise), `NA` where there is none.
+#' @seealso [impute_series()], [logLik.ditimpute_series_imputation()].
+#' @examples
+#' y <- datasets::Nile
+#' y[40:55] <- NA
+#' imp <- impute_series(y, n_samples = 20, seed = 1)
+#' r <- residuals(imp)
+#' Box.test(r, lag = 10, type = "Ljung-Box")  # NAs are skipped by acf()
+#' qqnorm(r); qqline(r)
+#' # the years of the three largest standardised errors
+#' time(r)[order(-abs(r))[1:3]]
+#' @export
+residuals.ditimpute_series_imputation <- function(object, ...) {
+  check_dots(environment(), "residuals()")
+  model <- series_gp_model(object, "residuals")
+  w <- series_innovations(model, object$x)
+  dimnames(w) <- list(NULL, colnames(object$x))
+  object$rebuild(w)
+}
+
+# Each variable's standardised one-step prediction errors of v (T x d, the
+# data's scale, NA = missing) under a fitted model or model set: T x d, NA
+# where none counts (residuals.ditimpute_series_imputation()).
+series_innovations <- function(model, v, call = rlang::caller_env()) {
+  if (inherits(model, "ditimpute_series_model_set")) {
+    out <- matrix(NA_real_, nrow(v), ncol(v))
+    for (g in seq_along(model$parts)) {
+      cols <- model$groups[[g]]
+      out[, cols] <- series_innovations(model$parts[[g]], v[, cols, drop = FALSE], call)
+    }
+    return(out)
+  }
+  w <- core_call(cpp_structural_innovations(scale_cols(v, model), model$candidate), call = call)
+  w[is.nan(w)] <- NA_real_
+  w
+}

@@ -109,6 +109,16 @@ Rcpp::List cpp_structural_impute(Eigen::MatrixXd y, Rcpp::List candidate, Rcpp::
   DITIMPUTE_GLUE_END
 }
 
+// Each variable's standardised one-step prediction errors of y (T x d,
+// standardised, NA = missing) under a fitted candidate: a T x d matrix, NaN
+// where none counts (structural.hpp).
+// [[Rcpp::export]]
+Eigen::MatrixXd cpp_structural_innovations(Eigen::MatrixXd y, Rcpp::List candidate) {
+  DITIMPUTE_GLUE_BEGIN
+  return ditimpute::structural_innovations(series_from_r(y), candidate_from_r(candidate));
+  DITIMPUTE_GLUE_END
+}
+
 // The conditional means and sds of the missing entries of each series in ys
 // (a list of T x d standardised series) under one fitted candidate, the
 // series in parallel; options: list(threads, fixed_line) (fixed_line: a

@@ -341,6 +341,7 @@ test_that("a DiT imputation has no likelihood and no forecast: input errors", {
   expect_input_error(logLik(fake), "object")
   expect_input_error(BIC(fake), "object")
   expect_input_error(nobs(fake), "object")
+  expect_input_error(residuals(fake), "object")
   skip_if_no_torch()
   y <- datasets::ldeaths
   y[c(10:14, 50)] <- NA
@@ -608,4 +609,55 @@ test_that("separate = \"auto\" keeps and prints the shares that split variables 
   m$innovation_r2 <- c(m = 0.052, f = 0.30)
   m$innovation_r2_adjusted <- c(m = 0.047, f = 0.297)
   expect_output(print(m), "the same beyond chance over [0-9]+ frames .*: m 4.7%, f 29.7%")
+})
+
+test_that("residuals() are the model's standardised one-step errors, in the series' form", {
+  # A simulated local level (rate 0.5, noise 0.1, 1,500 frames) with gaps:
+  # under the fitted level the errors have mean 0, sd 1 and no lag-1
+  # correlation (SEs about 0.027; bounds of 4 SEs, the parameters fitted).
+  set.seed(3)
+  n <- 1500
+  y <- 50 + cumsum(rnorm(n, sd = sqrt(0.5))) + rnorm(n, sd = sqrt(0.1))
+  y[c(200:230, 700, 900:905)] <- NA
+  imp <- impute_series(ts(y, start = 2000), model = "level", kernel = "smooth", transform = "none", n_samples = 20,
+                       proper = FALSE, seed = 1, threads = 1)
+  r <- residuals(imp)
+  expect_s3_class(r, "ts")
+  expect_equal(tsp(r), tsp(ts(y, start = 2000)))
+  expect_true(all(is.na(r[is.na(y)])))
+  expect_true(is.na(r[1]))  # the level's diffuse start conditions on the first value
+  expect_equal(sum(!is.na(r)), sum(!is.na(y)) - 1)
+  e <- as.numeric(r)
+  expect_lt(abs(mean(e, na.rm = TRUE)), 4 * 0.027)
+  expect_lt(abs(sd(e, na.rm = TRUE) - 1), 4 * 0.02)
+  expect_lt(abs(acf(e, lag.max = 1, plot = FALSE, na.action = na.pass)$acf[2]), 4 * 0.027)
+  # a spike stands out as the largest error
+  z <- y
+  z[1000] <- z[1000] + 15
+  rz <- residuals(impute_series(z, model = "level", kernel = "smooth", transform = "none", n_samples = 20,
+                                proper = FALSE, seed = 1, threads = 1))
+  expect_identical(which.max(abs(rz)), 1000L)
+  # a form that misses the season leaves it in the errors (Ljung-Box at two
+  # years: 276 on 24 df without the season, 14.4 with it)
+  co <- window(datasets::co2, 1980)
+  co[c(30:35, 100)] <- NA
+  box <- function(k) {
+    imp <- impute_series(co, kernel = k, n_samples = 20, proper = FALSE, seed = 1, threads = 1)
+    Box.test(residuals(imp), lag = 24, type = "Ljung-Box")$p.value
+  }
+  expect_lt(box("smooth"), 1e-6)
+  expect_gt(box("seasonal"), 0.05)
+  ar <- as.numeric(arima.sim(list(ar = 0.95), 600)) + 10
+  # a data frame with a time column keeps it; a model set gives each
+  # variable its own group's errors
+  df <- data.frame(when = as.Date("2020-01-01") + 0:199, a = y[1:200], b = ar[1:200])
+  di <- impute_series(df, separate = "all", transform = "none", n_samples = 20, proper = FALSE, seed = 1, threads = 1)
+  rd <- residuals(di)
+  expect_identical(names(rd), c("when", "a", "b"))
+  expect_identical(rd$when, df$when)
+  ib <- impute_series(df[, c("when", "b")], model = di$model$parts[[2]]$model_name, kernel = di$model$parts[[2]]$kernel_name,
+                      transform = "none", n_samples = 20, proper = FALSE, seed = 1, threads = 1)
+  expect_s3_class(di$model, "ditimpute_series_model_set")
+  expect_equal(rd$b, residuals(ib)$b, tolerance = 1e-6)
+  expect_input_error(residuals(imp, type = "pearson"), "type")
 })

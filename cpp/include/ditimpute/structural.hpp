@@ -110,6 +110,16 @@ StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& opt
 // The mean path (T x d) of a fitted candidate: its linear trend, or zero.
 RowMatrix structural_mean(const StructuralCandidate& candidate, int T);
 
+// Each variable's standardised one-step prediction errors under a fitted
+// candidate (T x d; NaN where y is missing and at the values a level's or
+// trend's diffuse start conditions on): the Kalman filter of the variable
+// on its own (the fit's innovations, from which Lambda's correlations come),
+// over its predictive sd at the variable's scale sqrt(Lambda(j, j)). White
+// noise with variance 1 under the model: what residual checks (Ljung-Box,
+// a normal QQ plot, outliers and level shifts) examine. A stationary form's
+// mean is the candidate's stored line.
+RowMatrix structural_innovations(const RowMatrix& y, const StructuralCandidate& candidate);
+
 // The exact conditional of y's missing entries under a fitted candidate, with
 // Z joint draws from Rng(seed). A stationary form's line is the least-squares
 // line through y's own observed values (the candidate's when y is the series
