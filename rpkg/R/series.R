@@ -476,7 +476,11 @@
 #'   lower, upper) and `gaps` (one row per run of missing values).
 #'   [completed_series()] gives the completed series in the class of `x`;
 #'   [completions()], [coverage()] and [imputation_metrics()] work on it;
-#'   `print()`, `summary()`, `plot()` and `as.data.frame()` too. [calibrate()]
+#'   `print()`, `summary()`, `plot()` and `as.data.frame()` too (`summary()`
+#'   also checks the model's residuals: Ljung-Box, errors beyond 3 sds, and
+#'   the first value after each gap, where a level that moved inside the gap
+#'   shows if the move was large beside the model's forecast over it; see
+#'   [residuals.ditimpute_series_imputation()]). [calibrate()]
 #'   on it self-calibrates its intervals. With `method =
 #'   "dit"`, `model` is a `ditimpute_series_dit_model` holding the trained
 #'   DiT (`dit`).
@@ -993,9 +997,10 @@ summary.ditimpute_series_imputation <- function(object, ...) {
   # A model set (variables in separate groups) keeps each group's choices in its part.
   parts <- object$model$parts
   selection <- if (is.null(parts)) object$model$selection else do.call(rbind, lapply(parts, `[[`, "selection"))
+  residuals <- if (inherits(object$model, "ditimpute_series_dit_model")) NULL else series_residual_checks(object)
   structure(list(variables = per_var, candidates = object$model$candidates, selection = selection,
-                 level = object$level, proper = isTRUE(object$model$proper), n_samples = object$n_samples,
-                 intervals = series_interval_text(object), method = object$method),
+                 residuals = residuals, level = object$level, proper = isTRUE(object$model$proper),
+                 n_samples = object$n_samples, intervals = series_interval_text(object), method = object$method),
             class = "summary.ditimpute_series_imputation")
 }
 
@@ -1026,7 +1031,72 @@ print.summary.ditimpute_series_imputation <- function(x, ...) {
     print(cand, row.names = FALSE)
     cat("(every column, AIC among them: object$model$candidates)\n")
   }
+  r <- x$residuals
+  if (!is.null(r)) {
+    cat("\n")
+    writeLines(strwrap(paste("Residual checks on the model's standardised one-step errors (residuals(object)): n of",
+                             "them; Ljung-Box p-value at the lag shown (not adjusted for the fitted parameters); how",
+                             "many lie beyond 3 sds, and how many a Gaussian would put there (exp); of the gaps inside",
+                             "the series, how many are followed by an error beyond 3 sds, and the largest |error|",
+                             "after one:"), width = getOption("width", 80)))
+    shown <- r
+    names(shown) <- c("variable", "n", "lag", "LB p", ">3sd", "exp", "gaps", "gap>3sd", "max gap")
+    print(shown, row.names = FALSE)
+    # Said only where more gaps are followed by an error beyond 3 sds than
+    # chance would give at the 1% level (a long series has thousands of gaps).
+    p3 <- 2 * stats::pnorm(-3)
+    many <- r$after_gap_over_3sd > stats::qbinom(0.99, r$gaps_inside, p3)
+    if (any(many)) {
+      shifted <- sum(r$after_gap_over_3sd[many])
+      chance <- sum(r$gaps_inside[many]) * p3
+      writeLines(strwrap(sprintf(paste("After %s of %s (%s), about %.2g by chance, the next observed value lay more",
+                                       "than 3 sds from the model's one-step forecast: the level may have moved inside",
+                                       "%s, which the imputation bridges smoothly, with intervals too narrow there (see",
+                                       "residuals(object) after the gaps in object$gaps)."),
+                                 format(shifted), plural(sum(r$gaps_inside[many]), "gap"),
+                                 paste(r$variable[many], collapse = ", "), chance, if (shifted == 1) "it" else "them"),
+                         width = getOption("width", 80)))
+    }
+  }
   invisible(x)
+}
+
+# summary()'s residual checks of a GP series imputation, one row per
+# variable: the standardised one-step errors counted, a Ljung-Box p-value
+# (lag 10, or two periods of a season or cycle, at most a fifth of the
+# errors), how many lie beyond 3 sds (and how many a Gaussian would put
+# there), and, at the first observed value after each gap inside the
+# series, how many of those lie beyond 3 sds and the largest |error|.
+series_residual_checks <- function(object) {
+  w <- series_innovations(object$model, object$x)
+  vars <- colnames(object$x)
+  period <- series_variable_periods(object$model, length(vars))
+  rows <- lapply(seq_along(vars), function(j) {
+    e <- w[, j]
+    k <- sum(!is.na(e))
+    lag <- min(if (is.finite(period[j])) max(10L, round(2 * period[j])) else 10L, floor(k / 5))
+    p <- if (lag >= 1) stats::Box.test(e, lag = lag, type = "Ljung-Box")$p.value else NA_real_
+    g <- object$gaps[object$gaps$variable == vars[j] & object$gaps$end < nrow(w) & object$gaps$start > 1, , drop = FALSE]
+    z <- abs(e[g$end + 1])
+    data.frame(variable = vars[j], errors = k, lag = if (lag >= 1) as.integer(lag) else NA_integer_,
+               ljung_box_p = signif(p, 3), over_3sd = sum(abs(e) > 3, na.rm = TRUE),
+               expected = round(k * 2 * stats::pnorm(-3), 1), gaps_inside = nrow(g),
+               after_gap_over_3sd = sum(z > 3, na.rm = TRUE),
+               largest_after_gap = if (any(!is.na(z))) round(max(z, na.rm = TRUE), 2) else NA_real_,
+               stringsAsFactors = FALSE)
+  })
+  do.call(rbind, rows)
+}
+
+# Each variable's season or cycle period under a fitted model or model set
+# (NA where its kernel has neither).
+series_variable_periods <- function(model, d) {
+  if (inherits(model, "ditimpute_series_model_set")) {
+    out <- rep(NA_real_, d)
+    for (g in seq_along(model$parts)) out[model$groups[[g]]] <- series_variable_periods(model$parts[[g]], length(model$groups[[g]]))
+    return(out)
+  }
+  rep(if (model$kernel_name %in% c("seasonal", "cycle")) model$period else NA_real_, d)
 }
 
 #' @export

@@ -661,3 +661,38 @@ test_that("residuals() are the model's standardised one-step errors, in the seri
   expect_equal(rd$b, residuals(ib)$b, tolerance = 1e-6)
   expect_input_error(residuals(imp, type = "pearson"), "type")
 })
+
+test_that("summary() checks the residuals: Ljung-Box, errors beyond 3 sds, a level moved inside a gap", {
+  set.seed(2)
+  n <- 400
+  y <- 20 + cumsum(rnorm(n, sd = 0.3)) + rnorm(n, sd = 0.5)
+  y[231:n] <- y[231:n] + 15  # a shift of 50 step sds inside the gap below
+  y[c(221:240, 100)] <- NA
+  imp <- impute_series(y, model = "level", n_samples = 20, proper = FALSE, seed = 1, threads = 1)
+  s <- summary(imp)
+  r <- s$residuals
+  expect_identical(names(r), c("variable", "errors", "lag", "ljung_box_p", "over_3sd", "expected", "gaps_inside",
+                               "after_gap_over_3sd", "largest_after_gap"))
+  e <- residuals(imp)
+  expect_identical(r$errors, sum(!is.na(e)))
+  expect_identical(r$over_3sd, sum(abs(e) > 3, na.rm = TRUE))
+  expect_identical(r$gaps_inside, 2L)
+  expect_identical(r$after_gap_over_3sd, 1L)
+  expect_equal(r$largest_after_gap, round(abs(e[241]), 2))
+  expect_output(print(s), "After 1 of 2 gaps \\(x\\), about 0.0054 by chance")
+  # without the shift nothing is flagged
+  z <- y
+  z[231:n] <- z[231:n] - 15
+  quiet <- summary(impute_series(z, model = "level", n_samples = 20, proper = FALSE, seed = 1, threads = 1))
+  expect_identical(quiet$residuals$after_gap_over_3sd, 0L)
+  expect_false(any(grepl("After", capture.output(print(quiet)))))
+  # a season the form leaves out: Ljung-Box at two periods rejects
+  co <- window(datasets::co2, 1980)
+  co[c(30:35, 100)] <- NA
+  sm <- summary(impute_series(co, kernel = "smooth", n_samples = 20, proper = FALSE, seed = 1, threads = 1))$residuals
+  expect_identical(sm$lag, 10L)  # no season in the form: lag 10
+  expect_lt(sm$ljung_box_p, 1e-6)
+  se <- summary(impute_series(co, kernel = "seasonal", n_samples = 20, proper = FALSE, seed = 1, threads = 1))$residuals
+  expect_identical(se$lag, 24L)
+  expect_gt(se$ljung_box_p, 0.05)
+})
