@@ -179,6 +179,21 @@ struct Column {
   int n_obs = 0;
 };
 
+// Variable j of y over frames [start, start + frames): its values (0 where
+// missing), mask and count of observed values.
+Column column_of(const RowMatrix& y, int j, int start, int frames) {
+  Column c;
+  c.values = y.block(start, j, frames, 1);
+  c.mask = Mask(frames, 1, true);
+  for (int t = 0; t < frames; ++t) {
+    const bool obs = !std::isnan(c.values(t, 0));
+    c.mask.observed[static_cast<std::size_t>(t)] = obs ? 1 : 0;
+    if (!obs) c.values(t, 0) = 0.0;
+    c.n_obs += obs ? 1 : 0;
+  }
+  return c;
+}
+
 // The OLS line (intercept, slope per frame) through a variable's observed values.
 Eigen::Vector2d line_fit(const RowMatrix& y, int j, int start, int frames) {
   double n = 0, st = 0, sy = 0, stt = 0, sty = 0;
@@ -333,14 +348,7 @@ StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& o) 
   std::vector<Column> cols(static_cast<std::size_t>(d));
   for (int j = 0; j < d; ++j) {
     Column& c = cols[static_cast<std::size_t>(j)];
-    c.values = y.block(start, j, frames, 1);
-    c.mask = Mask(frames, 1, true);
-    for (int t = 0; t < frames; ++t) {
-      const bool obs = !std::isnan(c.values(t, 0));
-      c.mask.observed[static_cast<std::size_t>(t)] = obs ? 1 : 0;
-      if (!obs) c.values(t, 0) = 0.0;
-      c.n_obs += obs ? 1 : 0;
-    }
+    c = column_of(y, j, start, frames);
     if (c.n_obs < 3)
       throw input_error("x", "variable " + std::to_string(j + 1) + " has " + std::to_string(c.n_obs) +
                                  " observed values in the fitting stretch; each variable needs at least 3.");
@@ -671,15 +679,7 @@ RowMatrix structural_innovations(const RowMatrix& y, const StructuralCandidate& 
   const RowMatrix mean = structural_mean(c, T);
   RowMatrix out = RowMatrix::Constant(T, d, std::numeric_limits<double>::quiet_NaN());
   for (int j = 0; j < d; ++j) {
-    Column col;
-    col.values = y.col(j);
-    col.mask = Mask(T, 1, true);
-    for (int t = 0; t < T; ++t) {
-      const bool obs = !std::isnan(col.values(t, 0));
-      col.mask.observed[static_cast<std::size_t>(t)] = obs ? 1 : 0;
-      if (!obs) col.values(t, 0) = 0.0;
-      col.n_obs += obs ? 1 : 0;
-    }
+    const Column col = column_of(y, j, 0, T);
     if (col.n_obs == 0) continue;
     const Univariate u = univariate(proc, c.spec.nugget, col, mean.col(j), true);
     if (u.innovations.rows() != T) continue;  // nothing counted beyond the diffuse start
