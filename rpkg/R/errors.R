@@ -94,12 +94,21 @@ check_level <- function(level, arg = rlang::caller_arg(level), call = rlang::cal
 # returned in increasing order.
 check_levels <- function(level, arg = rlang::caller_arg(level), call = rlang::caller_env()) {
   force(arg)
-  if (!is.numeric(level) || length(level) <= 1) return(check_level(level, arg = arg, call = call))
-  if (anyNA(level) || any(!is.finite(level)) || any(level <= 0 | level >= 1)) {
+  if (is.numeric(level) && length(level) == 1) return(check_level(level, arg = arg, call = call))
+  if (!is.numeric(level) || length(level) == 0 || anyNA(level) || any(!is.finite(level)) ||
+      any(level <= 0 | level >= 1)) {
     abort_input(arg, sprintf("must be levels in (0, 1), not c(%s).", paste(format(level), collapse = ", ")), call = call)
   }
   if (anyDuplicated(level)) {
     abort_input(arg, sprintf("has %g twice: give each level once.", level[anyDuplicated(level)]), call = call)
+  }
+  # Each level names its columns (lower_80, ...) in percent to 4 decimals:
+  # levels that round alike, or to 0% or 100%, would lose a column.
+  pct <- format_percent_label(level)
+  if (anyDuplicated(pct) || any(pct %in% c("0", "100"))) {
+    abort_input(arg, sprintf(paste("has levels that agree to 4 decimals of a percent, or round to 0%% or 100%%",
+                                   "(%s): give levels that differ in percent to 4 decimals."),
+                             paste(format(level, digits = 12), collapse = ", ")), call = call)
   }
   sort(as.numeric(level))
 }

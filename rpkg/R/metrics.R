@@ -300,9 +300,7 @@ at_level <- function(object, level, call = rlang::caller_env()) {
 }
 
 coverage_curve <- function(object, spec, truth, n_draws, seed, threads, levels, call = rlang::caller_env()) {
-  if (!is.numeric(levels) || length(levels) < 1 || anyNA(levels) || any(levels <= 0 | levels >= 1)) {
-    abort_input("levels", "must be levels strictly between 0 and 1.", call = call)
-  }
+  levels <- check_levels(if (is.numeric(levels)) unique(levels) else levels, arg = "levels", call = call)
   series <- inherits(object, "ditimpute_series_imputation")
   object <- as3(object)
   # series_truth() gave a series' truth as frames x variables: the n x H x d

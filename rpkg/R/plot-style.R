@@ -14,9 +14,16 @@ value_scales <- function(kinds) {
 }
 
 # The interval band's fill, with its level in the legend.
+# The interval bands' fill (and, for ribbons that map it, alpha) at one
+# level, keyed "interval", or at several, keyed by their labels ("80%
+# interval", ...; the widest the lightest, drawn first under the others).
 interval_scale <- function(level) {
-  ggplot2::scale_fill_manual(values = c(interval = unname(plot_colours["imputed"])),
-                             labels = sprintf("%g%% interval", 100 * level), name = NULL)
+  label <- paste0(format_percent_label(level), "% interval")
+  key <- if (length(level) == 1) "interval" else label
+  list(ggplot2::scale_fill_manual(values = stats::setNames(rep(unname(plot_colours["imputed"]), length(key)), key),
+                                  breaks = key, labels = label, name = NULL),
+       ggplot2::scale_alpha_manual(values = stats::setNames(seq(0.25, 0.12, length.out = length(key)), key),
+                                   breaks = key, labels = label, name = NULL))
 }
 
 # Runs of consecutive missing frames of one length: a ribbon has no width

@@ -42,9 +42,9 @@
 #' **The standard error `se`.** As the `se` of [stats::predict.Arima()]: the
 #' forecast's standard deviation, on the data's scale. For a variable
 #' modelled on the data's own scale it is exact: the conditional sd of the
-#' forecast (under proper draws, the mixture's), and `lower`, `upper` are
-#' `estimate -/+ qnorm((1 + level) / 2) * se`, so one forecast gives the
-#' interval at any level. For a variable modelled on a Box-Cox, log or
+#' forecast (under proper draws, the mixture's), and `lower`, `upper` (with
+#' several levels, `lower_80`, `upper_80`, ...) are `estimate -/+ qnorm((1 +
+#' level) / 2) * se`, so one forecast gives the interval at any level. For a variable modelled on a Box-Cox, log or
 #' bounded scale the forecast's law on the data's scale is skewed and its
 #' intervals are not symmetric about `estimate`: `se` is then the sd of the
 #' `n_samples` joint draws, `apply(attr(fc, "samples"), 2, sd)`, an estimate
@@ -283,17 +283,17 @@ plot.ditimpute_series_forecast <- function(x, ...) {
                      value = history$value)
   # The band and line start at the last frame of the series, so they join it.
   last <- hist[!duplicated(hist$variable, fromLast = TRUE), , drop = FALSE]
-  # One ribbon per level, the widest first (drawn under the narrower ones).
-  label <- paste0(format_percent_label(level), "% interval")
+  # One ribbon per level, the widest first (drawn under the narrower ones),
+  # keyed as interval_scale() keys them.
+  key <- if (length(level) == 1) "interval" else paste0(format_percent_label(level), "% interval")
   band <- do.call(rbind, lapply(rev(seq_along(level)), function(k) {
     rbind(data.frame(time = last$time, variable = last$variable, estimate = last$value, lower = last$value,
-                     upper = last$value, band = label[k]),
+                     upper = last$value, band = key[k]),
           data.frame(time = as_axis(x$time), variable = factor(x$variable, levels = vars), estimate = x$estimate,
-                     lower = x[[cols$lower[k]]], upper = x[[cols$upper[k]]], band = label[k]))
+                     lower = x[[cols$lower[k]]], upper = x[[cols$upper[k]]], band = key[k]))
   }))
-  band$band <- factor(band$band, levels = rev(label))
-  line <- band[band$band == label[1], , drop = FALSE]
-  fill <- stats::setNames(rep(unname(plot_colours["imputed"]), length(level)), label)
+  band$band <- factor(band$band, levels = rev(key))
+  line <- band[band$band == key[1], , drop = FALSE]
   drawn(ggplot2::ggplot(band, ggplot2::aes(x = .data$time)) +
     ggplot2::geom_line(data = hist, ggplot2::aes(y = .data$value, group = .data$variable), colour = "grey50",
                        linewidth = 0.4) +
@@ -302,9 +302,7 @@ plot.ditimpute_series_forecast <- function(x, ...) {
     ggplot2::geom_line(data = line, ggplot2::aes(y = .data$estimate, group = .data$variable),
                        colour = plot_colours[["imputed"]]) +
     ggplot2::facet_wrap(~variable, ncol = 1, scales = "free_y") +
-    ggplot2::scale_fill_manual(values = fill, breaks = label, name = NULL) +
-    ggplot2::scale_alpha_manual(values = stats::setNames(seq(0.25, 0.12, length.out = length(level)), label),
-                                breaks = label, name = NULL) +
+    interval_scale(level) +
     ggplot2::labs(x = "time", y = "value", title = "Forecast",
                   subtitle = sprintf("%s; %s intervals of the model%s", attr(x, "method") %||% "",
                                      percent_list(level),
@@ -442,7 +440,8 @@ logLik.ditimpute_series_dit_model <- function(object, ...) {
 #' [stats::tsdiag()] for [stats::StructTS()]): each observed value's one-step
 #' prediction error (the Kalman filter's innovation, given the values before
 #' it) over its predictive sd, on the model's scale (after any Box-Cox, log
-#' or bounded transform, centring and scaling). Under the model they are
+#' or bounded transform, centring and scaling, and the fixed seasonal shape
+#' removed when the model has one). Under the model they are
 #' independent standard normal: autocorrelation left in them
 #' ([stats::Box.test()], [stats::acf()]) says the form misses structure, a
 #' heavy-tailed QQ plot says the Gaussian law is too light (its intervals
@@ -461,15 +460,18 @@ logLik.ditimpute_series_dit_model <- function(object, ...) {
 #' @param object A result of [impute_series()] with `method = "gp"`.
 #' @param ... Nothing: a name here is an input error.
 #' @return The residuals in the form of the imputed series (a `ts` for a
-#'   `ts`, a data frame with the time column for a data frame, a matrix or
-#'   vector otherwise), `NA` where there is none.
+#'   `ts`, a `ditimpute_series` for one, a data frame for a data frame, with
+#'   its time column and any non-numeric columns unchanged: select the
+#'   variables' columns for [stats::acf()] or [stats::Box.test()]; a matrix
+#'   or vector otherwise), `NA` where there is none.
 #' @seealso [impute_series()], [logLik.ditimpute_series_imputation()].
 #' @examples
 #' y <- datasets::Nile
 #' y[40:55] <- NA
 #' imp <- impute_series(y, n_samples = 20, seed = 1)
 #' r <- residuals(imp)
-#' Box.test(r, lag = 10, type = "Ljung-Box")  # NAs are skipped by acf()
+#' # acf() and Box.test() leave out the lag pairs with a missing value
+#' Box.test(r, lag = 10, type = "Ljung-Box")
 #' qqnorm(r); qqline(r)
 #' # the years of the three largest standardised errors
 #' time(r)[order(-abs(r))[1:3]]

@@ -78,6 +78,11 @@ test_that("predict() gives several levels at once from the same draws", {
   expect_input_error(predict(imp, level = c(0.8, 0.8)), "level")
   expect_input_error(predict(imp, level = c(0.8, 1)), "level")
   expect_input_error(predict(imp, level = c(0.8, NA)), "level")
+  # levels whose column names would coincide, or read 100%
+  cnd <- expect_input_error(predict(imp, level = c(0.95, 0.95 + 1e-9)), "level")
+  expect_match(conditionMessage(cnd), "4 decimals of a percent")
+  expect_input_error(predict(imp, level = c(0.9, 0.9999999)), "level")
+  expect_input_error(predict(imp, level = c("0.8", "0.9")), "level")
 })
 
 test_that("predict() continues Date and POSIXct time stamps by the series' step", {
