@@ -251,7 +251,10 @@ gp_fit <- function(x, kernel = c("matern32", "matern52", "laplace", "rbf"), leng
                    validation = 0, patience = 3, method = c("em", "lbfgs"), gradient_tol = 0.1) {
   if (!is.numeric(x) && !(is.logical(x) && all(is.na(x)))) abort_input("x", "must be a numeric n x H x d array.")
   dm <- dim(x)
-  if (length(dm) != 3) abort_input("x", "must be an n x H x d array of windows.")
+  if (length(dm) != 3) {
+    abort_input("x", paste("must be an n x H x d array of windows: cut a long series into windows with",
+                           "make_windows(), or impute a whole series (matrix, data frame, ts) with impute_series()."))
+  }
   check_no_nan_inf(x, "x")
   kernel <- check_string(kernel, c("matern32", "matern52", "laplace", "rbf"))
   search <- check_string(search, c("expected", "exact"))

@@ -281,6 +281,32 @@ series_named_columns <- function(x, vars, arg, call) {
   if (is.data.frame(x)) as.matrix(x[vars]) else x[, vars, drop = FALSE]
 }
 
+# The true values of the imputed variables `vars` from a data frame `truth`
+# (T x length(vars), by name): a variable's column all NA (logical, as a
+# column of NA is) is a truth not known; an absent column (a misspelled
+# name would otherwise score nothing silently) or one that is neither
+# numbers nor all NA is an input error. The rows are the series' frames, in
+# its order (the time axis is the series', not read again from `truth`).
+series_truth_frame <- function(truth, vars, arg, call) {
+  absent <- setdiff(vars, names(truth))
+  if (length(absent)) {
+    abort_input(arg, sprintf(paste("has no column \"%s\"; the imputed variables are %s (a column of NA says a",
+                                   "truth is not known)."), absent[1], paste0('"', vars, '"', collapse = ", ")),
+                call = call)
+  }
+  cols <- lapply(vars, function(nm) {
+    col <- truth[[nm]]
+    if (is.logical(col) && all(is.na(col))) return(rep(NA_real_, nrow(truth)))
+    if (!is.numeric(col)) {
+      abort_input(arg, sprintf("column \"%s\" must hold numbers (or be all NA: a truth not known).", nm), call = call)
+    }
+    as.numeric(col)
+  })
+  m <- matrix(unlist(cols), nrow(truth), length(vars), dimnames = list(NULL, vars))
+  check_no_nan_inf(m, arg, call = call)
+  m
+}
+
 # `v` (a T x d matrix from `arg`) shaped as the imputed series, or an input error.
 check_series_shape <- function(v, object, arg, call) {
   if (!identical(as.integer(dim(v)), as.integer(dim(object$x)))) {
@@ -314,8 +340,7 @@ series_truth <- function(object, truth, arg = "truth", call = rlang::caller_env(
   vars <- colnames(object$x)
   check_no_nan_inf(if (is.data.frame(truth)) truth[intersect(vars, names(truth))] else truth, arg, call = call)
   if (is.data.frame(truth)) {
-    v <- series_named_columns(truth, vars, arg, call)
-    if (!all(vapply(truth[vars], is.numeric, TRUE))) abort_input(arg, "must hold numbers in the imputed variables.", call = call)
+    v <- series_truth_frame(truth, vars, arg, call)
   } else if (is.numeric(truth) && length(dim(truth)) == 3) {
     return(truth)  # the internal n x H x d form
   } else {

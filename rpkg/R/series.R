@@ -260,7 +260,9 @@
 #' @param x The series: a `ts` or `mts`, a data frame with a time column
 #'   (`Date` or `POSIXct`, equally spaced or monthly) and numeric columns
 #'   (other columns, such as factors, without missing values are carried
-#'   through unchanged, not modelled: covariates for [as_mids()]), a
+#'   through unchanged, not modelled: covariates for [as_mids()]; so are
+#'   complete numeric columns that restate the time axis, its year, month,
+#'   day, weekday or hour, or count the rows, with a message), a
 #'   [ditimpute_series()], a numeric matrix (rows are frames) or a numeric
 #'   vector. `NA` marks missing values. Each variable needs at least 8
 #'   observed values with `method = "gp"` (twice the 4 parameters per
@@ -524,7 +526,11 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   gp_only <- c(model = !missing(model), kernel = !missing(kernel), fit_frames = !missing(fit_frames),
                ridge = !missing(ridge))
   dit_given <- !missing(dit)
-  x <- frame_time(x, time); truth <- frame_time(truth, time, "truth")  # time = columns of a data frame
+  # time = columns of a data frame; a data frame's truth is read by column
+  # names on x's frames (series_truth_frame()), its own time columns unread
+  frame_truth <- is.data.frame(x) && is.data.frame(truth)
+  x <- frame_time(x, time)
+  if (!frame_truth) truth <- frame_time(truth, time, "truth")
   method <- check_string(method, c("gp", "dit"))
   level <- check_level(level)
   n_samples <- check_count(n_samples, min = 20)
@@ -557,8 +563,12 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   period <- if (is.null(period)) 1 else if (kernel == "cycle" && length(period) == 1 && is.na(period)) NA_real_ else
     check_number(period, lower = if (kernel == "cycle") 4 else 1, upper = Inf, open = FALSE)
   if (!is.null(truth)) {
-    truth <- series_input(truth, "truth")$values
-    if (!identical(dim(truth), dim(v))) abort_input("truth", "must have the same shape as x.")
+    truth <- if (frame_truth) series_truth_frame(truth, colnames(v), "truth", rlang::current_env()) else
+      series_input(truth, "truth")$values
+    if (!identical(dim(truth), dim(v))) {
+      abort_input("truth", sprintf("must have the same shape as x: %d time points x %d variables, not %d x %d.",
+                                   nrow(v), ncol(v), nrow(truth), ncol(truth)))
+    }
   }
   separate <- check_separate(separate, colnames(v))
   bounds <- series_bounds(bounds, v)
@@ -731,6 +741,20 @@ frame_input <- function(x, arg, call) {
   }
   others <- setdiff(others, bad)
   if (!length(others)) abort_input(arg, "has no numeric column to impute.", call = call)
+  # Complete numeric columns that only restate the time axis (its year,
+  # month, day, hour, ...) or count the rows ride along unchanged too: as
+  # series they add a variable per column to every fit and can move the
+  # model's form (airquality's Month and Day beside a date: Ozone's MAE
+  # 1.10x, a trend form instead of a level; BeijingAir's row number No).
+  clock <- clock_columns(x[others], time)
+  if (length(clock) && length(clock) < length(others)) {
+    if (arg == "x") {
+      cli::cli_inform(c(i = paste0("Not modelled, carried through unchanged: ",
+                                   paste(sprintf("%s (%s)", clock, names(clock)), collapse = ", "),
+                                   ". Drop such columns to silence this.")))
+    }
+    others <- setdiff(others, clock)
+  }
   period <- NULL
   months <- calendar_step(time)
   if (!is.null(months)) {
@@ -743,6 +767,28 @@ frame_input <- function(x, arg, call) {
   v <- as.matrix(x[others])
   list(values = unname_rows(v), time = time, period = period,
        rebuild = function(vals) { out <- x; out[others] <- as.data.frame(vals); out })
+}
+
+# The columns of `df` (numeric, none missing) that restate the time axis
+# `time` or count its rows: named by what each is ("the month", "counts the
+# rows", ...), the value the column's name.
+clock_columns <- function(df, time) {
+  parts <- list()
+  if (inherits(time, c("Date", "POSIXt")) && !anyNA(time)) {
+    lt <- as.POSIXlt(time)
+    parts <- list("the year" = lt$year + 1900, "the month" = lt$mon + 1, "the quarter" = lt$mon %/% 3 + 1,
+                  "the day of the month" = lt$mday, "the day of the year" = lt$yday + 1, "the weekday" = lt$wday,
+                  "the weekday" = ifelse(lt$wday == 0, 7, lt$wday), "the hour" = lt$hour)
+  }
+  what <- vapply(df, function(col) {
+    if (length(col) < 3 || anyNA(col)) return(NA_character_)
+    d <- diff(col)
+    if (d[1] != 0 && all(d == d[1])) return("counts the rows")
+    hit <- vapply(parts, function(p) all(col == p), TRUE)
+    if (any(hit)) names(parts)[which(hit)[1]] else NA_character_
+  }, "")
+  keep <- !is.na(what)
+  stats::setNames(names(df)[keep], what[keep])
 }
 
 # Calendar stamps: Date/POSIXct time stamps all on one day of the month, or

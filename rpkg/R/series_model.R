@@ -1389,18 +1389,34 @@ print.ditimpute_series_model <- function(x, ...) {
   cat(sprintf("  fitted on frames %d-%d: log-likelihood %.2f%s, %d parameters, BIC %.2f%s\n", x$fit_start,
               x$fit_start + x$fit_frames - 1L, x$loglik, if (moved) " at that rate" else "",
               as.integer(x$df), x$candidates$BIC[x$candidates$chosen], if (moved) " at the maximum" else ""))
+  chosen <- x$candidates[x$candidates$chosen, , drop = FALSE]
+  if (nrow(chosen) == 1 && isFALSE(chosen$converged)) {
+    cat(sprintf(paste0("  the chosen form's likelihood search stopped at its limit of %d evaluations before it ",
+                       "converged: its parameters may lie a little off the maximum\n"), as.integer(chosen$evaluations)))
+  }
   sel <- x$selection
   for (step in unique(sel$step)) {
     st <- sel[sel$step == step, ]
     won <- which(st$chosen)
     name <- switch(step, kernel = c(sprintf("the %s kernel", st$kernel[1]), "the cycle"),
                    rate = sub("^.*\\((.*)\\)$", "\\1", st$model), sprintf("the %s model", st$model))
-    cat(sprintf("  %s chosen on %d hidden gaps of the series' own lengths%s (%d values): %s, mean CRPS %.3g against %.3g for %s (difference of %s's %.3g, SE %.2g)\n",
+    crps <- distinct_digits(st$crps[c(won, 3 - won)])
+    cat(sprintf("  %s chosen on %d hidden gaps of the series' own lengths%s (%d values): %s, mean CRPS %s against %s for %s (difference of %s's %.3g, SE %.2g)\n",
                 if (step == "rate") "level rate" else step, st$hidden_gaps[1],
-                if (step == "rate") " anywhere in the series" else "", st$hidden_values[1], name[won], st$crps[won],
-                st$crps[3 - won], name[3 - won], name[2], st$difference[2], st$se[2]))
+                if (step == "rate") " anywhere in the series" else "", st$hidden_values[1], name[won], crps[1],
+                crps[2], name[3 - won], name[2], st$difference[2], st$se[2]))
   }
   invisible(x)
+}
+
+# Two numbers to as many significant digits as tell them apart (3 to 6),
+# so that a comparison does not print "0.0128 against 0.0128".
+distinct_digits <- function(v) {
+  for (k in 3:6) {
+    out <- formatC(signif(v, k), digits = k, format = "g", flag = "#")
+    if (out[1] != out[2]) break
+  }
+  sub("\\.$", "", out)
 }
 
 # The shares beyond chance (series_chance_adjusted(), what separate = "auto"

@@ -150,3 +150,62 @@ test_that("quarterly, yearly and month-end data frames are regular calendar seri
   expect_match(conditionMessage(cnd), "are 9 months apart, the most common step 3 months", fixed = TRUE)
   expect_match(conditionMessage(cnd), "by = \"quarter\"", fixed = TRUE)
 })
+
+test_that("complete columns that restate the time axis or count the rows ride along, not modelled", {
+  aq <- datasets::airquality
+  aq$date <- as.Date(sprintf("1973-%02d-%02d", aq$Month, aq$Day))
+  expect_message(imp <- impute_series(aq[, c("date", "Month", "Day", "Ozone", "Temp")], n_samples = 20, seed = 1,
+                                      threads = 1),
+                 "Not modelled, carried through unchanged: Month \\(the month\\), Day \\(the day of the month\\)")
+  expect_identical(colnames(imp$x), c("Ozone", "Temp"))
+  done <- completed_series(imp)
+  expect_identical(names(done), c("date", "Month", "Day", "Ozone", "Temp"))
+  expect_identical(done$Month, aq$Month)
+  expect_false(anyNA(done$Ozone))
+  # hourly stamps: a row number, year, hour; a column with a missing value is modelled
+  hours <- as.POSIXct("2020-01-01 00:00", tz = "UTC") + 3600 * (0:99)
+  set.seed(1)
+  y <- sin((0:99) / 5) + rnorm(100, sd = 0.1)
+  y[40:44] <- NA
+  df <- data.frame(time = hours, No = 1:100, year = 2020, hour = as.POSIXlt(hours)$hour, y = y)
+  expect_message(ih <- impute_series(df, n_samples = 20, seed = 1, threads = 1),
+                 "No \\(counts the rows\\), year \\(the year\\), hour \\(the hour\\)")
+  expect_identical(colnames(ih$x), "y")
+  # only such columns: they are the series, modelled as before
+  solo <- data.frame(time = hours[1:30], z = c(1:10, NA, 12:30))
+  expect_no_message(is <- impute_series(solo, n_samples = 20, seed = 1, threads = 1))
+  expect_identical(colnames(is$x), "z")
+})
+
+test_that("a data frame's truth is read by column name: all-NA or absent columns are unknown", {
+  aq <- datasets::airquality
+  d <- data.frame(date = as.Date(sprintf("1973-%02d-%02d", aq$Month, aq$Day)), Ozone = aq$Ozone, Temp = aq$Temp)
+  y <- d
+  y$Ozone[c(20:23, 62)] <- NA
+  imp <- impute_series(y, n_samples = 20, level = 0.9, seed = 1, threads = 1)
+  tr <- d
+  tr$Ozone[-c(20:23, 62)] <- NA
+  tr$Temp <- NA  # logical
+  a <- coverage(imp, truth = tr)
+  num <- tr
+  num$Temp <- NA_real_
+  expect_equal(a, coverage(imp, truth = num))
+  cnd <- expect_input_error(coverage(imp, truth = tr[, c("date", "Ozone")]), "truth")
+  expect_match(conditionMessage(cnd), "has no column \"Temp\".*a column of NA")
+  bad <- tr
+  bad$Temp <- "x"
+  cnd <- expect_input_error(coverage(imp, truth = bad), "truth")
+  expect_match(conditionMessage(cnd), "column \"Temp\" must hold numbers")
+  expect_input_error(coverage(imp, truth = data.frame(date = d$date, other = 1)), "truth")
+  # impute_series(truth =) with the time built from columns: the truth's own
+  # time columns are not read (masked to NA here)
+  y2 <- aq[, c("Month", "Day", "Ozone", "Temp")]
+  y2$Temp[5:9] <- NA
+  tr2 <- aq[, c("Month", "Day", "Ozone", "Temp")]
+  tr2[!is.na(y2)] <- NA
+  i2 <- impute_series(y2, time = c("Month", "Day", year = 1973), truth = tr2, n_samples = 20, seed = 1, threads = 1)
+  expect_equal(i2$truth[5:9, "Temp"], aq$Temp[5:9])
+  expect_true(all(is.na(i2$truth[, "Ozone"])))
+  cnd <- expect_input_error(impute_series(y2, time = c("Month", "Day", year = 1973), truth = tr2[1:100, ]), "truth")
+  expect_match(conditionMessage(cnd), "153 time points x 2 variables, not 100 x 2")
+})

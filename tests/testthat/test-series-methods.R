@@ -701,3 +701,17 @@ test_that("summary() checks the residuals: Ljung-Box, errors beyond 3 sds, a lev
   expect_identical(se$lag, 24L)
   expect_gt(se$ljung_box_p, 0.05)
 })
+
+test_that("the model's print tells close CRPS apart and says when the chosen form's search did not converge", {
+  expect_identical(distinct_digits(c(0.01281, 0.01283)), c("0.01281", "0.01283"))
+  expect_identical(distinct_digits(c(0.182, 0.22)), c("0.182", "0.220"))
+  y <- datasets::Nile
+  y[40:55] <- NA
+  imp <- impute_series(y, n_samples = 20, seed = 1, threads = 1)
+  expect_false(any(grepl("stopped at its limit", capture.output(print(imp$model)))))
+  m <- imp$model
+  m$candidates$converged[m$candidates$chosen] <- FALSE
+  expect_output(print(m), "the chosen form's likelihood search stopped at its limit of [0-9]+ evaluations")
+  cnd <- expect_input_error(gp_fit(as.matrix(datasets::airquality[, 1:4])), "x")
+  expect_match(conditionMessage(cnd), "make_windows()", fixed = TRUE)
+})
