@@ -294,5 +294,5 @@ series_proper_intervals <- function(model, v, level, n_samples, seed, threads, c
   dimnames(point) <- dimnames(v)
   bands <- level_bands(v, ij, back, mu, sd, level)
   list(point = point, lower = bands[[1]]$lower, upper = bands[[1]]$upper, bands = bands, samples = samples, ij = ij,
-       sd = sd)
+       mean = mu, sd = sd)
 }

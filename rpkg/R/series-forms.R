@@ -287,16 +287,17 @@ series_named_columns <- function(x, vars, arg, call) {
 # name would otherwise score nothing silently) or one that is neither
 # numbers nor all NA is an input error. The rows are the series' frames, in
 # its order (the time axis is the series', not read again from `truth`).
-series_truth_frame <- function(truth, vars, arg, call) {
+series_truth_frame <- function(truth, vars, arg, call, ref = NULL, time = NULL) {
   absent <- setdiff(vars, names(truth))
   if (length(absent)) {
     abort_input(arg, sprintf(paste("has no column \"%s\"; the imputed variables are %s (a column of NA says a",
                                    "truth is not known)."), absent[1], paste0('"', vars, '"', collapse = ", ")),
                 call = call)
   }
+  series_truth_rows(truth, vars, arg, call, ref, time)
   cols <- lapply(vars, function(nm) {
     col <- truth[[nm]]
-    if (is.logical(col) && all(is.na(col))) return(rep(NA_real_, nrow(truth)))
+    if (all(is.na(col))) return(rep(NA_real_, nrow(truth)))
     if (!is.numeric(col)) {
       abort_input(arg, sprintf("column \"%s\" must hold numbers (or be all NA: a truth not known).", nm), call = call)
     }
@@ -305,6 +306,34 @@ series_truth_frame <- function(truth, vars, arg, call) {
   m <- matrix(unlist(cols), nrow(truth), length(vars), dimnames = list(NULL, vars))
   check_no_nan_inf(m, arg, call = call)
   m
+}
+
+# A truth data frame's rows must be the series' frames in order: its columns
+# other than the variables that x also has (`ref`, x's data frame: its time
+# stamps, the columns a time was built from, covariates), or its one Date or
+# POSIXct column against the series' stamps `time`, agree wherever both are
+# known; else an input error (a truth sorted otherwise was scored on the
+# wrong rows).
+series_truth_rows <- function(truth, vars, arg, call, ref = NULL, time = NULL) {
+  same <- function(a, b) {
+    if (length(a) != length(b)) return(TRUE)  # the shape check says what is wrong
+    if (inherits(a, c("Date", "POSIXt"))) a <- as.numeric(as.POSIXct(a))
+    if (inherits(b, c("Date", "POSIXt"))) b <- as.numeric(as.POSIXct(b))
+    if (!is.numeric(a) || !is.numeric(b)) return(TRUE)
+    ok <- !is.na(a) & !is.na(b)
+    all(abs(a[ok] - b[ok]) <= 1e-9 * pmax(1, abs(b[ok])))
+  }
+  bad <- NULL
+  if (is.data.frame(ref)) {
+    for (nm in setdiff(intersect(names(truth), names(ref)), vars)) if (!same(truth[[nm]], ref[[nm]])) bad <- c(bad, nm)
+  } else if (!is.null(time)) {
+    stamps <- names(truth)[vapply(truth, function(col) inherits(col, c("Date", "POSIXt")), TRUE)]
+    if (length(stamps) == 1 && !same(truth[[stamps]], time)) bad <- stamps
+  }
+  if (length(bad)) {
+    abort_input(arg, sprintf(paste("has its rows in another order than the series' frames: its column \"%s\" differs",
+                                   "from x's. Give the truth's rows in x's order."), bad[1]), call = call)
+  }
 }
 
 # `v` (a T x d matrix from `arg`) shaped as the imputed series, or an input error.
@@ -340,7 +369,7 @@ series_truth <- function(object, truth, arg = "truth", call = rlang::caller_env(
   vars <- colnames(object$x)
   check_no_nan_inf(if (is.data.frame(truth)) truth[intersect(vars, names(truth))] else truth, arg, call = call)
   if (is.data.frame(truth)) {
-    v <- series_truth_frame(truth, vars, arg, call)
+    v <- series_truth_frame(truth, vars, arg, call, time = object$time)
   } else if (is.numeric(truth) && length(dim(truth)) == 3) {
     return(truth)  # the internal n x H x d form
   } else {

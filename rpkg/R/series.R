@@ -261,8 +261,10 @@
 #'   (`Date` or `POSIXct`, equally spaced or monthly) and numeric columns
 #'   (other columns, such as factors, without missing values are carried
 #'   through unchanged, not modelled: covariates for [as_mids()]; so are
-#'   complete numeric columns that restate the time axis, its year, month,
-#'   day, weekday or hour, or count the rows, with a message), a
+#'   complete numeric columns that are constant, restate the time axis (its
+#'   year, month, day, weekday or hour) or step evenly (a row number), with
+#'   a message;
+#'   name one in `separate` or `bounds` to model it), a
 #'   [ditimpute_series()], a numeric matrix (rows are frames) or a numeric
 #'   vector. `NA` marks missing values. Each variable needs at least 8
 #'   observed values with `method = "gp"` (twice the 4 parameters per
@@ -528,7 +530,8 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   dit_given <- !missing(dit)
   # time = columns of a data frame; a data frame's truth is read by column
   # names on x's frames (series_truth_frame()), its own time columns unread
-  frame_truth <- is.data.frame(x) && is.data.frame(truth)
+  frame_truth <- is.data.frame(x) && (is.data.frame(truth) || (is.matrix(truth) && !is.null(colnames(truth))))
+  if (frame_truth) truth <- as.data.frame(truth)
   x <- frame_time(x, time)
   if (!frame_truth) truth <- frame_time(truth, time, "truth")
   method <- check_string(method, c("gp", "dit"))
@@ -545,7 +548,8 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   seed <- resolve_seed(seed)
   threads <- resolve_threads(threads)
   check_no_nan_inf(x, "x")  # located in x's own form (a vector, ts, matrix or data frame); NA marks missing values
-  input <- series_input(x, "x")
+  input <- series_input(x, "x", keep = c(if (is.character(separate) && !identical(separate, "auto")) separate,
+                                         if (is.list(bounds)) names(bounds)))
   v <- input$values
   n_time <- nrow(v); d <- ncol(v)
   if (method == "gp") {  # the smallest form's parameters per variable, twice (series_candidate_forms())
@@ -563,11 +567,11 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   period <- if (is.null(period)) 1 else if (kernel == "cycle" && length(period) == 1 && is.na(period)) NA_real_ else
     check_number(period, lower = if (kernel == "cycle") 4 else 1, upper = Inf, open = FALSE)
   if (!is.null(truth)) {
-    truth <- if (frame_truth) series_truth_frame(truth, colnames(v), "truth", rlang::current_env()) else
+    truth <- if (frame_truth) series_truth_frame(truth, colnames(v), "truth", rlang::current_env(), ref = x) else
       series_input(truth, "truth")$values
     if (!identical(dim(truth), dim(v))) {
-      abort_input("truth", sprintf("must have the same shape as x: %d time points x %d variables, not %d x %d.",
-                                   nrow(v), ncol(v), nrow(truth), ncol(truth)))
+      abort_input("truth", sprintf("must have the same shape as x: %d time points x %d variables (%s), not %d x %d.",
+                                   nrow(v), ncol(v), paste(colnames(v), collapse = ", "), nrow(truth), ncol(truth)))
     }
   }
   separate <- check_separate(separate, colnames(v))
@@ -655,7 +659,7 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
 
 # The values (T x d numeric matrix), time axis, default period and a function
 # that rebuilds an object of the input's class from completed values.
-series_input <- function(x, arg, call = rlang::caller_env()) {
+series_input <- function(x, arg, call = rlang::caller_env(), keep = character()) {
   if (stats::is.ts(x)) {
     v <- as.matrix(x)
     if (!is.numeric(v)) abort_input(arg, "must hold numbers.", call = call)
@@ -683,7 +687,7 @@ series_input <- function(x, arg, call = rlang::caller_env()) {
     # A column with nothing observed (what read.csv() gives an empty column) is logical NA: a variable with no values.
     empty <- vapply(x, function(col) is.logical(col) && all(is.na(col)), TRUE)
     x[empty] <- lapply(x[empty], as.numeric)
-    return(frame_input(x, arg, call))
+    return(frame_input(x, arg, call, keep))
   }
   if (is.logical(x) && is.null(dim(x)) && length(x) && all(is.na(x))) x <- as.numeric(x)
   if (is.numeric(x) && is.null(dim(x))) {
@@ -712,7 +716,7 @@ unname_rows <- function(v) {
 # consecutive months), or the one impute_series(time = ) built (frame_time());
 # every other column must be numeric. What is wrong is said with how to fix it
 # (series-forms.R).
-frame_input <- function(x, arg, call) {
+frame_input <- function(x, arg, call, keep = character()) {
   given <- attr(x, "ditimpute_time")
   attr(x, "ditimpute_time") <- NULL
   if (is.null(given)) {
@@ -741,17 +745,20 @@ frame_input <- function(x, arg, call) {
   }
   others <- setdiff(others, bad)
   if (!length(others)) abort_input(arg, "has no numeric column to impute.", call = call)
-  # Complete numeric columns that only restate the time axis (its year,
-  # month, day, hour, ...) or count the rows ride along unchanged too: as
+  # Complete numeric columns that are constant, only restate the time axis
+  # (its year, month, day, hour, ...) or count the rows ride along unchanged
+  # too: as
   # series they add a variable per column to every fit and can move the
   # model's form (airquality's Month and Day beside a date: Ozone's MAE
   # 1.10x, a trend form instead of a level; BeijingAir's row number No).
   clock <- clock_columns(x[others], time)
+  clock <- clock[!clock %in% keep]  # named in separate or bounds: modelled
   if (length(clock) && length(clock) < length(others)) {
     if (arg == "x") {
       cli::cli_inform(c(i = paste0("Not modelled, carried through unchanged: ",
                                    paste(sprintf("%s (%s)", clock, names(clock)), collapse = ", "),
-                                   ". Drop such columns to silence this.")))
+                                   ". Drop such columns to silence this, or name one in `separate` or `bounds` ",
+                                   "to model it.")))
     }
     others <- setdiff(others, clock)
   }
@@ -769,9 +776,10 @@ frame_input <- function(x, arg, call) {
        rebuild = function(vals) { out <- x; out[others] <- as.data.frame(vals); out })
 }
 
-# The columns of `df` (numeric, none missing) that restate the time axis
-# `time` or count its rows: named by what each is ("the month", "counts the
-# rows", ...), the value the column's name.
+# The columns of `df` (numeric, none missing) that are constant, restate
+# the time axis `time` (a calendar part that varies over it) or step evenly
+# (a row number, a dose schedule: deterministic, and a model of it fails):
+# named by what each is ("the month", ...), the value the column's name.
 clock_columns <- function(df, time) {
   parts <- list()
   if (inherits(time, c("Date", "POSIXt")) && !anyNA(time)) {
@@ -780,12 +788,16 @@ clock_columns <- function(df, time) {
                   "the day of the month" = lt$mday, "the day of the year" = lt$yday + 1, "the weekday" = lt$wday,
                   "the weekday" = ifelse(lt$wday == 0, 7, lt$wday), "the hour" = lt$hour)
   }
+  # a calendar part that varies over the data (a constant column is
+  # carried through as constant, whatever its value)
+  parts <- parts[vapply(parts, function(p) length(unique(p)) > 1, TRUE)]
   what <- vapply(df, function(col) {
     if (length(col) < 3 || anyNA(col)) return(NA_character_)
-    d <- diff(col)
-    if (d[1] != 0 && all(d == d[1])) return("counts the rows")
+    if (length(unique(col)) == 1) return("constant: nothing to impute or model")
     hit <- vapply(parts, function(p) all(col == p), TRUE)
-    if (any(hit)) names(parts)[which(hit)[1]] else NA_character_
+    if (any(hit)) return(names(parts)[which(hit)[1]])
+    d <- diff(col)
+    if (all(d == d[1])) "steps evenly: a row count or a schedule" else NA_character_
   }, "")
   keep <- !is.na(what)
   stats::setNames(names(df)[keep], what[keep])
@@ -1110,7 +1122,7 @@ print.summary.ditimpute_series_imputation <- function(x, ...) {
 # summary()'s residual checks of a GP series imputation, one row per
 # variable: the standardised one-step errors counted, a Ljung-Box p-value
 # (lag 10, or two periods of a season or cycle, at most a fifth of the
-# errors), how many lie beyond 3 sds (and how many a Gaussian would put
+# errors; none under 20 errors), how many lie beyond 3 sds (and how many a Gaussian would put
 # there), and, at the first observed value after each gap inside the
 # series, how many of those lie beyond 3 sds and the largest |error|.
 series_residual_checks <- function(object) {
@@ -1120,7 +1132,8 @@ series_residual_checks <- function(object) {
   rows <- lapply(seq_along(vars), function(j) {
     e <- w[, j]
     k <- sum(!is.na(e))
-    lag <- min(if (is.finite(period[j])) max(10L, round(2 * period[j])) else 10L, floor(k / 5))
+    # no test on fewer than 20 errors (its lag would be 1 to 3)
+    lag <- if (k < 20) 0L else min(if (is.finite(period[j])) max(10L, round(2 * period[j])) else 10L, floor(k / 5))
     p <- if (lag >= 1) stats::Box.test(e, lag = lag, type = "Ljung-Box")$p.value else NA_real_
     g <- object$gaps[object$gaps$variable == vars[j] & object$gaps$end < nrow(w) & object$gaps$start > 1, , drop = FALSE]
     z <- abs(e[g$end + 1])

@@ -46,15 +46,17 @@
 #' several levels, `lower_80`, `upper_80`, ...) are `estimate -/+ qnorm((1 +
 #' level) / 2) * se`, so one forecast gives the interval at any level. For a variable modelled on a Box-Cox, log or
 #' bounded scale the forecast's law on the data's scale is skewed and its
-#' intervals are not symmetric about `estimate`: `se` is then the sd of the
-#' `n_samples` joint draws, `apply(attr(fc, "samples"), 2, sd)`, an estimate
-#' of the skewed law's sd with a Monte Carlo error of about
-#' `1 / sqrt(2 * n_samples)` of it (7% at 100 paths; more where the law is
-#' heavy-tailed); it is not the intervals' half-width (use `lower` and
-#' `upper`). The delta method (the sd on the model's scale times the slope of
-#' the map back at `estimate`) would be free of that error but is no measure
-#' of the spread near a bound, where the map back flattens: for a share close
-#' to 0 it came out one to two orders of magnitude below the draws' sd.
+#' intervals are not symmetric about `estimate`: `se` is then the sd of that
+#' skewed law, the image through the map back of the Gaussian on the model's
+#' scale that the intervals come from (by Gauss-Hermite quadrature: exact,
+#' and the same whatever `n_samples`); it is not the intervals' half-width
+#' (use `lower` and `upper`). The draws' sd, `apply(attr(fc, "samples"), 2,
+#' sd)`, estimates it with a Monte Carlo error (before 2026-12-06 it was the
+#' `se`: at 20 paths it swung by 2x from one horizon to the next on
+#' airquality's Ozone). The delta method (the sd on the model's scale times
+#' the slope of the map back at `estimate`) is no measure of the spread near
+#' a bound, where the map back flattens: for a share close to 0 it came out
+#' one to two orders of magnitude below the draws' sd.
 #'
 #' @param object A result of [impute_series()] with `method = "gp"`.
 #' @param n.ahead Number of frames to forecast, a whole number of at least 1
@@ -66,8 +68,8 @@
 #' @param n_samples Sample paths (at least 20; by default those of `object`).
 #'   Under proper draws (the default, see `proper`) the point and intervals
 #'   are those of the mixture over the paths; with `proper = FALSE` they are
-#'   exact (Gaussian on the model's scale) and do not depend on them; `se` of
-#'   a transformed variable is the paths' sd.
+#'   exact (Gaussian on the model's scale) and do not depend on them, nor
+#'   does `se`.
 #' @param proper `TRUE` to draw each path under its own draw of the model's
 #'   form and parameters (see `proper` of [impute_series()]), `FALSE` for
 #'   plug-in draws (the fitted form and parameters taken as known: exact
@@ -90,8 +92,8 @@
 #'   `horizon` (frames beyond the end, 1 to `n.ahead`), `variable`, `estimate`
 #'   (the conditional mean on the model's scale: for a variable modelled on a
 #'   Box-Cox, log or bounded scale, mapped back, the conditional median) and
-#'   `se` (the forecast's standard deviation on the data's scale: exact on
-#'   the data's own scale, the draws' on a transformed one; see Details),
+#'   `se` (the forecast's standard deviation on the data's scale, of the law
+#'   the intervals use; see Details),
 #'   `lower`, `upper` (the `level` interval, Gaussian quantiles on the model's
 #'   scale mapped back: exact with plug-in draws, of the mixture's mean and
 #'   variance under proper draws; within the variable's bounds when it has
@@ -158,8 +160,9 @@ predict.ditimpute_series_imputation <- function(object, n.ahead = 1, level = obj
   key <- function(m) m[, 1] + nrow(vx) * (m[, 2] - 1)
   # iv$sd: the sds on the model's standardised scale, in iv$ij's order (the
   # series' own gaps first, then the forecast's frames).
-  samples <- iv$samples[, match(key(ij), key(iv$ij)), drop = FALSE]
-  se <- series_forecast_se(model, ij[, 2], iv$sd[match(key(ij), key(iv$ij))], samples)
+  pos <- match(key(ij), key(iv$ij))
+  samples <- iv$samples[, pos, drop = FALSE]
+  se <- series_forecast_se(model, vx, ij, iv$mean[pos], iv$sd[pos])
   out <- data.frame(time = rep(time, each = d), frame = ij[, 1], horizon = ij[, 1] - n_time,
                     variable = colnames(v)[ij[, 2]], estimate = iv$point[ij], se = se, stringsAsFactors = FALSE)
   cols <- forecast_band_names(level)
@@ -194,18 +197,41 @@ percent_list <- function(level) {
 }
 
 # The forecast's sd on the data's scale (predict()'s `se`; Details there) of
-# entries of variables `cols`, from their sds `sd` on the model's
-# standardised scale and their joint draws `samples` (data's scale, one
-# column per entry): on the data's own scale the law is Gaussian and its sd
-# exact, scale * sd; on a transformed one, the draws' sd (the delta method's
-# slope of the map back vanishes near a bound).
-series_forecast_se <- function(model, cols, sd, samples) {
+# the entries `ij` (frame, variable) of vx, from their means and sds on the
+# model's standardised scale: on the data's own scale the law is Gaussian and
+# its sd exact, scale * sd; on a transformed one, the sd of the Gaussian's
+# image through the map back, by Gauss-Hermite quadrature (40 nodes): exact
+# for the law the intervals use, whatever the number of draws (the draws'
+# sd, used before, swung by 2x between horizons at 20 paths; the delta
+# method's slope of the map back vanishes near a bound).
+series_forecast_se <- function(model, vx, ij, mean, sd) {
+  cols <- ij[, 2]
   tr <- model$transform
   lower <- if (is.null(tr$lower)) tr$lambda * NA else tr$lower  # a DiT's transform has lambda only
   own <- is.na(tr$lambda[cols]) & is.na(lower[cols])
   se <- unname(model$scale[cols] * sd)
-  if (any(!own)) se[!own] <- unname(apply(samples[, !own, drop = FALSE], 2, stats::sd))
+  if (any(!own)) {
+    gh <- gauss_hermite(40)
+    back <- series_back(model, vx, ij[!own, , drop = FALSE])
+    g <- vapply(gh$nodes, function(z) back(mean[!own] + sd[!own] * z), numeric(sum(!own)))
+    g <- matrix(g, ncol = length(gh$nodes))
+    m1 <- drop(g %*% gh$weights)
+    se[!own] <- sqrt(pmax(drop((g - m1)^2 %*% gh$weights), 0))
+  }
   se
+}
+
+# Nodes and weights of n-point Gauss-Hermite quadrature for the standard
+# normal law (probabilists' Hermite polynomials, Golub-Welsch: the
+# eigenvalues of the Jacobi matrix, the weights the squared first components
+# of its eigenvectors): sum(weights * f(nodes)) ~ E f(Z).
+gauss_hermite <- function(n) {
+  J <- matrix(0, n, n)
+  off <- sqrt(seq_len(n - 1))
+  J[cbind(1:(n - 1), 2:n)] <- off
+  J[cbind(2:n, 1:(n - 1))] <- off
+  e <- eigen(J, symmetric = TRUE)
+  list(nodes = e$values, weights = e$vectors[1, ]^2)
 }
 
 #' @export

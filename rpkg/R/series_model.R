@@ -1186,7 +1186,7 @@ series_set_intervals <- function(model, v, level, n_samples, seed, threads, f, c
   lower <- upper <- matrix(NA_real_, nrow(v), ncol(v), dimnames = dimnames(v))
   bands <- rep(list(list(lower = lower, upper = upper)), length(level))
   samples <- matrix(0, n_samples, nrow(ij))
-  sd <- numeric(nrow(ij))
+  sd <- mean <- numeric(nrow(ij))
   for (g in seq_along(model$parts)) {
     cols <- model$groups[[g]]
     iv <- f(model$parts[[g]], v[, cols, drop = FALSE], level, n_samples, sub_seed(seed, 5000 + g), threads, call = call)
@@ -1201,9 +1201,10 @@ series_set_intervals <- function(model, v, level, n_samples, seed, threads, f, c
       pos <- match(key(iv$ij[, 1], cols[iv$ij[, 2]]), key(ij[, 1], ij[, 2]))
       samples[, pos] <- iv$samples
       sd[pos] <- iv$sd
+      mean[pos] <- iv$mean
     }
   }
-  list(point = point, lower = lower, upper = upper, bands = bands, samples = samples, ij = ij, sd = sd)
+  list(point = point, lower = lower, upper = upper, bands = bands, samples = samples, ij = ij, mean = mean, sd = sd)
 }
 
 # The exact conditional of v's missing entries under the model, in the data's
@@ -1223,7 +1224,7 @@ series_model_intervals <- function(model, v, level, n_samples, seed, threads, ca
     samples <- t(apply(res$samples, 1, iv$back))
     if (nrow(iv$ij) == 1) samples <- t(samples)
   }
-  c(iv[c("point", "lower", "upper", "bands")], list(samples = samples, ij = iv$ij, sd = res$sd))
+  c(iv[c("point", "lower", "upper", "bands")], list(samples = samples, ij = iv$ij, mean = res$mean, sd = res$sd))
 }
 
 # The map of values of v's missing entries `ij` (frame-major) from the
@@ -1412,6 +1413,7 @@ print.ditimpute_series_model <- function(x, ...) {
 # Two numbers to as many significant digits as tell them apart (3 to 6),
 # so that a comparison does not print "0.0128 against 0.0128".
 distinct_digits <- function(v) {
+  if (anyNA(v) || v[1] == v[2]) return(trimws(formatC(v, digits = 3, format = "g")))
   for (k in 3:6) {
     out <- formatC(signif(v, k), digits = k, format = "g", flag = "#")
     if (out[1] != out[2]) break

@@ -169,8 +169,24 @@ test_that("complete columns that restate the time axis or count the rows ride al
   y[40:44] <- NA
   df <- data.frame(time = hours, No = 1:100, year = 2020, hour = as.POSIXlt(hours)$hour, y = y)
   expect_message(ih <- impute_series(df, n_samples = 20, seed = 1, threads = 1),
-                 "No \\(counts the rows\\), year \\(the year\\), hour \\(the hour\\)")
+                 "No \\(steps evenly: a row count or a schedule\\), year \\(constant: nothing to impute or model\\), hour \\(the hour\\)")
   expect_identical(colnames(ih$x), "y")
+  # calendar parts before even steps; a column named in separate is modelled
+  yearly <- data.frame(date = as.Date(sprintf("%d-01-01", 1950:1979)), Year = 1950:1979,
+                       dose = seq(100, by = 2, length.out = 30),
+                       y = c(1:10, NA, 12:30) + sin(1:30) + stats::rnorm(30, sd = 0.3))
+  expect_message(iy <- impute_series(yearly, n_samples = 20, seed = 1, threads = 1),
+                 "Year \\(the year\\), dose \\(steps evenly")
+  expect_identical(colnames(iy$x), "y")
+  daily <- data.frame(date = as.Date("2020-01-01") + 0:59, rain = 0, y = c(1:20, NA, 22:60) + sin(1:60))
+  expect_message(ic <- impute_series(daily, n_samples = 20, seed = 1, threads = 1),
+                 "rain \\(constant: nothing to impute or model\\)")
+  expect_identical(colnames(ic$x), "y")
+  daily$rain[5] <- NA  # a constant with a gap: nothing to model, an error as before
+  expect_input_error(impute_series(daily, n_samples = 20, seed = 1, threads = 1), "x")
+  expect_no_message(id <- impute_series(df, separate = c("No", "y"), n_samples = 20, seed = 1, threads = 1),
+                    message = "No \\(steps")
+  expect_true("No" %in% colnames(id$x))
   # only such columns: they are the series, modelled as before
   solo <- data.frame(time = hours[1:30], z = c(1:10, NA, 12:30))
   expect_no_message(is <- impute_series(solo, n_samples = 20, seed = 1, threads = 1))
@@ -207,5 +223,17 @@ test_that("a data frame's truth is read by column name: all-NA or absent columns
   expect_equal(i2$truth[5:9, "Temp"], aq$Temp[5:9])
   expect_true(all(is.na(i2$truth[, "Ozone"])))
   cnd <- expect_input_error(impute_series(y2, time = c("Month", "Day", year = 1973), truth = tr2[1:100, ]), "truth")
-  expect_match(conditionMessage(cnd), "153 time points x 2 variables, not 100 x 2")
+  expect_match(conditionMessage(cnd), "153 time points x 2 variables \\(Ozone, Temp\\), not 100 x 2")
+  # rows in another order: an error, not a score on the wrong rows
+  full <- aq[, c("Month", "Day", "Ozone", "Temp")]
+  cnd <- expect_input_error(impute_series(y2, time = c("Month", "Day", year = 1973), truth = full[153:1, ]), "truth")
+  expect_match(conditionMessage(cnd), "rows in another order")
+  expect_match(conditionMessage(expect_input_error(coverage(imp, truth = tr[153:1, ]), "truth")), "column \"date\"")
+  # an all-NA column of any type is unknown; a named matrix is read by name
+  chr <- tr
+  chr$Temp <- NA_character_
+  expect_equal(coverage(imp, truth = chr), a)
+  i3 <- impute_series(y2, time = c("Month", "Day", year = 1973), truth = as.matrix(full), n_samples = 20, seed = 1,
+                      threads = 1)
+  expect_equal(i3$truth[, "Temp"], aq$Temp)
 })
