@@ -619,10 +619,10 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
     return(imp)
   }
   here <- environment()
-  fitted <- fit_series_groups(colnames(v), separate, function(cols) {
+  fitted <- series_smoothness_advice(fit_series_groups(colnames(v), separate, function(cols) {
     fit_series_model(v[, cols, drop = FALSE], period, model_arg, kernel, transform, ridge, fit_frames, threads,
                      bounds = bounds, seed = sub_seed(seed, 11), call = here)
-  })
+  }))
   fitted$fit_seconds <- proc.time()[["elapsed"]] - start
   lone <- series_lone_warning(fitted)
   if (!is.null(lone)) cli::cli_warn("{lone}")
@@ -642,7 +642,8 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
       break
     }
   }
-  iv <- (if (proper) series_proper_intervals else series_model_intervals)(fitted, v, level, n_samples, seed, threads)
+  iv <- series_smoothness_advice((if (proper) series_proper_intervals else series_model_intervals)(fitted, v, level,
+                                                                                                   n_samples, seed, threads))
   fitted$proper <- proper
   fitted$proper_asked <- proper_asked
   fitted$seconds <- proc.time()[["elapsed"]] - start
@@ -1117,6 +1118,24 @@ print.summary.ditimpute_series_imputation <- function(x, ...) {
     }
   }
   invisible(x)
+}
+
+# Evaluates `expr` (a fit or imputation of impute_series()); the core's
+# failure on a series with next to no noise (the smoother's covariance not
+# positive definite: a smooth term with a lengthscale far beyond the frames
+# and a nugget at its floor, e.g. c(1:10, NA, 12:30) + sin(1:30)) comes out
+# with advice a user of impute_series() can follow (the core's names a
+# nugget, which impute_series() does not take).
+series_smoothness_advice <- function(expr, call = rlang::caller_env()) {
+  tryCatch(expr, ditimpute_error_numeric = function(e) {
+    if (!grepl("not positive definite", conditionMessage(e), fixed = TRUE)) stop(e)
+    abort_numeric(paste("the series is too smooth for the structural model's arithmetic: a variable moves with",
+                        "next to no noise, and the Kalman smoother's covariance lost positive definiteness. A",
+                        "deterministic curve is better interpolated (stats::spline(), stats::approx()); for a",
+                        "measured series, check that it is not itself an interpolation, or give the model a little",
+                        "noise, e.g. x + stats::rnorm(length(x), sd = 1e-4 * stats::sd(x, na.rm = TRUE))."),
+                  call = call)
+  })
 }
 
 # summary()'s residual checks of a GP series imputation, one row per

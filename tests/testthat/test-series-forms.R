@@ -237,3 +237,11 @@ test_that("a data frame's truth is read by column name: all-NA or absent columns
                       threads = 1)
   expect_equal(i3$truth[, "Temp"], aq$Temp)
 })
+
+test_that("a series with next to no noise fails with advice impute_series() users can follow", {
+  cnd <- expect_error(impute_series(c(1:10, NA, 12:30) + sin(1:30), n_samples = 20, seed = 1, threads = 1),
+                      class = "ditimpute_error_numeric")
+  expect_match(conditionMessage(cnd), "too smooth")
+  expect_match(conditionMessage(cnd), "stats::spline()", fixed = TRUE)
+  expect_no_match(conditionMessage(cnd), "add a small nugget")
+})
