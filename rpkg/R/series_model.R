@@ -1167,8 +1167,16 @@ series_set_profile <- function(parts, groups, d) {
 # "local level, seasonal kernel" (per group for a set).
 series_model_label <- function(model) {
   if (inherits(model, "ditimpute_series_model_set")) {
-    return(paste(vapply(seq_along(model$parts), function(g) {
-      sprintf("%s: %s", paste(model$variables[model$groups[[g]]], collapse = ", "), series_model_label(model$parts[[g]]))
+    forms <- vapply(model$parts, series_model_label, "")
+    vars <- lapply(model$groups, function(g) model$variables[g])
+    full <- paste(sprintf("%s: %s", vapply(vars, paste, "", collapse = ", "), forms), collapse = "; ")
+    if (nchar(full) <= 120) return(full)
+    # Many groups (12 chicks apart gave a 500-character header): the groups
+    # of one form together, at most three names each.
+    return(paste(vapply(unique(forms), function(f) {
+      v <- unlist(vars[forms == f])
+      sprintf("%s%s: %s", paste(utils::head(v, 3), collapse = ", "),
+              if (length(v) > 3) sprintf(" and %d more", length(v) - 3) else "", f)
     }, ""), collapse = "; "))
   }
   sprintf("%s, %s kernel", switch(model$model_name, stationary = "linear trend", level = "local level",

@@ -732,3 +732,15 @@ test_that("the model's print tells close CRPS apart and says when the chosen for
   cnd <- expect_input_error(gp_fit(as.matrix(datasets::airquality[, 1:4])), "x")
   expect_match(conditionMessage(cnd), "make_windows()", fixed = TRUE)
 })
+
+test_that("a model set's label stays short when many variables are apart", {
+  set.seed(1)
+  x <- sapply(1:12, function(i) cumsum(rnorm(60)))
+  colnames(x) <- sprintf("chick%02d", 1:12)
+  x[20:23, ] <- NA
+  imp <- impute_series(x, separate = "all", n_samples = 20, proper = FALSE, seed = 1, threads = 1)
+  expect_lt(nchar(imp$method), 200)
+  expect_match(imp$method, "^GP series \\(chick01, chick02, chick[0-9]+ and [0-9]+ more: ")
+  parts <- imp$model$parts
+  expect_length(parts, 12)
+})
