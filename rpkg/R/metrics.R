@@ -118,18 +118,21 @@ print.ditimpute_coverage <- function(x, ...) {
   n <- sum(!is.na(x$coverage))  # NA: a sequence whose truth is not known at every missing entry
   m <- mean(x$coverage, na.rm = TRUE)
   se <- if (n > 1) stats::sd(x$coverage, na.rm = TRUE) / sqrt(n) else NA
-  if (n == 0) {
-    cat(sprintf(paste("Coverage of the %g%% regions against %s: not available (a region is joint over a sequence's",
-                      "missing entries, and no sequence has its truth known at all of them)\n"),
-                100 * attr(x, "level"), attr(x, "against")))
-  } else {
+  entries <- !is.null(x$interval_coverage) && any(!is.na(x$interval_coverage))
+  if (n > 0) {
     cat(sprintf("Coverage of the %g%% regions against %s: %.1f%%%s over %d sequence%s\n", 100 * attr(x, "level"),
                 attr(x, "against"), 100 * m, if (is.na(se)) "" else sprintf(" (se %.1f%%)", 100 * se), n,
                 if (n == 1) "" else "s"))
   }
-  if (!is.null(x$interval_coverage) && any(!is.na(x$interval_coverage))) {
+  if (entries) {
     cat(sprintf("Per-entry %g%% intervals contain %.1f%% of the true values\n", 100 * attr(x, "level"),
                 100 * mean(x$interval_coverage, na.rm = TRUE)))
+  }
+  if (n == 0) {
+    # A series' own gaps (truth unknown) leave no sequence scored as a whole:
+    # said after the entries' figure, which is the one there is.
+    cat(sprintf(paste("The %g%% regions (joint over a sequence's missing entries) are not scored against %s: no",
+                      "sequence has its truth known at all of them\n"), 100 * attr(x, "level"), attr(x, "against")))
   }
   invisible(x)
 }

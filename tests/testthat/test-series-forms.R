@@ -245,3 +245,14 @@ test_that("a series with next to no noise fails with advice impute_series() user
   expect_match(conditionMessage(cnd), "stats::spline()", fixed = TRUE)
   expect_no_match(conditionMessage(cnd), "add a small nugget")
 })
+
+test_that("coverage() of a series with its own gaps leads with the per-entry figure", {
+  y <- datasets::Nile
+  y[c(20:25, 70)] <- NA
+  imp <- impute_series(y, n_samples = 20, level = 0.9, seed = 1, threads = 1)
+  tr <- datasets::Nile
+  tr[-c(20:25)] <- NA  # the truth of one gap known, 70's not
+  out <- capture.output(print(coverage(imp, truth = tr)))
+  expect_match(out[1], "^Per-entry 90% intervals contain")
+  expect_match(out[2], "^The 90% regions \\(joint over a sequence's missing entries\\) are not scored")
+})
