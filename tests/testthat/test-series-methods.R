@@ -498,7 +498,7 @@ test_that("scoring a series imputation takes its masks and truths in the form of
   cv <- coverage(imp, truth = t2)
   expect_true(is.na(cv$coverage))
   out <- paste(capture.output(print(cv)), collapse = "\n")
-  expect_match(out, "not available")
+  expect_match(out, "are not scored against the true values")
   expect_false(grepl("NaN", out))
   expect_match(out, "Per-entry 95% intervals contain")
 })
