@@ -107,7 +107,10 @@
 #' difference, each hidden gap one unit (cross-validation's one-standard-error
 #' rule, leaning to the calendar's form); `print(object$model)` shows the
 #' comparison. BIC ranks one-step fit and can prefer a monthly series'
-#' 12-month season although an 11-year cycle fills its long gaps better.
+#' 12-month season although an 11-year cycle fills its long gaps better. A
+#' series with no gaps (fitted for [predict.ditimpute_series_imputation()]) has no gaps to mimic: BIC
+#' decides there (before 2026-12-06 no cycle was weighed on such a series,
+#' and forecasts of lynx and sunspot.year had no cycle).
 #' The model class is then weighed on the same hidden gaps when the series
 #' has gaps: BIC's form against the best form of the other class (stationary,
 #' or a local level or trend) of the chosen kernel, leaning to the level or

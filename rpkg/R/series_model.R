@@ -621,7 +621,7 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
   profile_df <- if (is.null(profile)) 0 else sum(colSums(profile != 0) > 0) * (period - 1)
   u <- u - series_profile_frames(profile, n_time)
   n_calendar <- nrow(forms)
-  if (kernel == "auto") {  # a cycle the calendar does not hold, to be weighed on hidden gaps
+  if (kernel == "auto") {  # a cycle the calendar does not hold, weighed on hidden gaps (BIC without gaps)
     cyc <- series_auto_cycle(u, model, period, forms, n_time, n_obs_min)
     if (!is.null(cyc)) {
       held <- series_calendar_harmonic(cyc, period, n_time)
@@ -685,9 +685,15 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
     selection <<- rbind(selection, sel)
     sel$chosen[2]
   }
-  if (nrow(forms) > n_calendar && prefer_rival("kernel", c(best, best_in(!family)), "cycle")) {
-    best <- best_in(!family)
-    family <- !family
+  # On a series without gaps (fitted to forecast) there are no gaps to
+  # mimic: BIC weighs the cycle (lynx and sunspot.year take it, the series
+  # of bench/series_residuals.R without a cycle keep their kernels).
+  if (nrow(forms) > n_calendar) {
+    rival <- best_in(!family)
+    if (if (anyNA(v)) prefer_rival("kernel", c(best, rival), "cycle") else tab$BIC[rival] < tab$BIC[best]) {
+      best <- rival
+      family <- !family
+    }
   }
   # The model class (stationary, or a local level or trend) of the chosen
   # kernel on the same hidden gaps, when the series has gaps to impute and
@@ -751,7 +757,7 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
 }
 
 # kernel = "auto" also weighs a cycle that the calendar does not give (see
-# series_cycle_start()) when the series has gaps to impute, its periodogram's
+# series_cycle_start()) when its periodogram's
 # peak stands at least series_cycle_prominence above its local background
 # (natural log units: 12 times, averaged over three bins), and no calendar
 # season holds it (no seasonal form, or a period over 1.5 calendar periods).
@@ -774,7 +780,6 @@ fit_series_model <- function(v, period, model, kernel, transform, ridge, fit_fra
 # start, or NULL.
 series_cycle_prominence <- 2.5
 series_auto_cycle <- function(u, model, period, forms, n_time, n_obs_min) {
-  if (!anyNA(u)) return(NULL)
   peak <- series_cycle_peak(u)
   if (is.null(peak) || peak$prominence < series_cycle_prominence) return(NULL)
   if (any(forms$kernel == "seasonal") && peak$period <= 1.5 * period &&
