@@ -1196,16 +1196,14 @@ series_set_intervals <- function(model, v, level, n_samples, seed, threads, f, c
   ij <- missing_index(miss)
   key <- function(i, j) i + nrow(v) * (j - 1)
   point <- v
-  lower <- upper <- matrix(NA_real_, nrow(v), ncol(v), dimnames = dimnames(v))
-  bands <- rep(list(list(lower = lower, upper = upper)), length(level))
+  na <- matrix(NA_real_, nrow(v), ncol(v), dimnames = dimnames(v))
+  bands <- rep(list(list(lower = na, upper = na)), length(level))
   samples <- matrix(0, n_samples, nrow(ij))
   sd <- mean <- numeric(nrow(ij))
   for (g in seq_along(model$parts)) {
     cols <- model$groups[[g]]
     iv <- f(model$parts[[g]], v[, cols, drop = FALSE], level, n_samples, sub_seed(seed, 5000 + g), threads, call = call)
     point[, cols] <- iv$point
-    lower[, cols] <- iv$lower
-    upper[, cols] <- iv$upper
     for (k in seq_along(level)) {
       bands[[k]]$lower[, cols] <- iv$bands[[k]]$lower
       bands[[k]]$upper[, cols] <- iv$bands[[k]]$upper
@@ -1217,7 +1215,8 @@ series_set_intervals <- function(model, v, level, n_samples, seed, threads, f, c
       mean[pos] <- iv$mean
     }
   }
-  list(point = point, lower = lower, upper = upper, bands = bands, samples = samples, ij = ij, mean = mean, sd = sd)
+  list(point = point, lower = bands[[1]]$lower, upper = bands[[1]]$upper, bands = bands, samples = samples, ij = ij,
+       mean = mean, sd = sd)
 }
 
 # The exact conditional of v's missing entries under the model, in the data's
