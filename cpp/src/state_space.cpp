@@ -493,13 +493,17 @@ void block_rows(const M& A, const X& x, X& out, int o, int b) {
     out.template middleRows<B>(o).noalias() = Ab.lazyProduct(x.template middleRows<B>(o));
   }
 }
+// Column by column (each a sum of B scaled columns of x, contiguous in
+// storage): as one lazy product of n x B by B x B it ran 3-4 times slower.
 template <int B, class M>
 void block_cols(const M& A, const M& x, M& out, int o, int b) {
   if constexpr (B == Eigen::Dynamic) {
     out.middleCols(o, b).noalias() = x.middleCols(o, b).lazyProduct(A.block(o, o, b, b).transpose());
   } else {
-    const Eigen::Matrix<double, B, B> At = A.template block<B, B>(o, o).transpose();
-    out.template middleCols<B>(o).noalias() = x.template middleCols<B>(o).lazyProduct(At);
+    for (int j = 0; j < B; ++j) {
+      out.col(o + j) = x.col(o) * A(o + j, o);
+      for (int k = 1; k < B; ++k) out.col(o + j) += x.col(o + k) * A(o + j, o + k);
+    }
   }
 }
 
