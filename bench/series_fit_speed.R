@@ -5,8 +5,8 @@
 # before, after) so that a change of the machine's load falls on both.
 # Reported: CPU time per case (the median of the repetitions) and its ratio
 # after / before, the Nelder-Mead evaluations, and how far the results moved
-# (log-likelihood, largest change of a point imputation or bound over the
-# series' sd).
+# (log-likelihood; the largest change of a point imputation or 95% bound, over
+# the widest 95% interval of the case: one scale for all its variables).
 # Usage (from the repository root):
 #   Rscript bench/series_fit_speed.R <library before> <library after> [reps] [data_dir] [label]
 # Writes bench/results/series_fit_speed.md.
@@ -26,7 +26,11 @@ run_case <- function(case, lib) {
   status <- system2("Rscript", c("bench/series_fit_speed_case.R", shQuote(case), out, data_dir),
                     env = paste0("R_LIBS=", lib))
   if (status != 0) stop("case ", case, " failed with library ", lib)
-  readRDS(out)
+  r <- readRDS(out)
+  # The package must come from `lib`: a wrong path would fall back to the
+  # site library and compare a build with itself.
+  if (normalizePath(dirname(r$package)) != normalizePath(lib)) stop("ditimpute was loaded from ", r$package, ", not ", lib)
+  r
 }
 rows <- list()
 for (case in cases) {
@@ -55,7 +59,7 @@ fmt <- function(df) {
 }
 dir.create("bench/results", showWarnings = FALSE)
 writeLines(c("# impute_series() CPU time, one build against another (bench/series_fit_speed.R)", "",
-             sprintf("%s; %s; one thread per fit, the median of %d alternating runs per build; CPU seconds of the call (user + system). `largest_move`: the largest change of a point imputation or 90%% bound, over the widest 90%% interval of the case. Load average before the run: %s; after: %s.",
+             sprintf("%s; %s; one thread per fit, the median of %d alternating runs per build; CPU seconds of the call (user + system). `largest_move`: the largest change of a point imputation or 95%% bound (the default level), over the widest 95%% interval of the case (one scale for all its variables). Load average before the run: %s; after: %s.",
                      label, format(Sys.time(), "%Y-%m-%d %H:%M UTC", tz = "UTC"), reps, load_before,
                      readLines("/proc/loadavg")), "",
              fmt(tab[, setdiff(names(tab), "load")])),

@@ -46,5 +46,5 @@ saveRDS(list(elapsed = (t1 - t0)[["elapsed"]], cpu = sum((t1 - t0)[c("user.self"
              evaluations = sum(vapply(parts, function(p) sum(p$candidates$evaluations), 0)),
              form = paste(vapply(parts, function(p) paste(p$model_name, p$kernel_name), ""), collapse = "; "),
              point = imp$point[imp$missing], lower = imp$lower[imp$missing], upper = imp$upper[imp$missing],
-             load = readLines("/proc/loadavg")),
+             load = readLines("/proc/loadavg"), package = find.package("ditimpute")),
         args[2])
