@@ -805,13 +805,15 @@ TEST_CASE("structural_moments gives each version's conditional moments, whatever
   CHECK(one[0].sd == ref2.sd);
 }
 
-TEST_CASE("the filter's block-wise transition covers every block kind: a trend with a Matern 3/2-envelope season "
-          "equals the dense law",
+TEST_CASE("the filter's block-wise transition: a trend, a Matern 5/2 and harmonics with a Matern 3/2 envelope "
+          "equal the dense law",
           "[structural]") {
   // The filter multiplies each diagonal block of the transition on its own
   // (state_space.cpp, propagate()): a trend's 2 x 2 block with its off-diagonal
   // term, a Matern 5/2 of 3 coordinates and harmonics of 4 (envelope 2), for
-  // one variable (the fixed-capacity filter) and two (the general one). The
+  // one variable (the fixed-capacity filter) and two (the general one); the
+  // level, the 2-coordinate harmonics and the smaller Matern blocks are in
+  // the tests above and in test_state_space.cpp. The
   // reference is the dense covariance of the same process with a small diffuse
   // prior (10, so that it is well conditioned): Cov(f_i, f_j) = h^T A(t_i -
   // t_j) P_j h for i >= j, P_j the state's marginal covariance at frame j.
