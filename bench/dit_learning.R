@@ -121,12 +121,8 @@ if ("report" %in% parts) {
     for (k in names(r$sweep)) res$sweep[[k]] <- r$sweep[[k]]
     for (k in names(r$main)) res$main[[k]] <- r$main[[k]]
   }
-  fmt <- function(df) {
-    num <- vapply(df, is.numeric, TRUE)
-    df[num] <- lapply(df[num], function(v) signif(v, 3))
-    c(paste("|", paste(names(df), collapse = " | "), "|"), paste0(paste(rep("|---", ncol(df)), collapse = ""), "|"),
-      apply(df, 1, function(r) paste("|", paste(trimws(r), collapse = " | "), "|")))
-  }
+  source(file.path("bench", "md_table.R"))
+  fmt <- md_table_signif3
   md <- c("# DiT training recipes on a CPU budget (bench/dit_learning.R)", "",
           sprintf("H = %d, d = %d, Laplace lengthscale 64, S4 masks, 4,000 training + 400 validation sequences, DiT 64/3/4, %d threads, %s, %s. Machine shared with other jobs: the load average (1/5/15 min) before -> after each training run is in the table; wall-clock budgets buy fewer steps under load.",
                   H, d, threads, format(Sys.time(), "%Y-%m-%d"), R.version.string), "")

@@ -10,6 +10,7 @@
 # Usage (from the repository root):
 #   Rscript bench/series_fit_speed.R <library before> <library after> [reps] [data_dir] [label]
 # Writes bench/results/series_fit_speed.md.
+source(file.path("bench", "md_table.R"))
 args <- commandArgs(trailingOnly = TRUE)
 libs <- c(before = args[1], after = args[2])
 reps <- if (length(args) >= 3) as.integer(args[3]) else 2L
@@ -51,16 +52,10 @@ for (case in cases) {
   print(rows[[case]][, 1:11])
 }
 tab <- do.call(rbind, rows)
-fmt <- function(df) {
-  num <- vapply(df, is.numeric, TRUE)
-  df[num] <- lapply(df[num], function(v) signif(v, 3))
-  c(paste("|", paste(names(df), collapse = " | "), "|"), paste0(paste(rep("|---", ncol(df)), collapse = ""), "|"),
-    apply(df, 1, function(r) paste("|", paste(trimws(r), collapse = " | "), "|")))
-}
 dir.create("bench/results", showWarnings = FALSE)
 writeLines(c("# impute_series() CPU time, one build against another (bench/series_fit_speed.R)", "",
              sprintf("%s; %s; one thread per fit, the median of %d alternating runs per build; CPU seconds of the call (user + system). `largest_move`: the largest change of a point imputation or 95%% bound (the default level), over the widest 95%% interval of the case (one scale for all its variables). Load average before the run: %s; after: %s.",
                      label, format(Sys.time(), "%Y-%m-%d %H:%M UTC", tz = "UTC"), reps, load_before,
                      readLines("/proc/loadavg")), "",
-             fmt(tab[, setdiff(names(tab), "load")])),
+             md_table_signif3(tab[, setdiff(names(tab), "load")])),
            "bench/results/series_fit_speed.md")

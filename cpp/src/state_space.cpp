@@ -494,7 +494,8 @@ void block_rows(const M& A, const X& x, X& out, int o, int b) {
   }
 }
 // Column by column (each a sum of B scaled columns of x, contiguous in
-// storage): as one lazy product of n x B by B x B it ran 3-4 times slower.
+// storage): as one lazy product of n x B by B x B, whole fits took 1.2-1.3
+// times the CPU time.
 template <int B, class M>
 void block_cols(const M& A, const M& x, M& out, int o, int b) {
   if constexpr (B == Eigen::Dynamic) {
