@@ -276,8 +276,27 @@ check_truth <- function(truth, cases, arg = "truth", call = rlang::caller_env())
     abort_input(arg, "has no value at a missing entry of x: nothing to score (NA marks a true value not known).",
                 call = call)
   }
+  warn_truth_differs(arr, cases$arr, cases$miss, arg)
   storage.mode(arr) <- "double"
   arr
+}
+
+# A warning when `truth` disagrees with x where x is observed (beyond 1e-7 of
+# x's largest magnitude): truth is read as x's complete version and only x's
+# missing entries are scored, so a different series (shifted, rescaled, of
+# another variable) would be scored silently. Not an error: a simulation
+# study may pass noise-free signals as the truth of noisy observations.
+warn_truth_differs <- function(truth, x, miss, arg = "truth") {
+  obs <- !miss & !is.na(truth) & !is.na(x)
+  if (!any(obs)) return(invisible())
+  diff <- abs(truth[obs] - x[obs])
+  tol <- 1e-7 * max(abs(x[obs]))
+  bad <- diff > tol
+  if (!any(bad)) return(invisible())
+  rlang::warn(sprintf(paste("`%s` differs from `x` at %d of the %d entries observed in both (by up to %s): it is read",
+                            "as the complete version of `x`, and only the missing entries of `x` are scored; check that",
+                            "it is the same series on the same scale."),
+                      arg, sum(bad), sum(obs), format(signif(max(diff), 3))))
 }
 
 # Shapes an n x H x d array back like the caller's x.

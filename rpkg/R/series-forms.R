@@ -8,16 +8,17 @@
 #'   columns to build it from, when `x` has no single `Date`/`POSIXct` column.
 #'   One name: a `Date` or `POSIXct` column, a column of dates as text
 #'   (`"2024-01-31"`, `"2024/01/31"`) or a numeric one (e.g. `"Year"` of an
-#'   annual series). Several: columns named `Year`, `Month`, `Day`, `Hour`,
-#'   `Minute` (any case), or any columns named by role as
-#'   `c(month = "Mo", day = "Dy")`; a part that is no column is given as a
+#'   annual series). Several: columns named `Year`, `Quarter`, `Month`, `Day`,
+#'   `Hour`, `Minute` (any case), or any columns named by role as
+#'   `c(month = "Mo", day = "Dy")` (a quarter 1-4 stands for its first month:
+#'   `time = c("Year", "Quarter")` for quarterly data); a part that is no column is given as a
 #'   number, e.g. `time = c("Month", "Day", year = 1973)` for `airquality`;
 #'   missing parts are month 1, day 1, hour 0. The columns named in `time`
 #'   are not modelled and come back unchanged in [completed_series()].
 #' @name impute_series
 NULL
 
-time_roles <- c("year", "month", "day", "hour", "minute")
+time_roles <- c("year", "quarter", "month", "day", "hour", "minute")
 
 # impute_series(time = ): returns `x` with attribute "ditimpute_time" (the
 # time stamps, the columns they came from, a label), which frame_input()
@@ -68,6 +69,16 @@ frame_time <- function(x, time, arg = "x", call = rlang::caller_env()) {
                   call = call)
     }
     parts[[roles[k]]] <- rep_len(v, nrow(x))
+  }
+  if (!is.null(parts$quarter)) {
+    # a quarter starts its first month (quarterly data: frames 3 months apart)
+    q <- parts$quarter
+    if (!is.null(parts$month)) abort_input("time", "gives both a quarter and a month: name one of them.", call = call)
+    if (any(q < 1 | q > 4)) {
+      row <- which(q < 1 | q > 4)[1]
+      abort_input("time", sprintf("the quarter must be 1-4 (row %d holds %s).", row, format(q[row])), call = call)
+    }
+    parts$month <- 3 * (q - 1) + 1
   }
   if (is.null(parts$year)) {
     cols <- paste0('"', vals[is_col], '"', collapse = ", ")

@@ -93,6 +93,20 @@ test_that("impute returns the documented pieces for a matrix and an array", {
   expect_equal(missing_values_of(med$point[1, , ], is.na(x[1, , ])), apply(med$samples[[1]], 2, median))
 })
 
+test_that("a truth that differs from x where x is observed gets a warning", {
+  spec <- gp_spec(12, d = 2, kernel = gp_kernel("laplace", lengthscale = 4))
+  truth <- gp_simulate(spec, 3, seed = 1)
+  x <- truth
+  x[, 5:7, ] <- NA
+  expect_no_warning(impute(spec, x, n_samples = 20, truth = truth, seed = 2))
+  far <- truth
+  far[2, 1, 1] <- far[2, 1, 1] + 0.5  # one observed entry off
+  expect_warning(imp <- impute(spec, x, n_samples = 20, truth = far, seed = 2),
+                 "`truth` differs from `x` at 1 of the 54 entries observed in both \\(by up to 0.5\\)")
+  # the scores still use the missing entries only
+  expect_equal(imputation_metrics(imp)$mae, imputation_metrics(impute(spec, x, n_samples = 20, truth = truth, seed = 2))$mae)
+})
+
 test_that("metrics and coverage against the truth are computed as documented", {
   spec <- gp_spec(20, d = 2, kernel = gp_kernel("laplace", lengthscale = 10))
   truth <- gp_simulate(spec, 30, seed = 1)

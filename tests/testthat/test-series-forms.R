@@ -149,6 +149,21 @@ test_that("quarterly, yearly and month-end data frames are regular calendar seri
   cnd <- expect_input_error(impute_series(q[-(20:21), ]), "x")
   expect_match(conditionMessage(cnd), "are 9 months apart, the most common step 3 months", fixed = TRUE)
   expect_match(conditionMessage(cnd), "by = \"quarter\"", fixed = TRUE)
+  # Year and Quarter columns build the same axis (a quarter stands for its
+  # first month): the same fit as the Date column's, the columns unchanged
+  yq <- data.frame(Year = rep(2000:2009, each = 4), Quarter = rep(1:4, 10), y = q$y)
+  imp_yq <- impute_series(yq, time = c("Year", "Quarter"), n_samples = 20, seed = 1, threads = 1)
+  expect_equal(imp_yq$model$period, 4)
+  expect_equal(completed_series(imp_yq)$y, completed_series(imp_q)$y)
+  expect_identical(completed_series(imp_yq)$Quarter, yq$Quarter)
+  expect_equal(completed_series(impute_series(yq, time = c(year = "Year", quarter = "Quarter"), n_samples = 20,
+                                              seed = 1, threads = 1))$y, completed_series(imp_q)$y)
+  bad_q <- yq
+  bad_q$Quarter[7] <- 5
+  cnd <- expect_input_error(impute_series(bad_q, time = c("Year", "Quarter")), "time")
+  expect_match(conditionMessage(cnd), "the quarter must be 1-4 (row 7 holds 5)", fixed = TRUE)
+  cnd <- expect_input_error(impute_series(cbind(yq, Month = 1), time = c("Year", "Quarter", "Month")), "time")
+  expect_match(conditionMessage(cnd), "both a quarter and a month", fixed = TRUE)
 })
 
 test_that("complete columns that restate the time axis or count the rows ride along, not modelled", {

@@ -150,6 +150,12 @@ test_that("bad input is a classed error naming the argument", {
   expect_error(impute_series(c(1, NA, 3, 4, 5)), class = "ditimpute_error_input", regexp = "x")
   expect_error(impute_series(datasets::Nile, kernel = "seasonal"), class = "ditimpute_error_input", regexp = "kernel")
   expect_error(impute_series(y, truth = datasets::co2[1:10]), class = "ditimpute_error_input", regexp = "truth")
+  # a truth that is not x where x is observed (another series, or x on another
+  # scale) is scored only where x is missing: a warning says so
+  expect_warning(impute_series(y, n_samples = 20, truth = datasets::co2 + 1),
+                 sprintf("`truth` differs from `x` at %d of the %d entries observed in both (by up to 1)",
+                         sum(!is.na(y)), sum(!is.na(y))), fixed = TRUE)
+  expect_no_warning(impute_series(y, n_samples = 20, truth = datasets::co2))
   expect_error(completed_series(list()), class = "ditimpute_error_input", regexp = "object")
 })
 
