@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <string>
 
 namespace ditimpute {
@@ -102,10 +103,17 @@ namespace {
 
 void check_enough(const Matrix& samples, double level, int needed, const std::string& what) {
   check_samples(samples, level);
-  if (samples.rows() < needed)
-    throw input_error("n_samples", "a " + what + " at level " + std::to_string(level) + " needs at least " +
-                                       std::to_string(needed) + " samples, not " + std::to_string(samples.rows()) +
-                                       " (or use the in-sample region, region = \"quantile\").");
+  if (samples.rows() < needed) {
+    // The region and the per-entry intervals need different counts (37 and
+    // 39 at 0.95); an imputation makes both, so the message gives the larger
+    // too, and a user raising n_samples to the first is not refused again.
+    std::ostringstream msg;
+    msg << "a " << what << " at level " << level << " needs at least " << needed << " samples, not " << samples.rows();
+    const int all = min_samples_finite(level);
+    if (all > needed) msg << " (" << all << " for the per-entry intervals as well)";
+    msg << "; use n_samples >= " << all << ", or the in-sample region, region = \"quantile\".";
+    throw input_error("n_samples", msg.str());
+  }
 }
 
 }  // namespace

@@ -50,7 +50,10 @@
 #' The diagnostics (`print()`, `summary()`, `plot()`) show per group the
 #' nominal level, the raw coverage of the imputer, and the calibrated coverage
 #' estimated by 2-fold cross-fitting (factors fitted on one half of the cases,
-#' scored on the other), with Clopper-Pearson 95% intervals. Interval
+#' scored on the other), with Clopper-Pearson 95% intervals; the last row,
+#' `pooled`, is every case with the one factor fitted on all of them (what a
+#' pattern unseen in calibration gets), not the grouped calibration, whose
+#' coverage is that of the group rows. Interval
 #' coverage pools entries, which are correlated within a sequence: its
 #' binomial interval is too narrow and is shown as a guide only.
 #'
@@ -232,7 +235,7 @@ calibrate <- function(object, x = NULL, missing = NULL, level = 0.95, n_samples 
   diag <- calibration_diagnostics(scores, g, grouping$labels, level, seed)
   structure(list(object = model, level = level, n_samples = n_samples, grouping = grouping, factors = factors,
                  diagnostics = diag, n_cases = length(scores$region), method = imp$method,
-                 impute_args = list(...), model_key = key),
+                 impute_args = list(...), model_key = key, settings = imp$options[c("sampler", "region")]),
             class = "ditimpute_calibration")
 }
 
@@ -493,7 +496,7 @@ calibration_diagnostics <- function(scores, g, labels, level, seed) {
     r_cal <- binom_row(cross_region[in_g])
     i_raw <- binom_row(scores$entry[in_e] <= 0)
     i_cal <- binom_row(cross_entry[in_e])
-    data.frame(group = if (b == 0) "all" else labels[b], cases = sum(in_g), nominal = level,
+    data.frame(group = if (b == 0) "pooled" else labels[b], cases = sum(in_g), nominal = level,
                region_raw = r_raw[["coverage"]], region_raw_lower = r_raw[["lower"]], region_raw_upper = r_raw[["upper"]],
                region_cal = r_cal[["coverage"]], region_cal_lower = r_cal[["lower"]], region_cal_upper = r_cal[["upper"]],
                entries = sum(in_e), interval_raw = i_raw[["coverage"]], interval_cal = i_cal[["coverage"]],
@@ -553,6 +556,13 @@ apply_calibration <- function(imputation, calibration) {
   }
   if (!is.null(imputation$calibration)) abort_input("imputation", "is already calibrated.")
   if (inherits(calibration, "ditimpute_series_calibration")) return(apply_series_calibration(imputation, calibration))
+  differs <- imputation_settings_differ(calibration$settings, imputation$options)
+  if (!is.null(differs)) {
+    abort_input("calibration", sprintf(paste("was fitted on imputations with %s; this imputation used %s. The factors",
+                                             "hold for the sampler they were fitted with: impute with its settings",
+                                             "(impute() on the calibration does), or calibrate again."),
+                                       differs[1], differs[2]))
+  }
   imp <- as3(imputation)
   feats <- case_features(calibration$object, imp$missing, calibration$grouping$type)
   g <- assign_groups(calibration$grouping, feats)
@@ -577,6 +587,28 @@ apply_calibration <- function(imputation, calibration) {
   imp
 }
 
+# How the sampler settings of a calibration's imputations (`cal`: its
+# recorded options' sampler and region) differ from an imputation's
+# (`opts`): NULL when they agree, else the two descriptions. Each side's
+# sampler is resolved by the core (cpp_sampler_settings(): a method's own
+# default steps, the grid it runs on), so a default and the same value
+# given agree. A calibration saved before the settings were recorded is not
+# checked.
+imputation_settings_differ <- function(cal, opts) {
+  if (is.null(cal)) return(NULL)
+  describe <- function(o) {
+    s <- if (is.null(o$sampler)) "exact draws" else {
+      r <- core_call(cpp_sampler_settings(o$sampler))
+      sprintf("sampler %s (%d steps, %s grid, t0 = %g, T = %g%s)", r$method, r$steps, r$grid, r$t0, r$T,
+              if (isTRUE(r$control_variate)) ", the control variate" else "")
+    }
+    paste0(s, if (identical(o$region, "quantile")) ", quantile regions" else "")
+  }
+  a <- describe(cal)
+  b <- describe(opts)
+  if (identical(a, b)) NULL else c(a, b)
+}
+
 #' @export
 print.ditimpute_calibration <- function(x, ...) {
   check_dots(environment(), "print()", also = print_dots)
@@ -592,7 +624,7 @@ print.ditimpute_calibration <- function(x, ...) {
                     widen = sprintf("%.3g", c(x$factors$interval[seq_len(nrow(d) - 1)],
                                               x$factors$interval[nrow(x$factors)])))
   print(tab, row.names = FALSE, right = FALSE)
-  cat(sprintf("Calibrated coverage by 2-fold cross-fitting%s.\n",
+  cat(sprintf("Calibrated coverage by 2-fold cross-fitting%s; \"pooled\": every case with the one pooled factor.\n",
               if (any(!is.na(c(d$region_raw_lower, d$region_cal_lower)))) "; 95% Clopper-Pearson intervals in brackets" else ""))
   # The cross-fit estimates what the calibration does to new cases: say when,
   # over all cases, it moved the intervals' coverage away from the level.

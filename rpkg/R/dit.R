@@ -404,7 +404,8 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
     # A time-limited run shows seconds spent of the limit (its step count is
     # open), otherwise steps done; both with the training and validation loss.
     by_time <- opts$time_limit > 0
-    bar <- cli::cli_progress_bar("Training DiT", total = if (by_time) round(opts$time_limit) else opts$steps,
+    total <- if (by_time) max(1, ceiling(opts$time_limit)) else opts$steps
+    bar <- cli::cli_progress_bar("Training DiT", total = total,
                                  format = paste0("{cli::pb_bar} ", if (by_time) "{cli::pb_current}/{cli::pb_total} s, step {step_txt}" else
                                                    "{cli::pb_current}/{cli::pb_total}", " loss {loss_txt} {cli::pb_eta}"),
                                  .envir = environment())
@@ -413,14 +414,19 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
     callback <- function(step, total, loss, val_loss, seconds) {
       loss_txt <<- sprintf("%.4f%s", loss, if (is.na(val_loss)) "" else sprintf(", validation %.4f", val_loss))
       step_txt <<- as.character(step)
-      cli::cli_progress_update(id = bar, set = if (by_time) min(round(seconds), round(opts$time_limit)) else step)
+      # cli closes a bar that reaches its total, and a later update of it is an
+      # error that would end the training without its model (a time limit
+      # reached between two updates): the bar stays short of its total until
+      # cli_progress_done(), and a display failure never stops training.
+      tryCatch(cli::cli_progress_update(id = bar, set = min(if (by_time) round(seconds) else step, total - 1)),
+               error = function(e) NULL)
       TRUE
     }
   }
   res <- core_call(cpp_dit_fit(ptr, x, val, strategy$generators, strategy$weights, opts, callback,
                                progress_every(opts$steps, opts$time_limit)),
                    rename = c(gp = "gp_mode"))  # the core's mode "gp"
-  if (isTRUE(progress)) cli::cli_progress_done(id = bar)
+  if (isTRUE(progress)) tryCatch(cli::cli_progress_done(id = bar), error = function(e) NULL)
   info <- list(n_train = dim(x)[1], n_val = if (is.null(val)) 0L else dim(val)[1], seconds = res$seconds,
                final_loss = res$final_loss, final_val_loss = res$final_val_loss, threads = threads,
                stop_reason = res$stop_reason, best_step = res$best_step, best_val_loss = res$best_val_loss,
@@ -568,9 +574,9 @@ print.summary.ditimpute_dit <- function(x, ...) {
   ti <- x$train_info
   if (!is.null(ti$n_train)) {
     o <- ti$options
-    cat(sprintf("Training: %d steps, batch %d, %s lr %g (%s), EMA %g, %d training / %d validation sequences, %.1f s on %d threads\n",
+    cat(sprintf("Training: %d steps, batch %d, %s lr %g (%s), EMA %g, %d training / %d validation sequences, %.1f s on %s\n",
                 x$steps, o$batch_size, o$optimizer, o$lr, o$lr_schedule %||% "constant", o$ema %||% 0, ti$n_train,
-                ti$n_val, ti$seconds, ti$threads))
+                ti$n_val, ti$seconds, plural(ti$threads, "thread")))
     if (!is.null(ti$stop_reason) && ti$stop_reason != "steps") cat(sprintf("Stopped by: %s\n", ti$stop_reason))
     if (isTRUE(ti$restored_best)) cat(sprintf("Weights of step %d, the best validation loss (%.4g)\n", ti$best_step, ti$best_val_loss))
   }

@@ -615,9 +615,7 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
     out <- impute_series_dit(v, level, n_samples, period, dit, seed, threads, transform, bounds)
     out$model$seconds <- proc.time()[["elapsed"]] - start
     imp <- new_series_imputation(input, v, out$iv, out$model, level, n_samples, out$win, truth, out$blocks)
-    if (calibrate && any(imp$missing)) {
-      imp <- apply_calibration(imp, calibrate_series(imp, NULL, level, "auto", 3L, 10L, NULL, sub_seed(seed, 7), threads))
-    }
+    if (calibrate && any(imp$missing)) imp <- series_self_calibrate(imp, level, seed, threads)
     neg <- series_negative_warning(v, imp, bounds)  # as for method = "gp"
     if (!is.null(neg)) cli::cli_warn("{neg}")
     return(imp)
@@ -652,9 +650,7 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   fitted$proper_asked <- proper_asked
   fitted$seconds <- proc.time()[["elapsed"]] - start
   out <- new_series_imputation(input, v, iv, fitted, level, n_samples, NULL, truth)
-  if (calibrate && any(out$missing)) {
-    out <- apply_calibration(out, calibrate_series(out, NULL, level, "auto", 3L, 10L, NULL, sub_seed(seed, 7), threads))
-  }
+  if (calibrate && any(out$missing)) out <- series_self_calibrate(out, level, seed, threads)
   neg <- series_negative_warning(v, out, bounds)  # not for two-valued variables (their own warning above)
   if (!is.null(neg)) cli::cli_warn("{neg}")
   out
@@ -912,6 +908,16 @@ check_series_values <- function(v, arg, min_obs = 3L, why = "",
 
 # ----------------------------------------------------------------- result --
 
+# impute_series(calibrate = TRUE): calibrate() with its defaults, then
+# apply_calibration(); the seconds it took are kept (print() adds them to
+# the call's time, which they can exceed: ten rounds of imputation).
+series_self_calibrate <- function(imp, level, seed, threads) {
+  start <- proc.time()[["elapsed"]]
+  out <- apply_calibration(imp, calibrate_series(imp, NULL, level, "auto", 3L, 10L, NULL, sub_seed(seed, 7), threads))
+  out$calibration_seconds <- proc.time()[["elapsed"]] - start
+  out
+}
+
 new_series_imputation <- function(input, v, iv, model, level, n_samples, win, truth, blocks = 1L) {
   n_time <- nrow(v); d <- ncol(v)
   miss <- is.na(v)
@@ -1029,13 +1035,14 @@ print.ditimpute_series_imputation <- function(x, ...) {
                 if (d == 1) sprintf(", mean width %.4g", mean(x$upper - x$lower, na.rm = TRUE)) else
                   " (mean widths per variable: summary())"))
   }
+  cal_s <- if (is.null(x$calibration_seconds)) "" else sprintf(", then %.1f s self-calibrating", x$calibration_seconds)
   if (is.null(x$window)) {
-    cat(sprintf("  exact Kalman smoothing of the whole series; %.1f s (%.1f s fitting)\n", x$model$seconds,
-                x$model$fit_seconds))
+    cat(sprintf("  exact Kalman smoothing of the whole series; %.1f s (%.1f s fitting)%s\n", x$model$seconds,
+                x$model$fit_seconds, cal_s))
   } else {
-    cat(sprintf("  windows: %d past + %d block + %d future frames (%d blocks imputed); %.1f s (%.1f s fitting)\n",
-                x$window[["past"]], x$window[["block"]], x$window[["future"]], as.integer(x$blocks), x$model$seconds,
-                x$model$fit_seconds))
+    cat(sprintf("  windows: %d past + %d block + %d future frames (%s imputed); %.1f s (%.1f s fitting)%s\n",
+                x$window[["past"]], x$window[["block"]], x$window[["future"]], plural(as.integer(x$blocks), "block"),
+                x$model$seconds, x$model$fit_seconds, cal_s))
   }
   print(x$model)
   if (!is.null(x$truth) && any(x$missing)) {

@@ -49,7 +49,13 @@ series_dit_options <- function(dit, period, n_time, call = rlang::caller_env()) 
   dit$time_limit <- NULL
   o <- utils::modifyList(list(H = min(n_time, max(2 * round(period), 16)), width = 64, depth = 2, heads = 4, steps = 800,
                               batch_size = 32, sample_steps = 20), dit)
-  for (k in counts) o[[k]] <- check_count(o[[k]], arg = "dit", min = if (k == "H") 4 else 1, call = call)
+  # the error names the option: "`dit`: steps must be at least 1, not -1."
+  for (k in counts) {
+    o[[k]] <- tryCatch(check_count(o[[k]], arg = "dit", min = if (k == "H") 4 else 1, call = call),
+                       ditimpute_error_input = function(e) {
+                         abort_input("dit", paste(k, sub("^`dit`: ", "", conditionMessage(e))), call = call)
+                       })
+  }
   if (o$H > n_time) abort_input("dit", sprintf("H = %d is longer than the series (%d frames).", o$H, n_time), call = call)
   # Seconds of training at most (the step count still caps it); NULL: none.
   if (!is.null(time_limit)) {
@@ -187,8 +193,8 @@ print.ditimpute_series_dit_model <- function(x, ...) {
   done <- if (!is.null(x$dit$steps)) x$dit$steps else o$steps
   why <- switch(x$dit$train_info$stop_reason %||% "", time_limit = "time limit", early_stop = "stopped early", "stopped")
   cap <- if (done < o$steps) sprintf(" (of %d: %s)", o$steps, why) else ""
-  cat(sprintf("<ditimpute_series_dit_model> linear trend + DiT (H = %d, width %d, depth %d) trained %d steps%s on %d windows of the series%s\n",
-              o$H, o$width, o$depth, as.integer(done), cap, x$n_windows_trained,
+  cat(sprintf("<ditimpute_series_dit_model> linear trend + DiT (H = %d, width %d, depth %d) trained %d steps%s on %s of the series%s\n",
+              o$H, o$width, o$depth, as.integer(done), cap, plural(x$n_windows_trained, "window"),
               if (is.null(x$transform)) "" else series_scale_text(x$transform)))
   cat("  training masks: ")
   print(x$strategy)

@@ -128,3 +128,16 @@ void cpp_check_memory(double bytes, std::string arg, std::string what) {
   ditimpute::check_memory(bytes, arg, what);
   DITIMPUTE_GLUE_END
 }
+
+// The sampler settings an imputation with the options `s` (sampler_options()
+// in R) runs with, defaults resolved: what apply_calibration() compares.
+// [[Rcpp::export]]
+Rcpp::List cpp_sampler_settings(Rcpp::List s) {
+  DITIMPUTE_GLUE_BEGIN
+  const ditimpute::SamplerOptions o = glue::sampler_from_r(s);
+  return Rcpp::List::create(Rcpp::Named("method") = ditimpute::to_string(o.method), Rcpp::Named("steps") = o.steps,
+                            Rcpp::Named("grid") = ditimpute::to_string(ditimpute::resolved_grid(o)),
+                            Rcpp::Named("t0") = o.t0, Rcpp::Named("T") = o.T,
+                            Rcpp::Named("control_variate") = o.gp_control);
+  DITIMPUTE_GLUE_END
+}

@@ -16,6 +16,10 @@ test_that("calibrating a wrong GP restores the level per pattern, raw coverage b
   expect_true(all(cal$factors$region > 1.5 & cal$factors$interval > 0))
   d <- cal$diagnostics
   expect_true(all(d$region_raw < 0.6))
+  # the last row is the one pooled factor on every case, named so (it read
+  # "all", and was taken for the grouped calibration's overall coverage)
+  expect_identical(d$group, c(cal$factors$group[1:2], "pooled"))
+  expect_output(print(cal), "\"pooled\": every case with the one pooled factor")
   # Held-out test data: 200 sequences per pattern, fresh seeds.
   test <- gp_simulate(truth_spec, 200, seed = 3)
   for (k in 1:2) {
@@ -110,6 +114,39 @@ test_that("calibration input errors name the argument", {
   expect_input_error(apply_calibration(impute(other, x, level = 0.9, seed = 1), cal), "calibration")
   expect_input_error(apply_calibration(impute(spec, x, level = 0.8, seed = 1), cal), "calibration")
   expect_input_error(apply_calibration(impute(cal, x, seed = 1), cal), "imputation")
+})
+
+test_that("a calibration applies only to imputations from the sampler it was fitted with", {
+  # Its factors scale the spread of the draws of one sampler: applied to a
+  # 2-step Euler sampler's, a DiT's calibrated 90% regions covered 14%
+  # (a user review). The settings are compared; a default and the same
+  # value given agree.
+  spec <- cal_spec()
+  held <- gp_simulate(spec, 30, seed = 1)
+  pat <- pattern_tail(24, 6)
+  x <- held[1:4, , ]
+  x[, 19:24, ] <- NA
+  cal <- calibrate(spec, held, missing = pat, level = 0.9, seed = 1, threads = 1, sampler = "unipc2")
+  expect_s3_class(apply_calibration(impute(spec, x, level = 0.9, seed = 2, sampler = "unipc2"), cal),
+                  "ditimpute_imputation")
+  expect_s3_class(apply_calibration(impute(spec, x, level = 0.9, seed = 2, sampler = "unipc2", steps = 8), cal),
+                  "ditimpute_imputation")
+  cnd <- expect_input_error(apply_calibration(impute(spec, x, level = 0.9, seed = 2, sampler = "euler", steps = 2),
+                                              cal), "calibration")
+  expect_match(conditionMessage(cnd), "was fitted on imputations with sampler unipc2 (8 steps, tuned grid",
+               fixed = TRUE)
+  expect_match(conditionMessage(cnd), "this imputation used sampler euler (2 steps,", fixed = TRUE)
+  expect_input_error(apply_calibration(impute(spec, x, level = 0.9, seed = 2), cal), "calibration")  # exact draws
+  expect_input_error(apply_calibration(impute(spec, x, level = 0.9, seed = 2, sampler = "unipc2", steps = 4), cal),
+                     "calibration")
+  expect_input_error(apply_calibration(impute(spec, x, level = 0.9, seed = 2, sampler = "unipc2", region = "quantile"),
+                                       cal), "calibration")
+  # impute() on the calibration uses its settings
+  expect_match(impute(cal, x, seed = 2)$method, "unipc2")
+  # exact draws calibrated, exact draws applied
+  cal0 <- calibrate(spec, held, missing = pat, level = 0.9, seed = 1, threads = 1)
+  expect_s3_class(apply_calibration(impute(spec, x, level = 0.9, seed = 2), cal0), "ditimpute_imputation")
+  expect_input_error(apply_calibration(impute(spec, x, level = 0.9, seed = 2, sampler = "unipc2"), cal0), "calibration")
 })
 
 test_that("coverage() at several levels gives a calibration curve", {

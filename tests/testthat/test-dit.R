@@ -373,6 +373,18 @@ test_that("restore_best keeps the best validation record's weights; patience sto
   expect_equal(fit$steps, ti$best_step + 2 * 10)
 })
 
+test_that("a time-limited dit_fit() with its progress bar returns the model", {
+  skip_if_no_torch()
+  # The bar's total was the limit in whole seconds, and cli closes a bar that
+  # reaches it: the updates of the last half second (seconds rounding to the
+  # limit) updated a closed bar, an error that ended the call without its model.
+  fit <- dit_fit(gp_simulate(tiny_spec(), 120, seed = 1), dit_config(24, 2, width = 16, depth = 1, heads = 2),
+                 strategy = mask_strategy(c("6x1", "2x3")), steps = NULL, time_limit = 2, patience = 0,
+                 batch_size = 16, val_every = 10, seed = 1, threads = 1, progress = TRUE)
+  expect_s3_class(fit, "ditimpute_dit")
+  expect_identical(fit$train_info$stop_reason, "time_limit")
+})
+
 test_that("a time-limited dit_fit() updates its progress bar (every 10 steps, not every 10 million)", {
   # with time_limit and no steps the step cap is open (.Machine$integer.max);
   # the interval was steps %/% 200, about 10.7 million steps: no update ever

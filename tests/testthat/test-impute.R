@@ -270,6 +270,15 @@ test_that("bad imputation input gives classed errors naming the argument", {
   expect_input_error(impute(spec, xm, point = "mode"), "point")
   expect_input_error(impute(spec, xm, truth = x[1:3, ]), "truth")
   expect_input_error(impute("gp", xm), "object")
+  # a sampler's finite-sample region needs 37 draws at 0.95 and its intervals
+  # 39: the first error gives both, so that 37 is not refused again for 39
+  cnd <- expect_input_error(impute(spec, xm, n_samples = 10, sampler = "unipc2"), "n_samples")
+  expect_match(conditionMessage(cnd), "at level 0.95 needs at least 37 samples, not 10 (39 for the per-entry intervals as well); use n_samples >= 39",
+               fixed = TRUE)
+  cnd <- expect_input_error(impute(spec, xm, n_samples = 37, sampler = "unipc2"), "n_samples")
+  expect_match(conditionMessage(cnd), "a finite-sample interval at level 0.95 needs at least 39 samples, not 37; use n_samples >= 39",
+               fixed = TRUE)
+  expect_s3_class(impute(spec, xm, n_samples = 39, sampler = "unipc2", seed = 1), "ditimpute_imputation")
   imp <- impute(spec, xm, n_samples = 10, seed = 1)
   expect_input_error(coverage(imp), "truth")
   expect_input_error(coverage(imp, spec = gp_spec(21, d = 2)), "spec")

@@ -271,6 +271,11 @@ test_that("calibrate() self-calibrates a series imputation on stretches hidden w
   one <- impute_series(y, level = 0.9, n_samples = 40, seed = 1, calibrate = TRUE)
   expect_identical(one$point, imp$point)
   expect_s3_class(one$calibration, "ditimpute_series_calibration")
+  # its print gives the calibration's seconds beside the fit's (they can be
+  # most of the call: ten rounds of imputation)
+  expect_gt(one$calibration_seconds, 0)
+  expect_output(print(one), "s fitting\\), then [0-9.]+ s self-calibrating")
+  expect_no_match(paste(capture.output(print(imp)), collapse = "\n"), "self-calibrating")
   # Bad input names the argument.
   expect_error(calibrate(imp, x = array(0, c(1, 10, 1))), class = "ditimpute_error_input", regexp = "x")
   expect_error(calibrate(imp, level = 0.5), class = "ditimpute_error_input", regexp = "level")
@@ -571,6 +576,11 @@ test_that("method = \"dit\" trains on the series' own windows and completes it (
   expect_identical(auto$point, imp$point)
   expect_error(impute_series(y, method = "dit", dit = list(depht = 2)), class = "ditimpute_error_input", regexp = "dit")
   expect_error(impute_series(y, method = "dit", dit = list(H = 100)), class = "ditimpute_error_input", regexp = "dit")
+  # an option out of range is named
+  cnd <- expect_input_error(impute_series(y, method = "dit", dit = list(steps = -1)), "dit")
+  expect_match(conditionMessage(cnd), "`dit`: steps must be at least 1, not -1.", fixed = TRUE)
+  cnd <- expect_input_error(impute_series(y, method = "dit", dit = list(H = 1)), "dit")
+  expect_match(conditionMessage(cnd), "H must be at least 4, not 1.", fixed = TRUE)
 })
 
 test_that("a long gap far from the global mean is bridged at the local level, with intervals widest mid-gap", {
