@@ -193,7 +193,16 @@
 #' `log(y + c)`, the offset `c` chosen like the margin above (on a grid
 #' from 1e-4 to 10 times the observed values' median), so zeros are not
 #' outliers and no imputation, draw or interval end is negative; `c(-Inf,
-#' upper)` does the same below an upper bound.
+#' upper)` does the same below an upper bound. Values lying on a bound (the
+#' zeros of counts, hours of humidity at 100%) are a point mass that no
+#' continuous scale has: each stands for the values between the bound and the
+#' nearest value the data resolve (1 for counts), so the margin or offset is
+#' never finer than that, and where the point mass would still pull it to its
+#' smallest (a third of a continuous series at 0) the largest of the grid is
+#' taken, a scale close to the data's own with its intervals clamped at the
+#' bound (`bench/results/series_bounded_point_mass.md`: on yearly counts of
+#' coal-mine disasters, 29% zeros, 90% intervals 3.55 wide on average for
+#' counts of at most 6, where an offset of 1e-4 had made them 317 wide).
 #'
 #' **Several variables** are correlated through `Lambda` and share the form:
 #' give `impute_series()` variables of one kind (pollutants of one station:

@@ -151,3 +151,56 @@ test_that("a far one-sided bound gives the unbounded fit: the shifted log's Jaco
   expect_equal(impw$point, imp0$point, tolerance = 1e-6)
   expect_equal(impw$upper, imp0$upper, tolerance = 1e-6)
 })
+
+test_that("values on a bound are a point mass: many zeros or saturated values do not pull the margin to the grid's floor", {
+  # Yearly counts, a third of them 0 (Poisson around a slowly varying
+  # rate). Counted as values of a density, each zero's log-Jacobian -log(offset)
+  # grows without limit as the offset shrinks, so the offset went to the grid's
+  # smallest (1e-4 of the median) and 90% upper ends to hundreds for counts of at
+  # most 7 (boot's coal counts: up to 1,540; bench/results/series_bounded_point_mass.md).
+  # A zero stands for the values below the data's resolution (1 for counts):
+  # the offset is at least that, and the intervals stay on the data's scale.
+  set.seed(7)
+  n <- 120
+  rate <- exp(0.2 + 0.6 * sin((1:n) / 9))
+  cnt <- stats::rpois(n, rate)
+  expect_gt(mean(cnt == 0), 0.25)
+  x <- cnt
+  hide <- c(10, 25:27, 40, 61:64, 90, 101)
+  x[hide] <- NA
+  imp <- impute_series(x, n_samples = 50, seed = 1, bounds = c(0, Inf))
+  expect_gte(imp$model$transform$margin[[1]], 1)
+  expect_lt(max(imp$upper[hide]), 3 * max(cnt))
+  expect_true(all(imp$lower[hide] >= 0))
+  imp0 <- suppressWarnings(impute_series(x, n_samples = 50, seed = 1))
+  expect_lt(mean(imp$upper[hide] - imp$lower[hide]), 1.5 * mean(imp0$upper[hide] - imp0$lower[hide]))
+  # Continuous data with a third at 0 (an AR(1) clipped): the point mass
+  # outweighs the values' shape at any offset, so the grid's largest is
+  # taken (10 times the median), the scale closest to the data's own.
+  set.seed(11)
+  w <- pmax(0, 0.5 + as.numeric(stats::arima.sim(list(ar = 0.9), 400)))
+  expect_gt(mean(w == 0), 0.25)
+  expect_equal(ditimpute:::bounded_margin(w, 0, Inf), 10 * stats::median(w))
+  # A share saturated at 100 a fifth of the time (two bounds): the margin is
+  # no finer than the nearest values below 100 resolve, and the intervals
+  # are about as wide as on the data's own scale (2.3 times as wide before).
+  h <- pmin(100, 85 + 8 * as.numeric(stats::arima.sim(list(ar = 0.9), 400)))
+  expect_gt(mean(h == 100), 0.15)
+  m <- ditimpute:::bounded_margin(h, 0, 100)
+  expect_gte(100 * m, 100 - max(h[h < 100]))
+  # a value a rounding error off the bound lies on it (a humidity computed as
+  # 100 - 1.4e-14 had made the resolution, and the slope over it, rounding noise)
+  h_round <- h
+  h_round[which(h == 100)[1:10]] <- 100 - 1.4e-14
+  expect_identical(ditimpute:::bounded_margin(h_round, 0, 100), m)
+  hx <- h
+  hx[seq(7, 400, by = 10)] <- NA
+  hb <- impute_series(hx, n_samples = 20, seed = 1, bounds = c(0, 100))
+  h0 <- impute_series(hx, n_samples = 20, seed = 1)
+  miss <- is.na(hx)
+  expect_true(all(hb$upper[miss] <= 100))
+  expect_lt(mean(hb$upper[miss] - hb$lower[miss]), 1.3 * mean(h0$upper[miss] - h0$lower[miss]))
+  # Without values on the bound the resolution plays no part: presidents'
+  # approval (23-87%) keeps the profile's choice, the grid's smallest.
+  expect_equal(ditimpute:::bounded_margin(as.numeric(datasets::presidents), 0, 100), 1e-4)
+})
