@@ -13,19 +13,7 @@ ett <- function(cols, n) {
   f <- utils::read.csv(gzfile(file.path(data_dir, "ett", "ETTh1.csv.gz")))
   as.matrix(f[seq_len(n), cols, drop = FALSE])
 }
-# Gaps of heavy-tailed lengths (1-300 frames) hiding about `share` of each column.
-hide_gaps <- function(v, share, seed) {
-  set.seed(seed)
-  for (j in seq_len(ncol(v))) {
-    n <- nrow(v)
-    while (mean(is.na(v[, j])) < share) {
-      len <- min(300L, ceiling(stats::rexp(1, 1 / 12)^1.3))
-      s <- sample.int(n - len, 1)
-      v[s:(s + len - 1L), j] <- NA
-    }
-  }
-  v
-}
+source(file.path("bench", "hide_gaps.R"))
 x <- switch(case,
   "Dingling TEMP, 1,000 h, complete" = air("TEMP", 1000),
   "Dingling PRES, 1,000 h, complete" = air("PRES", 1000),

@@ -10,18 +10,7 @@ args <- commandArgs(trailingOnly = TRUE)
 data_dir <- if (length(args) >= 1) args[1] else Sys.getenv("DITIMPUTE_DATA", file.path("..", "shared", "data"))
 out <- if (length(args) >= 2) args[2] else "bench/results/series_time_split.md"
 ett <- utils::read.csv(gzfile(file.path(data_dir, "ett", "ETTh1.csv.gz")))
-hide_gaps <- function(v, share, seed) {  # as bench/series_fit_speed_case.R
-  set.seed(seed)
-  for (j in seq_len(ncol(v))) {
-    n <- nrow(v)
-    while (mean(is.na(v[, j])) < share) {
-      len <- min(300L, ceiling(stats::rexp(1, 1 / 12)^1.3))
-      s <- sample.int(n - len, 1)
-      v[s:(s + len - 1L), j] <- NA
-    }
-  }
-  v
-}
+source(file.path("bench", "hide_gaps.R"))
 cases <- list(
   "ETTh1, 7 variables, 3,000 h, 10% in gaps" = hide_gaps(as.matrix(ett[1:3000, c("HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL", "OT")]), 0.1, 4),
   "ETTh1 OT, 5,000 h, 20% in gaps" = hide_gaps(as.matrix(ett[1:5000, "OT", drop = FALSE]), 0.2, 2))
