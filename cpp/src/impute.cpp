@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <sstream>
 
 namespace ditimpute {
 
@@ -245,10 +246,12 @@ Vector sample_sd(const Matrix& s, const Vector& mean) {
 double radius_at(const Matrix& s, const Vector& mean, double level) {
   const int Z = static_cast<int>(s.rows());
   const int k = static_cast<int>(std::ceil((Z + 1) * level));
-  if (k > Z)
-    throw input_error("n_samples", "a level " + std::to_string(level) + " radius from samples needs at least " +
-                                       std::to_string(static_cast<int>(std::ceil(level / (1.0 - level)))) +
-                                       " samples, not " + std::to_string(Z) + ".");
+  if (k > Z) {
+    std::ostringstream msg;  // the level as 0.95, not std::to_string's 0.950000
+    msg << "a level " << level << " radius from samples needs at least "
+        << static_cast<int>(std::ceil(level / (1.0 - level))) << " samples, not " << Z << ".";
+    throw input_error("n_samples", msg.str());
+  }
   Vector dist = (s.rowwise() - mean.transpose()).rowwise().norm();
   std::nth_element(dist.data(), dist.data() + (k - 1), dist.data() + Z);
   return dist(k - 1);

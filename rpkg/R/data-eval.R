@@ -35,6 +35,10 @@ hide_mcar <- function(x, rate, seed = NULL) {
     abort_input("rate", sprintf("hides no entry: %s of %d observed entries rounds to 0.", format(rate),
                                 length(observed)))
   }
+  if (n_hide >= length(observed)) {
+    abort_input("rate", sprintf("hides every entry: %s of %d observed entries rounds to all of them, leaving nothing to impute from.",
+                                format(rate), length(observed)))
+  }
   picked <- with_local_seed(seed, observed[sample.int(length(observed), n_hide)])
   hidden <- array(FALSE, dim(x), dimnames(x))
   hidden[picked] <- TRUE

@@ -170,6 +170,12 @@ print.ditimpute_scaler <- function(x, ...) {
 #' @rdname fit_scaler
 #' @export
 scale_data <- function(x, scaler) {
+  # standardised twice, data look standardised and are not (a user review:
+  # ETTh1 scaled twice had its oil temperature at mean -1.56, without a word)
+  if (isTRUE(attr(x, "ditimpute_scaled"))) {
+    abort_input("x", paste("is already standardised (scale_data() marked it so); scaling it again would standardise",
+                           "it twice. Give the data on their own scale, or unscale_data() first."))
+  }
   out <- transform_values(x, scaler, function(v, each) (v - rep(scaler$center, each = each)) /
                             rep(scaler$scale, each = each))
   attr(out, "ditimpute_scaled") <- TRUE  # a series passes it on to its windows (make_windows())

@@ -393,11 +393,11 @@ print.ditimpute_gp_fit <- function(x, ...) {
   f <- x$fit
   cat(sprintf("  nugget: %.4g%s\n", x$nugget, if (!f$fit_nugget) "" else if (isTRUE(f$nugget_at_bound))
     sprintf(" (fitted; stopped at the upper end of nugget_bounds, %g: widen them)", f$start$nugget_bounds[2]) else " (fitted)"))
-  cat(sprintf("  fitted by %s%s on %d windows (%d observed entries): log-likelihood %.6g%s, %d iterations, %s, %.1f s\n",
+  cat(sprintf("  fitted by %s%s on %s (%d observed entries): log-likelihood %.6g%s, %d iterations, %s, %.1f s\n",
               if (identical(f$method, "lbfgs")) sprintf("L-BFGS (gradient norm %.3g, %d evaluations)", f$gradient_norm, as.integer(f$evaluations))
               else if (identical(f$search, "exact")) "ECME" else "ECM",
               if (identical(f$e_step, "sampled")) sprintf(" (sampled E-step, %d draws)", as.integer(f$draws)) else "",
-              length(f$windows), as.integer(f$n_observed), f$loglik,
+              plural(length(f$windows), "window"), as.integer(f$n_observed), f$loglik,
               penalty_note(f), f$iterations,
               if (f$converged) "converged" else "NOT converged", f$seconds))
   if (length(f$validation_trace) > 0) {

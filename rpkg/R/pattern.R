@@ -20,7 +20,11 @@ new_pattern <- function(H, frames = NULL, entries = NULL, label = NULL) {
 #'   `min_gap` observed frames between consecutive blocks.
 #' * `pattern_tail()`: the last `L` frames.
 #' * `pattern_frames()`: the given frames.
-#' * `pattern_mcar()`: each of the `H x d` entries missing with probability `rate`.
+#' * `pattern_mcar()`: each of the `H x d` entries missing with probability `rate`,
+#'   given that at least one entry is missing and one observed (a mask with
+#'   nothing to impute or nothing to condition on is no case): the realised
+#'   share is above `rate` when `rate * H * d` is small (about 0.078 for
+#'   `rate = 0.05` on 10 x 2 frames).
 #'
 #' A pattern can be used wherever a function takes `missing`; so can an
 #' integer vector of frames, a logical vector of length `H` (TRUE = missing),
@@ -204,7 +208,14 @@ resolve_missing <- function(missing, H, d, x = NULL, arg = "missing", call = rla
   } else {
     abort_input(arg, "must be frame indices, a logical vector, an H x d matrix or a pattern.", call = call)
   }
-  if (!any(out)) abort_input(arg, "the pattern has no missing value: there is nothing to impute.", call = call)
+  if (!any(out)) {
+    # a 0/1 matrix is read as data (NA = missing): say how to give a mask
+    zero_one <- is.matrix(missing) && is.numeric(missing) && !anyNA(missing) && all(missing %in% c(0, 1)) &&
+      any(missing == 1)
+    abort_input(arg, paste0("the pattern has no missing value: there is nothing to impute.",
+                            if (zero_one) " A numeric matrix is read as data with NA where missing; give a 0/1 mask as logical (mask == 1)." else ""),
+                call = call)
+  }
   if (all(out)) abort_input(arg, "the pattern has no observed value: every entry is missing.", call = call)
   out
 }

@@ -10,7 +10,8 @@
 #' * `"bxL"` with `L > 1` (e.g. `"8x2"`): `b` random blocks of `L` frames, at
 #'   least `min_gap` observed frames apart;
 #' * `"tailL"` (e.g. `"tail16"`): the last `L` frames;
-#' * `"mcarR"` (e.g. `"mcar0.2"`): entries missing completely at random with rate `R`;
+#' * `"mcarR"` (e.g. `"mcar0.2"`): entries missing completely at random with rate `R`
+#'   (given at least one missing and one observed entry, as [pattern_mcar()]);
 #' * a `ditimpute_pattern` (e.g. from [pattern_frames()]): always those frames.
 #'
 #' `strategy_preset()` gives the strategies of the paper (16 missing frames):

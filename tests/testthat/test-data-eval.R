@@ -29,6 +29,9 @@ test_that("hide_mcar hides exactly round(rate * observed) entries, never a real 
   set.seed(5); expect_identical(runif(1), after)
   m <- hide_mcar(matrix(1:12 + 0, 4, 3), 0.5, seed = 1)
   expect_identical(sum(m$hidden), 6L)
+  # a rate that rounds to every observed entry leaves nothing to impute from
+  cnd <- expect_input_error(hide_mcar(matrix(1:12 + 0, 4, 3), 0.99, seed = 1), "rate")
+  expect_match(conditionMessage(cnd), "hides every entry: 0.99 of 12 observed entries", fixed = TRUE)
 })
 
 test_that("hide_mcar picks each observed entry with the same probability", {

@@ -106,4 +106,9 @@ test_that("standardisation round-trips for matrices, arrays and series", {
   expect_input_error(scale_data(array(0, c(2, 2, 3), dimnames = list(NULL, NULL, c("r", "q", "p"))), sc), "x")
   expect_input_error(scale_data("a", sc), "x")
   expect_input_error(unscale_data(z, sc, center = NA), "center")
+  # standardised data scaled again: an error, not data standardised twice
+  cnd <- expect_input_error(scale_data(z, sc), "x")
+  expect_match(conditionMessage(cnd), "already standardised", fixed = TRUE)
+  expect_input_error(scale_data(scale_data(s, sc_s), sc_s), "x")
+  expect_equal(scale_data(back, sc), z)  # unscaled, it can be scaled again
 })

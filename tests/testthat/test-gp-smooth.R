@@ -16,6 +16,13 @@ smooth_case <- function(type, nugget) {
   list(k = k, Lambda = Lambda, mean = mean, nugget = nugget, spec = spec, x = x, truth = truth)
 }
 
+test_that("too few samples for gp_smooth()'s region: the level is printed as given", {
+  cs <- smooth_case("laplace", 0)
+  cnd <- expect_input_error(gp_smooth(cs$x, kernel = cs$k, Lambda = cs$Lambda, mean = cs$mean, n_samples = 5, seed = 1),
+                            "n_samples")
+  expect_match(conditionMessage(cnd), "a level 0.95 radius from samples needs at least 19 samples, not 5.", fixed = TRUE)
+})
+
 test_that("gp_smooth() gives impute()'s exact means and intervals on the same GP", {
   for (type in c("laplace", "matern32", "matern52")) for (nugget in c(0, 0.05)) {
     cs <- smooth_case(type, nugget)

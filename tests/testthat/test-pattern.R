@@ -17,6 +17,15 @@ test_that("pattern generators return the documented frames", {
   set.seed(4); expect_identical(pattern_blocks(50, 2, 3), a)
 })
 
+test_that("an MCAR mask is the iid one given at least one missing and one observed entry, as documented", {
+  # rate 0.05 on 10 x 2: P(none missing) = 0.95^20 = 0.358, so the realised
+  # share is 0.05 / (1 - 0.95^20) = 0.078 (the help says so); 4,000 masks
+  # give it to a standard error of about 0.0008, the tolerance 4 of them.
+  share <- mean(draw_masks(mask_strategy("mcar0.05"), 4000, 10, d = 2, seed = 1))
+  expect_equal(share, 0.05 / (1 - 0.95^20), tolerance = 0.003 / 0.078)
+  expect_gt(share, 0.07)  # not the unconditional 0.05
+})
+
 test_that("paper patterns P1-P4 have the documented frames and kappa", {
   pp <- paper_patterns()
   expect_named(pp, c("P1", "P2", "P3", "P4"))

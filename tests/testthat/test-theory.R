@@ -22,6 +22,12 @@ test_that("distribution_error of exact draws is null within Monte Carlo error", 
   expect_equal(nrow(de), 30)
   expect_true(all(de$m == 8) && all(de$Z == 200))
   expect_equal(de$kappa_cond[1], kappa_cond(spec, 10:13))
+  # a 0/1 numeric matrix is data (NA = missing); the error says how to pass a mask
+  mm <- matrix(0, spec$H, spec$d)
+  mm[10:13, ] <- 1
+  cnd <- expect_input_error(kappa_cond(spec, mm), "missing")
+  expect_match(conditionMessage(cnd), "give a 0/1 mask as logical (mask == 1)", fixed = TRUE)
+  expect_equal(kappa_cond(spec, mm == 1), kappa_cond(spec, 10:13))
   # 30 sequences, fixed seeds; |z| < 4 holds with probability 1 - 6e-5 for a
   # correct implementation.
   for (s in c("w2", "mahalanobis", "energy", "kl")) expect_lt(abs(excess_z(de, s)), 4)
