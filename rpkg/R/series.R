@@ -585,7 +585,6 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
       abort_input("truth", sprintf("must have the same shape as x: %d time points x %d variables (%s), not %d x %d.",
                                    nrow(v), ncol(v), paste(colnames(v), collapse = ", "), nrow(truth), ncol(truth)))
     }
-    warn_truth_differs(truth, v, is.na(v))
   }
   separate <- check_separate(separate, colnames(v))
   bounds <- series_bounds(bounds, v)

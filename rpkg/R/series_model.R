@@ -103,8 +103,9 @@ bounded_log_jacobian <- function(a, lo, hi, m) {
 # whatever the rest of the data said (boot's coal counts, 29% zeros: offset
 # 1e-4, 90% upper ends up to 1,540 for counts of at most 6; a humidity at
 # 100% a fifth of the time: margin 1e-4, intervals 2.3 times as wide as
-# without bounds; bench/results/series_bounded_point_mass.md). A value on a bound stands for the values between the bound and
-# the nearest the data resolve (the smallest distance of an observed value
+# without bounds; bench/results/series_bounded_point_mass.md). A value on a
+# bound stands for the values between the bound and the nearest the data
+# resolve (the smallest distance of an observed value
 # from it: 1 for counts, 0.1 m/s for wind speeds recorded so): it counts the
 # scale's mean slope over that stretch, log(|g(bound + delta) - g(bound)| /
 # delta), which stays bounded as the margin shrinks (and is the Jacobian
@@ -121,30 +122,29 @@ bounded_log_jacobian <- function(a, lo, hi, m) {
 bounded_margin <- function(col, lo, hi) {
   grid <- c(1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1)
   unit <- 1  # two bounds: m is a share of hi - lo, the scale's own unit
+  obs <- col[!is.na(col)]
   if (is.infinite(hi - lo)) {
-    dist <- abs(col[!is.na(col)] - if (is.infinite(hi)) lo else hi)
+    dist <- abs(obs - if (is.infinite(hi)) lo else hi)
     unit <- if (length(dist) && stats::median(dist) > 0) stats::median(dist) else if (any(dist > 0)) mean(dist) else 1
     grid <- c(grid, 0.3, 1, 3, 10)
   }
-  obs <- col[!is.na(col)]
   # A value within rounding of a bound lies on it (a humidity computed as
   # 100 - 1.4e-14 is one at 100: its distance would make the slope below
   # rounding noise), and the data's resolution at a bound is the smallest
   # distance of a value off it.
-  tol <- vapply(c(lo, hi), function(b) if (is.finite(b)) 1e-8 * max(abs(obs - b)) else 0, 0)
-  on_at <- function(a, k) is.finite(c(lo, hi)[k]) & abs(a - c(lo, hi)[k]) <= tol[k]
+  bnd <- c(lo, hi)
+  tol <- vapply(bnd, function(b) if (is.finite(b)) 1e-8 * max(abs(obs - b)) else 0, 0)
+  on_at <- function(a, k) is.finite(bnd[k]) & abs(a - bnd[k]) <= tol[k]
   resolution <- function(k) {
-    off <- abs(obs - c(lo, hi)[k])
-    off <- off[!on_at(obs, k)]
-    if (is.finite(c(lo, hi)[k]) && length(off)) min(off) else NA_real_
+    off <- abs(obs - bnd[k])[!on_at(obs, k)]
+    if (is.finite(bnd[k]) && length(off)) min(off) else NA_real_
   }
   res <- c(resolution(1), resolution(2))
   log_jac <- function(m, later) {
     on <- cbind(on_at(later, 1), on_at(later, 2))
     s <- sum(bounded_log_jacobian(later[!on[, 1] & !on[, 2]], lo, hi, m * unit))
     for (k in which(colSums(on) > 0 & !is.na(res))) {
-      b <- c(lo, hi)[k]
-      step <- bounded_scale(b + c(1, -1)[k] * res[k], lo, hi, m * unit) - bounded_scale(b, lo, hi, m * unit)
+      step <- bounded_scale(bnd[k] + c(1, -1)[k] * res[k], lo, hi, m * unit) - bounded_scale(bnd[k], lo, hi, m * unit)
       s <- s + sum(on[, k]) * log(abs(step) / res[k])
     }
     s
