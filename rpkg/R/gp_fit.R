@@ -389,10 +389,9 @@ singular_hint <- function(ridge) {
 #' @export
 print.ditimpute_gp_fit <- function(x, ...) {
   check_dots(environment(), "print()", also = print_dots)
-  NextMethod()
   f <- x$fit
-  cat(sprintf("  nugget: %.4g%s\n", x$nugget, if (!f$fit_nugget) "" else if (isTRUE(f$nugget_at_bound))
-    sprintf(" (fitted; stopped at the upper end of nugget_bounds, %g: widen them)", f$start$nugget_bounds[2]) else " (fitted)"))
+  print_gp_spec(x, if (!f$fit_nugget) "" else if (isTRUE(f$nugget_at_bound))
+    sprintf(" (fitted; stopped at the upper end of nugget_bounds, %g: widen them)", f$start$nugget_bounds[2]) else " (fitted)")
   cat(sprintf("  fitted by %s%s on %s (%d observed entries): log-likelihood %.6g%s, %d iterations, %s, %.1f s\n",
               if (identical(f$method, "lbfgs")) sprintf("L-BFGS (gradient norm %.3g, %d evaluations)", f$gradient_norm, as.integer(f$evaluations))
               else if (identical(f$search, "exact")) "ECME" else "ECM",

@@ -700,6 +700,7 @@ series_input <- function(x, arg, call = rlang::caller_env(), keep = character())
   }
   if (is.logical(x) && is.null(dim(x)) && length(x) && all(is.na(x))) x <- as.numeric(x)
   if (is.numeric(x) && is.null(dim(x))) {
+    if (arg == "x") warn_names_not_times(names(x), call)
     return(list(values = matrix(as.numeric(x), ncol = 1, dimnames = list(NULL, "x")), time = seq_along(x),
                 period = NULL, rebuild = function(vals) stats::setNames(as.numeric(vals), names(x))))
   }
@@ -713,6 +714,23 @@ series_input <- function(x, arg, call = rlang::caller_env(), keep = character())
   }
   abort_input(arg, "must be a ts, a data frame with a time column, a ditimpute_series, a numeric matrix or a numeric vector.",
               call = call)
+}
+
+# A named vector is imputed in the order given, as a series; names that are
+# not times in order (precip's cities) say it may be no series at all.
+warn_names_not_times <- function(nms, call) {
+  if (is.null(nms)) return(invisible())
+  num <- suppressWarnings(as.numeric(nms))
+  dates <- parse_text_dates(nms)
+  ordered <- function(v) !anyNA(v) && all(diff(as.numeric(v)) > 0)
+  if (ordered(num) || (!is.null(dates) && ordered(dates))) return(invisible())
+  shown <- gsub("([{}])", "\\1\\1", paste0("\"", utils::head(nms, 3), "\"", collapse = ", "))  # cli's braces
+  cli::cli_warn(c(sprintf("{.arg x} is a named vector whose names (%s%s) are not times in increasing order.",
+                          shown, if (length(nms) > 3) ", ..." else ""),
+                  i = paste("Its values are imputed as one series in the order given, each missing value from its",
+                            "neighbours; if that order is not time, a series model does not fit them."),
+                  i = "Give a ts or a data frame with a time column to state the times, or unname(x) to silence this."),
+                call = call)
 }
 
 unname_rows <- function(v) {

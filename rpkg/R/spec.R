@@ -83,6 +83,13 @@ check_spec <- function(spec, arg = "spec", call = rlang::caller_env()) {
 #' @export
 print.ditimpute_gp <- function(x, ...) {
   check_dots(environment(), "print()", also = print_dots)
+  print_gp_spec(x)
+  invisible(x)
+}
+
+# The lines every Gaussian-process model prints; a gp_fit() result adds how
+# its nugget was chosen (nugget_note) and its fit.
+print_gp_spec <- function(x, nugget_note = "") {
   cat(sprintf("<ditimpute_gp> H = %d frames, d = %d variables\n", x$H, x$d))
   if (!is.null(x$kernel)) {
     cat("  Gamma: "); print(x$kernel)
@@ -97,6 +104,48 @@ print.ditimpute_gp <- function(x, ...) {
     shown <- format(x$mean[1, seq_len(min(6, x$d))], digits = 4)
     paste("per variable", paste(shown, collapse = ", "), if (x$d > 6) "..." else "")
   } else "varies in time"))
+  cat(sprintf("  nugget: %.4g%s\n", x$nugget, nugget_note))
+}
+
+#' Plot a Gaussian-process model
+#'
+#' Draws the two factors of the covariance `Gamma (x) Lambda`: the temporal
+#' correlation `Gamma[1, j] / sqrt(Gamma[1, 1] Gamma[j, j])` of the first frame
+#' with each frame (for a stationary kernel, the correlation against the lag;
+#' the nugget makes the drop at lag 0), and the correlation matrix of `Lambda`
+#' between variables, shaded from -1 (red) to 1 (blue) with its values
+#' written in (up to 12 variables).
+#'
+#' @param x A [gp_spec()] or a [gp_fit()] result.
+#' @param ... Passed to [graphics::plot()] (the temporal panel).
+#' @return `x`, invisibly.
+#' @examples
+#' spec <- gp_spec(48, d = 3, kernel = gp_kernel("matern52", lengthscale = 6),
+#'                 Lambda = 0.5 + 0.5 * diag(3), nugget = 0.05)
+#' plot(spec)
+#' @export
+plot.ditimpute_gp <- function(x, ...) {
+  G <- x$Gamma
+  r <- G[1, ] / sqrt(G[1, 1] * diag(G))
+  L <- stats::cov2cor(x$Lambda)
+  d <- x$d
+  old <- graphics::par(mfrow = c(1, 2), mar = c(4, 4, 3, 1))
+  on.exit(graphics::par(old))
+  graphics::plot(seq_along(r) - 1, r, type = "h", ylim = range(c(0, r)), xlab = "lag (frames from the first)",
+                 ylab = "correlation", main = "Gamma: temporal correlation", ...)
+  graphics::abline(h = 0, col = "grey60")
+  brk <- seq(-1, 1, length.out = 21)
+  pal <- grDevices::hcl.colors(20, "Blue-Red 2", rev = TRUE)
+  graphics::image(seq_len(d), seq_len(d), L[, rev(seq_len(d)), drop = FALSE], breaks = brk, col = pal,
+                  axes = FALSE, xlab = "", ylab = "", main = "Lambda: correlation of variables")
+  nm <- colnames(x$Lambda)
+  if (is.null(nm)) nm <- seq_len(d)
+  graphics::axis(1, at = seq_len(d), labels = nm, las = 2)
+  graphics::axis(2, at = seq_len(d), labels = rev(nm), las = 1)
+  if (d <= 12) {
+    graphics::text(rep(seq_len(d), d), rep(rev(seq_len(d)), each = d), sprintf("%.2f", as.vector(L)), cex = 0.8)
+  }
+  graphics::box()
   invisible(x)
 }
 

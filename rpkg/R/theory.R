@@ -163,8 +163,10 @@ print.summary.ditimpute_distribution_error <- function(x, ...) {
   check_dots(environment(), "print()", also = print_dots)
   cat(sprintf("<distribution error> %s against the exact conditional law\n", x$method))
   show <- function(t, label) {
-    f <- function(s) sprintf("%.3g (null %.3g, excess %.3g +/- %.2g)", t[[s]], t[[paste0(s, "_null")]],
-                             t[[paste0(s, "_excess")]], t[[paste0(s, "_se")]])
+    # One sequence has no standard error of the excess: none is printed.
+    f <- function(s) sprintf("%.3g (null %.3g, excess %.3g%s)", t[[s]], t[[paste0(s, "_null")]],
+                             t[[paste0(s, "_excess")]],
+                             if (is.na(t[[paste0(s, "_se")]])) "" else sprintf(" +/- %.2g", t[[paste0(s, "_se")]]))
     cat(sprintf("%s: %d sequence%s, kappa_cond %.3g\n", label, t$sequences, if (t$sequences == 1) "" else "s",
                 t$kappa_cond))
     cat(sprintf("  W2 %s\n  Mahalanobis %s\n  energy %s\n  covariance ratios %.3g to %.3g (null %.3g to %.3g)\n",
@@ -173,7 +175,8 @@ print.summary.ditimpute_distribution_error <- function(x, ...) {
   }
   if (nrow(x$table) > 1) for (k in seq_len(nrow(x$table))) show(x$table[k, ], sprintf("pattern %d", x$table$pattern[k]))
   show(x$overall, "all")
-  cat("(null = the same statistic for exact draws of the same size; excess = mean difference +/- its standard error)\n")
+  cat(sprintf("(null = the same statistic for exact draws of the same size; excess = mean difference%s)\n",
+              if (x$overall$sequences > 1) " +/- its standard error" else ", no standard error from one sequence"))
   invisible(x)
 }
 

@@ -120,3 +120,34 @@ test_that("a series plot takes its range as frames or time stamps, and says when
   expect_true(all(nchar(title) <= 90))
   expect_identical(paste(title, collapse = " "), sprintf("Imputed by %s", many$method))
 })
+
+test_that("a model, a pattern and a strategy plot with base graphics (a user review: plot() failed on each)", {
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  spec <- gp_spec(24, d = 2, kernel = gp_kernel("matern32", lengthscale = 4), Lambda = matrix(c(1, 0.6, 0.6, 1), 2),
+                  nugget = 0.1)
+  expect_identical(withVisible(plot(spec))$visible, FALSE)
+  fit <- gp_fit(gp_simulate(spec, 10, seed = 1), kernel = "matern32")
+  expect_identical(plot(fit), fit)
+  p <- pattern_blocks(48, b = 2, L = 4, seed = 1)
+  expect_identical(plot(p), p)
+  m <- pattern_mcar(12, d = 3, rate = 0.3, seed = 1)
+  expect_identical(plot(m), m)
+  expect_input_error(plot(m, spec = spec), "spec")
+  s <- strategy_preset("S4")
+  expect_identical(plot(s, seed = 1), s)
+  expect_input_error(plot(s, H = 8), "H")  # 16 missing frames need more than 8
+})
+
+test_that("plot() of a strategy draws masks the strategy would draw, named by their generator", {
+  d <- ditimpute:::strategy_draws(mask_strategy(c("tail6", "3x1"), weights = c(1, 3)), H = 20, n = 200, seed = 4)
+  expect_identical(dim(d$rows), c(200L, 20L))
+  tail6 <- d$labels == "tail6"
+  expect_setequal(unique(d$labels), c("tail6", "3x1"))
+  expect_equal(mean(tail6), 0.25, tolerance = 0.25)  # weight 1 of 4: 50 of 200 expected, sd 6
+  expect_equal(rowSums(d$rows), ifelse(tail6, 6, 3))
+  expect_true(all(d$rows[tail6, 15:20] == 1))
+  # the same seed, the same masks
+  expect_identical(ditimpute:::strategy_draws(strategy_preset("S4"), 48, 5, 9),
+                   ditimpute:::strategy_draws(strategy_preset("S4"), 48, 5, 9))
+})

@@ -272,3 +272,20 @@ test_that("coverage() of a series with its own gaps leads with the per-entry fig
   expect_match(out[1], "^Per-entry 90% intervals contain")
   expect_match(out[2], "^The 90% regions \\(joint over a sequence's missing entries\\) are not scored")
 })
+
+test_that("a named vector whose names are not times warns that its order is taken as time", {
+  set.seed(1)
+  v <- cumsum(rnorm(30))
+  v[c(5, 9, 20)] <- NA
+  cnd <- expect_warning(impute_series(stats::setNames(v, c("Mobile", "Juneau", letters[3:30]))), "not times")
+  expect_match(conditionMessage(cnd), "\"Mobile\", \"Juneau\", \"c\", ...", fixed = TRUE)
+  expect_warning(impute_series(stats::setNames(v, c("{a}", letters[2:30]))), "not times")  # braces shown, no cli error
+  # years, dates as text and no names at all: times in order, nothing to say
+  expect_no_warning(impute_series(stats::setNames(v, 1991:2020)))
+  expect_no_warning(impute_series(stats::setNames(v, as.character(as.Date("2020-01-01") + 0:29))))
+  expect_no_warning(impute_series(v))
+  expect_warning(impute_series(stats::setNames(v, 2020:1991)), "increasing")
+  # the names come back on the result
+  r <- suppressWarnings(impute_series(stats::setNames(v, c("Mobile", letters[2:30]))))
+  expect_identical(names(completed_series(r)), c("Mobile", letters[2:30]))
+})

@@ -70,3 +70,12 @@ test_that("latent_gp applies phi(x) = x + exp(-x^2) + 2 sin(x) plus noise", {
   expect_input_error(latent_gp(x, noise_var = -1), "noise_var")
   expect_input_error(latent_gp(c(1, NA)), "x")
 })
+
+test_that("print() of a model shows its nugget, once also for a fit (a user review: gp_spec() printed none)", {
+  spec <- gp_spec(24, d = 2, kernel = gp_kernel("matern32", lengthscale = 4), nugget = 0.05)
+  expect_output(print(spec), "nugget: 0.05$")
+  fit <- gp_fit(gp_simulate(spec, 5, seed = 1), kernel = "matern32", fit_nugget = TRUE)
+  out <- capture.output(print(fit))
+  expect_length(grep("nugget:", out), 1)
+  expect_match(out[grep("nugget:", out)], "(fitted)", fixed = TRUE)
+})

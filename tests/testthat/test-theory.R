@@ -218,3 +218,15 @@ test_that("distribution_shift is reproducible, centred at 1 on the training law,
   bare$strategy <- NULL
   expect_input_error(distribution_shift(bare, x, spec), "strategy")
 })
+
+test_that("distribution_error() of one sequence prints no standard error (a user review saw '+/- NA')", {
+  spec <- theory_spec()
+  imp <- impute(spec, theory_cases(1), n_samples = 50, seed = 2, threads = 1)
+  out <- capture.output(print(distribution_error(imp, spec, seed = 3, threads = 1)))
+  expect_false(any(grepl("NA", out)))
+  expect_match(out, "W2 [0-9.e-]+ \\(null [0-9.e-]+, excess -?[0-9.e-]+\\)$", all = FALSE)
+  expect_match(out, "no standard error from one sequence", all = FALSE)
+  two <- capture.output(print(distribution_error(impute(spec, theory_cases(2), n_samples = 50, seed = 2, threads = 1),
+                                                 spec, seed = 3, threads = 1)))
+  expect_match(two, "excess -?[0-9.e-]+ \\+/- [0-9.e-]+\\)$", all = FALSE)
+})
