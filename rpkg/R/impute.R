@@ -401,7 +401,8 @@ print.summary.ditimpute_imputation <- function(x, ...) {
 #' @param level Confidence level; by default the imputation's.
 #' @param ... Unused: a named argument here is an input error.
 #' @return A data frame with one row per missing entry: `sequence`, `frame`,
-#'   `variable`, `estimate`, `lower`, `upper`.
+#'   `variable`, `estimate`, `lower`, `upper`, ordered by sequence, frame and
+#'   variable (as `as.data.frame()`'s rows, which include the observed entries).
 #' @examples
 #' spec <- gp_spec(24, d = 2)
 #' x <- gp_simulate(spec, 1, seed = 1)[1, , ]
@@ -454,7 +455,8 @@ as.data.frame.ditimpute_imputation <- function(x, row.names = NULL, optional = F
                     missing = as.vector(x$missing), observed = as.vector(x$x), estimate = as.vector(x$point),
                     lower = as.vector(x$lower), upper = as.vector(x$upper))
   if (!is.null(x$truth)) out$truth <- as.vector(x$truth)
-  out[order(out$sequence, out$variable, out$frame), , drop = FALSE] |> `rownames<-`(NULL)
+  # By sequence, frame and variable: the order of confint()'s rows (and of the samples' entries).
+  out[order(out$sequence, out$frame, out$variable), , drop = FALSE] |> `rownames<-`(NULL)
 }
 
 #' Completed data sets from an imputation

@@ -39,6 +39,8 @@ ggplot_imputation <- function(x, sequence = 1, variables = NULL, ...) {
   }
   df <- as.data.frame(x)
   df <- df[df$sequence == sequence & df$variable %in% names_all[variables], , drop = FALSE]
+  # Runs are found along each variable's frames (as.data.frame() orders by frame, then variable).
+  df <- df[order(df$variable, df$frame), , drop = FALSE]
   miss <- df[df$missing, , drop = FALSE]
   obs <- df[!df$missing, , drop = FALSE]
   # Estimate and band only where values are missing; break lines between gaps.

@@ -84,6 +84,11 @@ test_that("impute returns the documented pieces for a matrix and an array", {
   expect_match(conditionMessage(cnd), "need at least 199", fixed = TRUE)
   df <- as.data.frame(imp)
   expect_equal(nrow(df), length(x))
+  # the missing rows of as.data.frame() are confint()'s rows, in the same order (a user review: they differed)
+  dm <- df[df$missing, ]
+  expect_equal(dm[c("sequence", "frame", "estimate", "lower", "upper")],
+               ci[c("sequence", "frame", "estimate", "lower", "upper")], ignore_attr = TRUE)
+  expect_identical(as.character(dm$variable), ci$variable)
   expect_true(all(c("estimate", "lower", "upper", "truth", "missing") %in% names(df)))
   sets <- completions(imp, m = 1:3)
   expect_length(sets, 3)
