@@ -90,7 +90,14 @@ check_time_grid <- function(time, arg, what = "time stamps", call = rlang::calle
   step[1]
 }
 
-format_time <- function(t) format(t, "%Y-%m-%d %H:%M:%S", tz = "UTC")
+# A time stamp as its own clock reads it (its time zone, named), not in UTC:
+# an error about 14:00 EDT said 18:00 before.
+format_time <- function(t) {
+  if (!inherits(t, "POSIXt")) return(format(t))
+  tz <- attr(t, "tzone")[1]
+  if (is.null(tz) || is.na(tz)) tz <- ""
+  format(t, "%Y-%m-%d %H:%M:%S", tz = tz, usetz = TRUE)
+}
 
 describe_freq <- function(freq) {
   known <- c(`60` = "1 minute", `900` = "15 minutes", `1800` = "30 minutes", `3600` = "hourly", `86400` = "daily")

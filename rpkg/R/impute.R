@@ -403,6 +403,8 @@ print.summary.ditimpute_imputation <- function(x, ...) {
 #' @return A data frame with one row per missing entry: `sequence`, `frame`,
 #'   `variable`, `estimate`, `lower`, `upper`, ordered by sequence, frame and
 #'   variable (as `as.data.frame()`'s rows, which include the observed entries).
+#'   For [impute_series()]: `time` (the series' time stamps) in place of
+#'   `sequence`.
 #' @examples
 #' spec <- gp_spec(24, d = 2)
 #' x <- gp_simulate(spec, 1, seed = 1)[1, , ]
@@ -427,13 +429,28 @@ confint.ditimpute_imputation <- function(object, parm, level = object$level, ...
     lower <- res$lower
     upper <- res$upper
   }
+  H <- dim(object$x)[2]
+  # One sequence's entries as an H x d matrix: with one variable, [i, , ]
+  # drops to a vector, which a two-column index would read as positions
+  # (every row came twice, the second with NA bounds).
+  seq_matrix <- function(a, i) matrix(a[i, , ], H)
   rows <- lapply(seq_len(dim(object$x)[1]), function(i) {
-    ij <- missing_index(matrix(object$missing[i, , ], dim(object$x)[2]))
+    ij <- missing_index(seq_matrix(object$missing, i))
     data.frame(sequence = rep(i, nrow(ij)), frame = ij[, 1], variable = variable_names(object)[ij[, 2]],
-               estimate = matrix(object$point[i, , ], dim(object$x)[2])[ij], lower = lower[i, , ][ij],
-               upper = upper[i, , ][ij])
+               estimate = seq_matrix(object$point, i)[ij], lower = seq_matrix(lower, i)[ij],
+               upper = seq_matrix(upper, i)[ij])
   })
   do.call(rbind, rows)
+}
+
+# A series imputation's intervals carry its time stamps, as its
+# as.data.frame() does (a user review: confint() gave a column `sequence`,
+# always 1, and no time).
+#' @export
+confint.ditimpute_series_imputation <- function(object, parm, level = object$level, ...) {
+  check_dots(environment(), "confint()")
+  ci <- confint.ditimpute_imputation(object, level = level)
+  cbind(time = object$time[ci$frame], ci[names(ci) != "sequence"])
 }
 
 # The variables' names: x's (its column names for one H x d sequence, its

@@ -112,25 +112,63 @@ single_time_column <- function(x, col, call) {
   if (is.character(v)) {
     parsed <- parse_text_dates(v)
     if (is.null(parsed)) {
-      abort_input("time", sprintf("column \"%s\" holds text that is not dates like \"2024-01-31\"; convert it with as.Date(format = ) or as.POSIXct().",
+      abort_input("time", sprintf("column \"%s\" holds text that is not dates like \"2024-01-31\" or date-times like \"2024-01-31 13:00\"; convert it with as.Date(format = ) or as.POSIXct().",
                                   col), call = call)
     }
     v <- parsed
+  } else if (inherits(v, c("yearmon", "yearqtr"))) {
+    v <- zoo_month_dates(v)
   } else if (!inherits(v, c("Date", "POSIXt")) && !is.numeric(v)) {
     abort_input("time", sprintf("column \"%s\" must hold dates, times or numbers.", col), call = call)
   }
   list(time = v, columns = col, what = sprintf("the time stamps in column \"%s\"", col))
 }
 
-# Text that is all dates (NA allowed, at least one value) -> Date, else NULL.
+# Text that is all dates (NA allowed, at least one value) -> Date; all
+# date-times ("2024-01-31 13:00", "2024-01-31T13:00:00Z", seconds optional)
+# -> POSIXct in UTC (text names no zone: the clock as written, no daylight
+# saving); else NULL. A date-time is not cut to its date (an hourly CSV read
+# as text was "duplicated" before).
 parse_text_dates <- function(v) {
   ok <- !is.na(v) & nzchar(trimws(v))
   if (!any(ok)) return(NULL)
-  for (fmt in c("%Y-%m-%d", "%Y/%m/%d")) {
-    d <- as.Date(v, format = fmt)
-    if (!anyNA(d[ok]) && all(grepl("^\\s*\\d{4}[-/]\\d{1,2}[-/]\\d{1,2}", v[ok]))) return(d)
+  w <- trimws(v[ok])
+  if (all(grepl("^\\d{4}([-/])\\d{1,2}\\1\\d{1,2}$", w))) {
+    for (fmt in c("%Y-%m-%d", "%Y/%m/%d")) {
+      d <- as.Date(v, format = fmt)
+      if (!anyNA(d[ok])) return(d)
+    }
+    return(NULL)
+  }
+  if (!all(grepl("^\\d{4}([-/])\\d{1,2}\\1\\d{1,2}[ T]\\d{1,2}:\\d{2}(:\\d{2}(\\.\\d+)?)?Z?$", w))) return(NULL)
+  txt <- sub("Z$", "", sub("T", " ", trimws(v)))
+  txt <- gsub("/", "-", txt, fixed = TRUE)
+  for (fmt in c("%Y-%m-%d %H:%M:%OS", "%Y-%m-%d %H:%M")) {
+    d <- as.POSIXct(txt, format = fmt, tz = "UTC")
+    if (!anyNA(d[ok])) return(d)
   }
   NULL
+}
+
+# What text_date_advice() says to convert a column of text stamps with.
+text_stamp_kind <- function(v) {
+  if (inherits(parse_text_dates(as.character(v)), "POSIXt")) {
+    list(what = "date-times", fun = "as.POSIXct", example = "as.POSIXct(%s, tz = \"UTC\")")
+  } else {
+    list(what = "dates", fun = "as.Date", example = "as.Date(%s)")
+  }
+}
+
+# zoo's yearmon and yearqtr stamps (year + (month - 1) / 12, year + (quarter -
+# 1) / 4) as the Dates of their first days: monthly and quarterly axes.
+zoo_month_dates <- function(v) {
+  num <- as.numeric(unclass(v))
+  year <- floor(num + 1e-9)
+  month <- round((num - year) * 12) + 1
+  out <- as.Date(rep(NA_character_, length(num)))
+  ok <- is.finite(num)
+  out[ok] <- as.Date(sprintf("%04d-%02d-01", as.integer(year[ok]), as.integer(month[ok])))
+  out
 }
 
 suggest_column <- function(name, cols) {
@@ -147,7 +185,7 @@ frame_time_advice <- function(x, is_time) {
   }
   text_dates <- names(x)[vapply(x, function(v) (is.character(v) || is.factor(v)) &&
                                   !is.null(parse_text_dates(as.character(v))), TRUE)]
-  if (length(text_dates)) return(text_date_advice(text_dates[1]))
+  if (length(text_dates)) return(text_date_advice(text_dates[1], x[[text_dates[1]]]))
   parts <- names(x)[tolower(names(x)) %in% time_roles & vapply(x, is.numeric, TRUE)]
   if (length(parts)) {
     year <- if ("year" %in% tolower(parts)) "" else ", year = 2020"
@@ -161,16 +199,19 @@ frame_time_advice <- function(x, is_time) {
         "time = naming the columns to build it from, or the values as a ts or a matrix.")
 }
 
-text_date_advice <- function(col) {
-  sprintf("column \"%s\" holds dates as text: convert with as.Date() (x$%s <- as.Date(x$%s)), or name it with time = \"%s\".",
-          col, col, col, col)
+text_date_advice <- function(col, v) {
+  k <- text_stamp_kind(v)
+  sprintf("column \"%s\" holds %s as text: convert with %s() (x$%s <- %s), or name it with time = \"%s\".",
+          col, k$what, k$fun, col, sprintf(k$example, paste0("x$", col)), col)
 }
 
 # A column other than the time axis that is not numeric.
 non_numeric_advice <- function(x, col) {
   v <- x[[col]]
   if ((is.character(v) || is.factor(v)) && !is.null(parse_text_dates(as.character(v)))) {
-    return(sprintf("column \"%s\" holds dates as text: convert with as.Date() or drop it (it is not the time axis).", col))
+    k <- text_stamp_kind(v)
+    return(sprintf("column \"%s\" holds %s as text: convert with %s() or drop it (it is not the time axis).", col,
+                   k$what, k$fun))
   }
   sprintf("column \"%s\" is not numeric; drop it or convert it.", col)
 }

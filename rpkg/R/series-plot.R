@@ -87,8 +87,16 @@ plot_frame <- function(v, time, arg, call = rlang::caller_env()) {
   n_time <- length(time)
   if (!inherits(v, c("Date", "POSIXt"))) {
     if (!is.numeric(v) || length(v) != 1 || is.na(v) || v != round(v) || v < 1 || v > n_time) {
-      abort_input(arg, sprintf("must be a frame (a row number, 1 to %d) or, on a series with dates, a Date or POSIXct time stamp.",
-                               n_time), call = call)
+      # A time of a ts (its own numeric times: 1975 of a yearly series) is
+      # not read as a frame: the message gives the frame it is.
+      hint <- ""
+      if (is.numeric(v) && length(v) == 1 && !is.na(v) && is.numeric(time) && !identical(as.numeric(time), as.numeric(seq_len(n_time))) &&
+          v >= min(time) && v <= max(time)) {
+        k <- if (arg == "from") which(time >= v - 1e-9)[1] else utils::tail(which(time <= v + 1e-9), 1)
+        hint <- sprintf("; the series' time %s is frame %d: %s = %d", format(v), k, arg, k)
+      }
+      abort_input(arg, sprintf("must be a frame (a row number, 1 to %d) or, on a series with dates, a Date or POSIXct time stamp%s.",
+                               n_time, hint), call = call)
     }
     return(as.integer(v))
   }

@@ -673,6 +673,7 @@ series_input <- function(x, arg, call = rlang::caller_env(), keep = character())
     v <- as.matrix(x)
     if (!is.numeric(v)) abort_input(arg, "must hold numbers.", call = call)
     if (is.null(colnames(v))) colnames(v) <- if (ncol(v) == 1) "x" else paste0("V", seq_len(ncol(v)))
+    check_column_names(colnames(v), arg, call)
     f <- stats::frequency(x)
     rebuild <- function(vals) {
       out <- x  # keeps tsp, class and names exactly
@@ -690,7 +691,8 @@ series_input <- function(x, arg, call = rlang::caller_env(), keep = character())
   }
   if (inherits(x, "zoo")) {  # zoo and xts: not a plain vector or matrix, whatever is.numeric() says
     abort_input(arg, paste("is a zoo/xts series: give it as a data frame with its time index as a column, e.g.",
-                           "impute_series(data.frame(time = zoo::index(x), zoo::coredata(x)))."), call = call)
+                           "impute_series(data.frame(time = zoo::index(x), zoo::coredata(x))), or a regular one",
+                           "(monthly, quarterly, yearly) as a ts: impute_series(stats::as.ts(x))."), call = call)
   }
   if (is.data.frame(x)) {
     # A column with nothing observed (what read.csv() gives an empty column) is logical NA: a variable with no values.
@@ -708,6 +710,7 @@ series_input <- function(x, arg, call = rlang::caller_env(), keep = character())
     if (!is.numeric(x)) abort_input(arg, "must be a numeric matrix; it holds non-numeric values.", call = call)
     v <- x
     if (is.null(colnames(v))) colnames(v) <- paste0("V", seq_len(ncol(v)))
+    check_column_names(colnames(v), arg, call)
     storage.mode(v) <- "double"
     return(list(values = unname_rows(v), time = seq_len(nrow(v)), period = NULL,
                 rebuild = function(vals) { dimnames(vals) <- dimnames(x); vals }))
@@ -746,10 +749,13 @@ unname_rows <- function(v) {
 frame_input <- function(x, arg, call, keep = character()) {
   given <- attr(x, "ditimpute_time")
   attr(x, "ditimpute_time") <- NULL
+  check_column_names(names(x), arg, call)
   if (is.null(given)) {
-    is_time <- vapply(x, function(col) inherits(col, c("Date", "POSIXt")), TRUE)
+    is_time <- vapply(x, function(col) inherits(col, c("Date", "POSIXt", "yearmon", "yearqtr")), TRUE)
     if (sum(is_time) != 1) abort_input(arg, frame_time_advice(x, is_time), call = call)
-    given <- list(time = x[[which(is_time)]], columns = names(x)[is_time],
+    stamps <- x[[which(is_time)]]
+    if (inherits(stamps, c("yearmon", "yearqtr"))) stamps <- zoo_month_dates(stamps)
+    given <- list(time = stamps, columns = names(x)[is_time],
                   what = sprintf("the time stamps in column \"%s\"", names(x)[is_time]))
   }
   tcol <- given$columns
@@ -764,6 +770,15 @@ frame_input <- function(x, arg, call, keep = character()) {
   dates <- bad[vapply(bad, function(b) (is.character(x[[b]]) || is.factor(x[[b]])) &&
                         !is.null(parse_text_dates(as.character(x[[b]]))), TRUE)]
   if (length(dates)) abort_input(arg, non_numeric_advice(x, dates[1]), call = call)
+  # Numbers read as text (a logger's "-" or "n/a" for a missing reading makes
+  # read.csv() keep the column as text): carried through unimputed before.
+  for (b in bad) {
+    advice <- numbers_as_text_advice(x[[b]], b)
+    if (!is.null(advice)) abort_input(arg, advice, call = call)
+  }
+  # Rows that are several series stacked (long or panel data): the same time
+  # stamp once per id. Said before frame_grid() calls them unsorted or duplicated.
+  panel_check(x, time, bad, arg, call)
   holes <- bad[vapply(bad, function(b) anyNA(x[[b]]), TRUE)]
   if (length(holes)) {
     abort_input(arg, sprintf(paste("column \"%s\" is not numeric and has missing values: impute_series() imputes",
@@ -789,6 +804,11 @@ frame_input <- function(x, arg, call, keep = character()) {
     }
     others <- setdiff(others, clock)
   }
+  if (length(bad) && arg == "x") {
+    kinds <- vapply(x[bad], function(v) if (is.factor(v)) "factor" else if (is.character(v)) "text" else class(v)[1], "")
+    cli::cli_inform(c(i = paste0("Not numeric, carried through unchanged (not modelled; they have no missing value): ",
+                                 paste(sprintf("%s (%s)", bad, kinds), collapse = ", "), ".")))
+  }
   period <- NULL
   months <- calendar_step(time)
   if (!is.null(months)) {
@@ -801,6 +821,61 @@ frame_input <- function(x, arg, call, keep = character()) {
   v <- as.matrix(x[others])
   list(values = unname_rows(v), time = time, period = period,
        rebuild = function(vals) { out <- x; out[others] <- as.data.frame(vals); out })
+}
+
+# Names that select one column each: a duplicated name (cbind() of two
+# stations' data frames) left the second column unimputed; an empty one
+# failed inside `[.data.frame`.
+check_column_names <- function(nms, arg, call) {
+  empty <- which(is.na(nms) | !nzchar(trimws(nms)))
+  if (length(empty)) {
+    abort_input(arg, sprintf("column %d has no name: name every column (e.g. names(x) <- make.names(names(x), unique = TRUE)).",
+                             empty[1]), call = call)
+  }
+  dup <- which(duplicated(nms))
+  if (length(dup)) {
+    first <- match(nms[dup[1]], nms)
+    abort_input(arg, sprintf("columns %d and %d are both named \"%s\": give every column its own name (e.g. names(x) <- make.unique(names(x))).",
+                             first, dup[1], nms[dup[1]]), call = call)
+  }
+}
+
+# A text or factor column most of whose entries are numbers: the advice to
+# convert it, or NULL.
+numbers_as_text_advice <- function(v, col) {
+  if (!(is.character(v) || is.factor(v))) return(NULL)
+  v <- trimws(as.character(v))
+  given <- !is.na(v) & nzchar(v)
+  num <- suppressWarnings(as.numeric(v))
+  if (sum(given) < 2 || mean(!is.na(num[given])) < 0.5) return(NULL)
+  odd <- which(given & is.na(num))
+  words <- unique(v[odd])
+  sprintf(paste0("column \"%s\" holds numbers as text%s: convert it, e.g. x$%s <- suppressWarnings(as.numeric(x$%s)) ",
+                 "(such entries become NA, to be imputed), or drop it."),
+          col, if (length(odd)) sprintf(" (%s in %s, not a number)", paste0("\"", utils::head(words, 3), "\"", collapse = ", "),
+                                       plural(length(odd), "row")) else "",
+          col, col)
+}
+
+# Long (panel) data: time stamps repeated, and a non-numeric column under
+# which each stamp appears once per value: several series stacked.
+panel_check <- function(x, time, candidates, arg, call) {
+  if (!anyDuplicated(time)) return(invisible())
+  key <- as.numeric(if (inherits(time, "POSIXt")) as.POSIXct(time) else time)
+  for (b in candidates) {
+    id <- as.character(x[[b]])
+    if (anyNA(id) || length(unique(id)) < 2) next
+    if (!anyDuplicated(data.frame(id, key))) {
+      ids <- unique(id)
+      abort_input(arg, sprintf(paste0("holds several series stacked in its rows: each time stamp appears once per value ",
+                                      "of column \"%s\" (%s). Impute each on its own, e.g. lapply(split(x, x$%s), impute_series), ",
+                                      "or put them side by side, one column per %s (e.g. with stats::reshape() or ",
+                                      "tidyr::pivot_wider()), to impute them together."),
+                               b, paste0(paste0("\"", utils::head(ids, 3), "\"", collapse = ", "), if (length(ids) > 3) ", ..." else ""),
+                               b, b), call = call)
+    }
+  }
+  invisible()
 }
 
 # The columns of `df` (numeric, none missing) that are constant, restate
@@ -918,6 +993,10 @@ check_series_values <- function(v, arg, min_obs = 3L, why = "",
                                call = call)
   check_no_nan_inf(v, arg, call = call)  # impute_series() checked x in the user's own form already (errors.R)
   n_obs <- colSums(!is.na(v))
+  if (any(n_obs == 0)) {
+    abort_input(arg, sprintf("variable \"%s\" has no observed value: there is nothing to impute it from (drop it).",
+                             colnames(v)[which(n_obs == 0)[1]]), call = call)
+  }
   if (any(n_obs < min_obs)) {
     j <- which(n_obs < min_obs)[1]
     abort_input(arg, sprintf("variable \"%s\" has %s; each variable needs at least %d%s (%s).",

@@ -325,3 +325,16 @@ test_that("coverage() and imputation_metrics() skip entries whose truth is NA (n
   expect_equal(all_met$entries, 17)
   expect_false(anyNA(met$mae))
 })
+
+test_that("confint() with one variable gives one row per missing entry (every row came twice, then with NA bounds)", {
+  spec <- gp_spec(20, d = 1, kernel = gp_kernel("matern32", lengthscale = 4))
+  x <- gp_simulate(spec, 2, seed = 1)
+  x[1, 5:6, 1] <- NA
+  x[2, 12, 1] <- NA
+  imp <- impute(spec, x, n_samples = 40, seed = 1, threads = 1)
+  ci <- confint(imp)
+  expect_identical(nrow(ci), 3L)
+  expect_false(anyNA(ci))
+  expect_equal(ci$lower, c(imp$lower[1, 5, 1], imp$lower[1, 6, 1], imp$lower[2, 12, 1]))
+  expect_equal(nrow(confint(imp, level = 0.8)), 3L)
+})

@@ -289,3 +289,106 @@ test_that("a named vector whose names are not times warns that its order is take
   r <- suppressWarnings(impute_series(stats::setNames(v, c("Mobile", letters[2:30]))))
   expect_identical(names(completed_series(r)), c("Mobile", letters[2:30]))
 })
+
+test_that("column names must pick one column each (a user review: a duplicated name left a column unimputed)", {
+  days <- as.Date("2020-01-01") + 0:59
+  set.seed(2)
+  a <- data.frame(date = days, pm25 = cumsum(rnorm(60)))
+  b <- data.frame(pm25 = cumsum(rnorm(60)))
+  a$pm25[30:35] <- NA
+  b$pm25[40:45] <- NA
+  cnd <- expect_input_error(impute_series(cbind(a, b)), "x")
+  expect_match(conditionMessage(cnd), "columns 2 and 3 are both named \"pm25\"", fixed = TRUE)
+  m <- cbind(a$pm25, b$pm25)
+  colnames(m) <- c("pm25", "pm25")
+  expect_input_error(impute_series(m), "x")
+  expect_input_error(impute_series(stats::ts(m, frequency = 7)), "x")
+  e <- cbind(a, b)
+  names(e)[3] <- ""
+  expect_match(conditionMessage(expect_input_error(impute_series(e), "x")), "column 3 has no name", fixed = TRUE)
+  names(e)[3] <- "other"
+  expect_no_error(suppressMessages(impute_series(e, n_samples = 20, seed = 1)))
+})
+
+test_that("numbers read as text are an error that says how to convert them; other text rides through with a note", {
+  set.seed(3)
+  x <- data.frame(date = as.Date("2023-01-01") + 0:59, hum = 60 + cumsum(rnorm(60)),
+                  temp = sprintf("%.1f", 15 + cumsum(rnorm(60, sd = 0.3))), site = "A")
+  x$temp[c(10, 30, 31)] <- "-"
+  x$hum[20:22] <- NA
+  cnd <- expect_input_error(impute_series(x), "x")
+  expect_match(conditionMessage(cnd), "column \"temp\" holds numbers as text (\"-\" in 3 rows, not a number)", fixed = TRUE)
+  x$temp <- suppressWarnings(as.numeric(x$temp))
+  expect_message(r <- impute_series(x, n_samples = 20, seed = 1), "Not numeric, carried through unchanged.*site \\(text\\)")
+  expect_false(anyNA(completed_series(r)$temp))
+  expect_identical(completed_series(r)$site, x$site)
+})
+
+test_that("date-times as text are read as date-times, not cut to their dates", {
+  tt <- format(as.POSIXct("2021-01-01", tz = "UTC") + 3600 * (0:119), "%Y-%m-%d %H:%M:%S")
+  set.seed(4)
+  y <- sin(2 * pi * (0:119) / 24) + rnorm(120, sd = 0.1)
+  y[50:53] <- NA
+  x <- data.frame(time = tt, y = y)
+  cnd <- expect_input_error(impute_series(x), "x")
+  expect_match(conditionMessage(cnd), "holds date-times as text: convert with as.POSIXct()", fixed = TRUE)
+  r <- impute_series(x, time = "time", n_samples = 20, seed = 1)
+  expect_s3_class(r$time, "POSIXct")
+  expect_equal(r$model$period, 24)
+  expect_identical(completed_series(r)$time, tt)  # the named column comes back as given
+  # ISO 8601 with T and Z, minutes only, slashes: the same stamps
+  for (v in list(sub(" ", "T", paste0(tt, "Z")), substr(tt, 1, 16), gsub("-", "/", tt))) {
+    expect_equal(as.numeric(ditimpute:::parse_text_dates(v)), as.numeric(r$time))
+  }
+  expect_s3_class(ditimpute:::parse_text_dates(c("2021-01-01", NA, "2021-01-03")), "Date")
+  expect_null(ditimpute:::parse_text_dates(c("2021-01-01", "2021-01-01 10:00")))  # mixed: neither
+  expect_null(ditimpute:::parse_text_dates(c("2021-01-01 extra")))
+})
+
+test_that("time stamps in errors read in their own time zone", {
+  tt <- as.POSIXct("2021-06-01 09:00", tz = "America/New_York") + 3600 * c(0:5, 5:9)
+  cnd <- expect_input_error(impute_series(data.frame(time = tt, y = rnorm(11))), "x")
+  expect_match(conditionMessage(cnd), "both hold 2021-06-01 14:00:00 EDT", fixed = TRUE)
+})
+
+test_that("long (panel) data get advice about the id column, not 'unsorted' or 'duplicated'", {
+  long <- expand.grid(date = as.Date("2022-01-01") + 0:29, station = c("north", "south"), stringsAsFactors = FALSE)
+  set.seed(5)
+  long$no2 <- rnorm(60)
+  for (rows in list(seq_len(60), order(long$date))) {
+    cnd <- expect_input_error(impute_series(long[rows, ]), "x")
+    expect_match(conditionMessage(cnd), "each time stamp appears once per value of column \"station\"", fixed = TRUE)
+  }
+  # a repeated stamp with no column to tell the rows apart stays "duplicated"
+  expect_match(conditionMessage(expect_input_error(impute_series(long[order(long$date), c("date", "no2")]), "x")),
+               "duplicated")
+})
+
+test_that("zoo's yearmon and yearqtr stamps are monthly and quarterly time axes", {
+  skip_if_not_installed("zoo")
+  set.seed(6)
+  y <- 10 + 3 * sin(2 * pi * (0:95) / 12) + rnorm(96, sd = 0.3)
+  y[40:45] <- NA
+  ym <- zoo::as.yearmon(2000 + (0:95) / 12)
+  r <- impute_series(data.frame(time = ym, y = y), n_samples = 20, seed = 1)
+  expect_equal(r$model$period, 12)
+  expect_identical(r$time, as.Date(sprintf("%d-%02d-01", 2000 + (0:95) %/% 12, (0:95) %% 12 + 1)))
+  expect_s3_class(completed_series(r)$time, "yearmon")
+  r2 <- impute_series(data.frame(when = ym, y = y), time = "when", n_samples = 20, seed = 1)
+  expect_equal(completed_series(r2)$y, completed_series(r)$y)
+  q <- impute_series(data.frame(time = zoo::as.yearqtr(2000 + (0:39) / 4), y = y[1:40]), n_samples = 20, seed = 1)
+  expect_equal(q$model$period, 4)
+  expect_identical(format(q$time[1:2]), c("2000-01-01", "2000-04-01"))
+})
+
+test_that("confint() of a series imputation has its time stamps; plot() says which frame a ts time is", {
+  y <- datasets::Nile
+  y[c(10:12, 40)] <- NA
+  r <- impute_series(y, n_samples = 20, seed = 1)
+  ci <- confint(r)
+  expect_identical(names(ci), c("time", "frame", "variable", "estimate", "lower", "upper"))
+  expect_equal(ci$time, c(1880, 1881, 1882, 1910))
+  expect_equal(ci[names(ci) != "time"], as.data.frame(r)[names(ci) != "time"], ignore_attr = TRUE)
+  cnd <- expect_input_error(plot(r, from = 1900), "from")
+  expect_match(conditionMessage(cnd), "the series' time 1900 is frame 30: from = 30", fixed = TRUE)
+})

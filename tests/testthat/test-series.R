@@ -1403,7 +1403,7 @@ test_that("inputs a user review found mishandled: clear errors or the right answ
   expect_input_error(impute_series(y, transform = "log", bounds = c(0, Inf)), "transform")
   # An empty column (logical NA, as read.csv() gives it) is a variable with nothing observed.
   e <- data.frame(date = days[1:40], a = rnorm(40), b = NA)
-  expect_match(conditionMessage(expect_input_error(impute_series(e), "x")), "\"b\" has 0 observed values")
+  expect_match(conditionMessage(expect_input_error(impute_series(e), "x")), "\"b\" has no observed value: there is nothing to impute it from")
   # Inf is located.
   w <- c(1, 2, Inf, 4, NA, 6, 7, 8, 9, 10)
   expect_match(conditionMessage(expect_input_error(impute_series(w), "x")), "x[3] is Inf", fixed = TRUE)
