@@ -249,6 +249,30 @@ frame_grid <- function(time, what, col, arg, call) {
     days <- calendar_day_step(time)
     if (!is.null(days)) return(days * 86400)
   }
+  # Calendar days at one local clock time with days absent: said in days,
+  # with the grid that keeps the clock time across daylight saving ("DSTday":
+  # by = "1 day" steps 24 hours and leaves the clock an hour off after the
+  # change, so merge() matched none of the later rows).
+  if (!numeric_axis && inherits(time, "POSIXt") && length(unique(format(time, "%H:%M:%OS6"))) == 1) {
+    dd <- diff(as.numeric(as.Date(format(time, "%Y-%m-%d"))))
+    if (all(dd >= 1)) {
+      tab_d <- table(dd)
+      usual_d <- as.numeric(names(tab_d)[which.max(tab_d)])
+      if (all(dd %% usual_d == 0)) {
+        i <- which(dd != usual_d)[1]
+        by <- if (usual_d == 1) "DSTday" else sprintf("%d DSTdays", as.integer(usual_d))
+        fix <- if (!is.null(col)) {
+          sprintf(" Complete a regular grid with NA rows at the same clock time, e.g. grid <- data.frame(%s = seq(min(x$%s), max(x$%s), by = \"%s\")); x <- merge(grid, x, all.x = TRUE).",
+                  col, col, col, by)
+        } else {
+          " Complete a regular grid: add the missing days as rows of NA values."
+        }
+        abort_input(arg, sprintf("%s are not equally spaced: rows %d and %d are %s apart, the most common step %s (%d of %d).%s",
+                                 what, i, i + 1, plural(dd[i], "calendar day"), plural(usual_d, "calendar day"),
+                                 max(tab_d), length(dd), fix), call = call)
+      }
+    }
+  }
   # The usual step is the most common one (the shortest when no two are
   # equal); a longer one is missing rows.
   tab <- table(step)

@@ -392,3 +392,17 @@ test_that("confint() of a series imputation has its time stamps; plot() says whi
   cnd <- expect_input_error(plot(r, from = 1900), "from")
   expect_match(conditionMessage(cnd), "the series' time 1900 is frame 30: from = 30", fixed = TRUE)
 })
+
+test_that("a daily local-time series with an absent day gets a grid that keeps its clock time across daylight saving", {
+  t <- seq(as.POSIXct("2021-02-01", tz = "America/New_York"), by = "DSTday", length.out = 80)
+  set.seed(17)
+  x <- data.frame(date = t, y = 20 + cumsum(rnorm(80)))[-10, ]
+  cnd <- expect_input_error(impute_series(x), "x")
+  expect_match(conditionMessage(cnd), "rows 9 and 10 are 2 calendar days apart", fixed = TRUE)
+  expect_match(conditionMessage(cnd), "by = \"DSTday\"", fixed = TRUE)
+  # the advice, followed, restores one NA row and keeps every observed value
+  grid <- data.frame(date = seq(min(x$date), max(x$date), by = "DSTday"))
+  x2 <- merge(grid, x, all.x = TRUE)
+  expect_identical(sum(is.na(x2$y)), 1L)
+  expect_no_error(impute_series(x2, n_samples = 20, seed = 1))
+})
