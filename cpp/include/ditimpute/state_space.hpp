@@ -122,7 +122,12 @@ class StateSpaceGP {
   // gives empty results. Memory is estimated first (check_memory): the
   // filtered moments, H (dp (dp + 1) / 2 + dp) doubles, name "x"; the draws,
   // Z m doubles, name "n_samples".
-  SmoothedConditional conditional(const Mask& mask, const double* x, int Z, Rng& rng) const;
+  // With Z = 0 and several variables (or a large state) the means and sds
+  // come from the smoother's information form (r, N), the RTS pass only
+  // over a diffuse start; `rts_moments` takes the RTS pass throughout (the
+  // tests compare the two).
+  SmoothedConditional conditional(const Mask& mask, const double* x, int Z, Rng& rng,
+                                  bool rts_moments = false) const;
 
   // The exact log-likelihood of the observed entries of `x` under `mask`
   // (Kalman prediction-error decomposition; nothing observed gives 0). With
