@@ -10,7 +10,7 @@ cd "$top"
 
 bash "$top/tools/ensure-packages.sh" \
   cmake catch2 libeigen3-dev libtorch-dev g++ make \
-  r-cran-testthat r-cran-knitr r-cran-rmarkdown pandoc r-cran-mice \
+  r-cran-testthat r-cran-knitr r-cran-rmarkdown pandoc r-cran-mice r-cran-zoo \
   devscripts   # checkbashisms, which R CMD check --as-cran runs on the package's configure
 
 jobs=$(nproc 2>/dev/null || echo 2)

@@ -99,27 +99,25 @@
 #' @export
 as_mids <- function(object, m = NULL, ...) {
   check_dots(environment(), "as_mids()")
+  check_mids_input(object)
+  mids_of_paths(object, resolve_paths(m, object$n_samples, distinct = TRUE))
+}
+
+check_mids_input <- function(object, call = rlang::caller_env()) {
   if (!requireNamespace("mice", quietly = TRUE)) {
-    abort_input("object", "needs the mice package for a mids object: install.packages(\"mice\").")
+    abort_input("object", "needs the mice package for a mids object: install.packages(\"mice\").", call = call)
   }
   if (!inherits(object, "ditimpute_imputation")) {
-    abort_input("object", "must be an imputation from impute_series() or impute().")
+    abort_input("object", "must be an imputation from impute_series() or impute().", call = call)
   }
   if (all(vapply(object$samples, is.null, TRUE))) {
-    abort_input("object", "has no sample paths (a deterministic imputation): there is nothing to pool.")
+    abort_input("object", "has no sample paths (a deterministic imputation): there is nothing to pool.", call = call)
   }
-  m <- resolve_paths(m, object$n_samples, distinct = TRUE)
-  as_frame <- mids_frame(object)
-  sets <- completion_values(object, m)
-  data0 <- as_frame(as_values(object, object$x))
-  odd <- names(data0)[make.names(names(data0)) != names(data0)]
-  if (length(odd)) {  # mice::as.mids() builds formulas of the names and stops with a parse error
-    abort_input("object", sprintf("has variable%s %s, which mice cannot take (it needs syntactic names such as %s): rename %s in x before imputing.",
-                                  if (length(odd) > 1) "s" else "", paste0("\"", odd, "\"", collapse = ", "),
-                                  paste0("\"", make.names(names(data0), unique = TRUE)[match(odd, names(data0))], "\"",
-                                         collapse = ", "),
-                                  if (length(odd) > 1) "them" else "it"))
-  }
+}
+
+# What every pooled analysis of the imputation should know: groups imputed
+# apart, and plug-in parameters.
+mids_notes <- function(object) {
   if (inherits(object$model, "ditimpute_series_model_set")) {
     groups <- vapply(object$model$groups, function(g) paste(object$model$variables[g], collapse = ", "), "")
     cli::cli_warn(c("The variables were imputed in independent groups ({paste(groups, collapse = ' | ')}): within each completion a group's imputations ignore the other groups' values.",
@@ -131,6 +129,22 @@ as_mids <- function(object, m = NULL, ...) {
                     i = "impute_series(proper = TRUE) draws the form and parameters per completion, as Rubin's rules assume; see ?as_mids."),
                   class = "ditimpute_improper_message", .frequency = "once", .frequency_id = "ditimpute_improper")
   }
+}
+
+# The mids of sample paths `m` (checked), imputation k of it being path m[k].
+mids_of_paths <- function(object, m) {
+  as_frame <- mids_frame(object)
+  sets <- completion_values(object, m)
+  data0 <- as_frame(as_values(object, object$x))
+  odd <- names(data0)[make.names(names(data0)) != names(data0)]
+  if (length(odd)) {  # mice::as.mids() builds formulas of the names and stops with a parse error
+    abort_input("object", sprintf("has variable%s %s, which mice cannot take (it needs syntactic names such as %s): rename %s in x before imputing.",
+                                  if (length(odd) > 1) "s" else "", paste0("\"", odd, "\"", collapse = ", "),
+                                  paste0("\"", make.names(names(data0), unique = TRUE)[match(odd, names(data0))], "\"",
+                                         collapse = ", "),
+                                  if (length(odd) > 1) "them" else "it"), call = rlang::caller_env())
+  }
+  mids_notes(object)
   long <- do.call(rbind, c(list(cbind(.imp = 0L, .id = seq_len(nrow(data0)), data0)),
                            lapply(seq_along(sets), function(k) {
                              cbind(.imp = k, .id = seq_len(nrow(data0)), as_frame(sets[[k]]))
@@ -189,6 +203,18 @@ mids_frame <- function(object) {
 #'   to include the incomplete data, and whether to return a list.
 #' @exportS3Method tidyr::complete
 complete.ditimpute_imputation <- function(data, action = 1L, include = FALSE, mild = FALSE, ...) {
+  check_mids_input(data)
+  # One completed data set: the mids of that path alone (one of every path,
+  # which mice::as.mids() checks as a whole, took 77 s against 0.04 s for
+  # 100 paths of 100,000 frames in a user review).
+  if (is.numeric(action) && length(action) == 1 && isFALSE(include) && isFALSE(mild) && !is.na(action) &&
+      action == round(action) && action >= 1 && action <= data$n_samples) {
+    return(mice::complete(mids_of_paths(data, action), action = 1L, ...))
+  }
+  if (is.numeric(action) && any(is.na(action) | action < 0 | action > data$n_samples | action != round(action))) {
+    abort_input("action", sprintf("must be completed data sets 0..%d (0: the data with their gaps) or one of mice's words (\"long\", \"all\", ...).",
+                                  as.integer(data$n_samples)))
+  }
   mice::complete(as_mids(data), action = action, include = include, mild = mild, ...)
 }
 
@@ -198,7 +224,21 @@ complete.ditimpute_imputation <- function(data, action = 1L, include = FALSE, mi
 #' @export
 with.ditimpute_imputation <- function(data, expr, ...) {
   check_dots(environment(), "with()")
-  env <- new.env(parent = parent.frame())
-  env$.ditimpute_mids <- as_mids(data)
-  eval(bquote(with(.ditimpute_mids, .(substitute(expr)))), env)
+  check_mids_input(data)
+  # What mice's with.mids() returns (a "mira" of one analysis per completed
+  # data set, in as_mids()'s order), without building the mids first: for
+  # 100 paths of 100,000 frames mice::as.mids() took most of a minute.
+  mids_notes(data)
+  as_frame <- mids_frame(data)
+  data0 <- as_frame(as_values(data, data$x))
+  e <- substitute(expr)
+  enclos <- parent.frame()
+  analyses <- lapply(seq_len(data$n_samples), function(k) {
+    frame <- as_frame(completion_values(data, k)[[1]])
+    out <- eval(e, frame, enclos)
+    if (is.expression(out)) out <- eval(out, frame, enclos)
+    out
+  })
+  structure(list(call = match.call(), call1 = NULL, nmis = vapply(data0, function(col) sum(is.na(col)), 0L), analyses = analyses),
+            class = c("mira", "matrix"))
 }

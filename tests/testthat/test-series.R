@@ -1443,3 +1443,28 @@ test_that("a truth not known at the series' own gaps (NA) leaves them unscored",
   # No known value at a missing entry: nothing to score.
   expect_input_error(impute_series(x, truth = rep(NA_real_, length(x))), "truth")
 })
+
+test_that("a series that changes beyond the fitting stretch gets a warning (a user review: 30% coverage, silently)", {
+  n <- 5000
+  set.seed(3)
+  y <- cumsum(rnorm(n, sd = 0.05)) + rnorm(n, sd = ifelse(seq_len(n) <= 2000, 0.2, 1))
+  z <- y
+  miss <- rep(FALSE, n)
+  while (mean(miss) < 0.05) {
+    s <- 2000 + sample(n - 2100, 1)
+    miss[s:(s + sample(1:30, 1))] <- TRUE
+  }
+  z[miss] <- NA
+  cnd <- expect_warning(r <- impute_series(z, fit_frames = 1500, n_samples = 20, seed = 1, threads = 1),
+                        class = "ditimpute_warning_fit_stretch")
+  expect_match(conditionMessage(cnd), "fitted on frames [0-9]+-[0-9]+ \\(fit_frames = 1500\\) of 5000")
+  expect_match(conditionMessage(cnd), "too narrow")
+  # the intervals beyond the stretch are indeed too narrow
+  expect_lt(mean(r$lower[miss] <= y[miss] & y[miss] <= r$upper[miss]), 0.8)
+  # the same series without the change, or fitted on all of it: nothing said
+  y2 <- cumsum(rnorm(n, sd = 0.05)) + rnorm(n, sd = 0.6)
+  y2[miss] <- NA
+  expect_no_warning(impute_series(y2, fit_frames = 1500, n_samples = 20, seed = 1, threads = 1),
+                    class = "ditimpute_warning_fit_stretch")
+  expect_no_warning(impute_series(z, n_samples = 20, seed = 1, threads = 1), class = "ditimpute_warning_fit_stretch")
+})
