@@ -1493,10 +1493,12 @@ print.ditimpute_series_model <- function(x, ...) {
     name <- switch(step, kernel = c(sprintf("the %s kernel", st$kernel[1]), "the cycle"),
                    rate = sub("^.*\\((.*)\\)$", "\\1", st$model), sprintf("the %s model", st$model))
     crps <- distinct_digits(st$crps[c(won, 3 - won)])
-    cat(sprintf("  %s chosen on %d hidden gaps of the series' own lengths%s (%d values): %s, mean CRPS %s against %s for %s (difference of %s's %.3g, SE %.2g)\n",
-                if (step == "rate") "level rate" else step, st$hidden_gaps[1],
+    # One hidden gap has no standard error of the difference (a review saw "SE Inf").
+    se <- if (is.finite(st$se[2])) sprintf(", SE %.2g", st$se[2]) else ", no standard error from one gap"
+    cat(sprintf("  %s chosen on %s of the series' own lengths%s (%d values): %s, mean CRPS %s against %s for %s (difference of %s's %.3g%s)\n",
+                if (step == "rate") "level rate" else step, plural(st$hidden_gaps[1], "hidden gap"),
                 if (step == "rate") " anywhere in the series" else "", st$hidden_values[1], name[won], crps[1],
-                crps[2], name[3 - won], name[2], st$difference[2], st$se[2]))
+                crps[2], name[3 - won], name[2], st$difference[2], se))
   }
   invisible(x)
 }

@@ -151,3 +151,12 @@ test_that("plot() of a strategy draws masks the strategy would draw, named by th
   expect_identical(ditimpute:::strategy_draws(strategy_preset("S4"), 48, 5, 9),
                    ditimpute:::strategy_draws(strategy_preset("S4"), 48, 5, 9))
 })
+
+test_that("a plot of tens of thousands of frames says how to draw a window (a user review: 26-31 s, no hint)", {
+  set.seed(5)
+  y <- cumsum(rnorm(20001, sd = 0.1)) + rnorm(20001, sd = 0.3)
+  y[c(100:120, 15000:15010)] <- NA
+  imp <- impute_series(y, n_samples = 20, seed = 1, threads = 1)
+  expect_message(ggplot2::autoplot(imp), "plot\\(x, from = , to = \\) draws a window", class = "ditimpute_message_long_plot")
+  expect_no_message(ggplot2::autoplot(imp, from = 14000, to = 16000), class = "ditimpute_message_long_plot")
+})

@@ -787,6 +787,13 @@ test_that("model = \"auto\" weighs the model class on the series' own hidden gap
   expect_true(tab$chosen[tab$model == "level" & tab$kernel == "seasonal"])
   expect_false(any(vapply(imp$model$forms$candidates, function(c) c$spec$model == "stationary", TRUE)))
   expect_output(print(imp$model), "model chosen on [0-9]+ hidden gaps .*: the level model, .* for the stationary model")
+  # One hidden gap has no standard error: said so, not "SE Inf" (a review's 50% end gap)
+  one <- imp$model
+  one$selection$hidden_gaps[one$selection$step == "model"] <- 1L
+  one$selection$se[one$selection$step == "model"] <- Inf
+  out <- capture.output(print(one))
+  expect_match(out, "model chosen on 1 hidden gap of .*no standard error from one gap\\)$", all = FALSE)
+  expect_false(any(grepl("SE Inf", out)))
   # A class given by the user is not weighed.
   expect_null(impute_series(y, level = 0.9, n_samples = 20, seed = 1, model = "stationary")$model$selection)
   # The rule: a rival stationary form needs a mean CRPS lower by more than
