@@ -1231,10 +1231,15 @@ summary.ditimpute_series_imputation <- function(object, ...) {
 #' @export
 print.summary.ditimpute_series_imputation <- function(x, ...) {
   check_dots(environment(), "print()", also = print_dots)
-  cat(sprintf("Series imputation by %s\n\n", x$method))
+  writeLines(strwrap(sprintf("Series imputation by %s", x$method), width = getOption("width", 80)))
+  cat("\n")
   writeLines(strwrap(sprintf("Per variable (%g%% intervals %s):", 100 * x$level, x$intervals),
                      width = getOption("width", 80)))
-  print(x$variables, row.names = FALSE)
+  vars <- x$variables
+  # to 4 significant digits each (a column printed with common decimals
+  # showed 754.176567 beside 1.766955)
+  vars$mean_width <- ifelse(is.na(vars$mean_width), "-", formatC(vars$mean_width, digits = 4, format = "fg"))
+  print(vars, row.names = FALSE)
   if (!is.null(x$candidates)) {
     cat("\n")
     writeLines(strwrap(paste0("Candidate models (fitted by maximum likelihood; the chosen one has the smallest BIC",
@@ -1252,8 +1257,13 @@ print.summary.ditimpute_series_imputation <- function(x, ...) {
     short <- c(envelope = "env", harmonics = "harm", evaluations = "evals", converged = "conv")
     hit <- names(cand) %in% names(short)
     names(cand)[hit] <- short[names(cand)[hit]]
+    # the chosen forms marked by a star in a first column (as TRUE/FALSE in a
+    # last one, the table of a model per variable wrapped at 80 columns and
+    # printed that column on its own below it)
+    if (is.logical(cand$chosen)) cand <- data.frame(` ` = ifelse(cand$chosen, "*", ""), cand[names(cand) != "chosen"],
+                                                    check.names = FALSE)
     print(cand, row.names = FALSE)
-    cat("(every column, AIC among them: object$model$candidates)\n")
+    cat(if (is.null(cand[[" "]])) "" else "* chosen; ", "every column, AIC among them: object$model$candidates\n", sep = "")
   }
   r <- x$residuals
   if (!is.null(r)) {

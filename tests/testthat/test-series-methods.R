@@ -588,6 +588,33 @@ test_that("summary() and the calibration print of a one-variable series fit an 8
                    c("1-2", "3-13", "4", "> 13", "1", "end gaps", "all", "all lengths"))
 })
 
+test_that("summary() of a model per variable fits 80 columns, marks the chosen forms and rounds the widths", {
+  x <- cbind(m = as.numeric(datasets::mdeaths), f = as.numeric(datasets::fdeaths))
+  x[c(5:8, 30), "m"] <- NA
+  imp <- impute_series(ts(x, frequency = 12), n_samples = 40, seed = 1, threads = 1, separate = "all")
+  old <- options(width = 80)
+  on.exit(options(old))
+  out <- capture.output(summary(imp))
+  # the table of 12 forms was 85 columns wide: its TRUE/FALSE column printed on its own, below the table
+  expect_true(all(nchar(out) <= 80))
+  expect_false(any(grepl("^ *(TRUE|FALSE) *$", out)))
+  s <- summary(imp)
+  chosen <- s$candidates$chosen
+  expect_identical(sum(chosen), 2L)  # one form per variable
+  starred <- grep("^ \\* ", out, value = TRUE)
+  expect_length(starred, 2L)
+  # the starred rows are the chosen forms' (their BICs printed to one decimal)
+  expect_setequal(as.numeric(sub(".* (-?[0-9.]+) +[0-9]+ +(TRUE|FALSE)$", "\\1", starred)),
+                  round(s$candidates$BIC[chosen], 1))
+  expect_true(any(grepl("^\\* chosen; every column", out)))
+  # mean widths to 4 significant digits; "-" where nothing is missing
+  w <- s$variables$mean_width
+  head <- grep("^ variable missing gaps longest_gap mean_width$", out)
+  expect_length(head, 1L)
+  expect_match(out[head + 1], paste0("^ +m +5 +2 +4 +", formatC(w[1], digits = 4, format = "fg"), "$"))
+  expect_match(out[head + 2], "^ +f +0 +0 +0 +-$")
+})
+
 test_that("print() says how the intervals were made, and a mean width only in one variable's units", {
   y <- datasets::Nile
   y[30:40] <- NA
