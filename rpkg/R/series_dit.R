@@ -95,7 +95,7 @@ series_dit_strategy <- function(miss, H) {
 # median maps back as the intervals do; as with method = "gp", a conditional
 # median), of an untransformed one their mean.
 impute_series_dit <- function(v, level, n_samples, period, dit, seed, threads, transform = "none", bounds = NULL,
-                              call = rlang::caller_env()) {
+                              progress = FALSE, call = rlang::caller_env()) {
   check_torch(call = call)
   n_time <- nrow(v); d <- ncol(v)
   o <- series_dit_options(dit, period, n_time, call = call)
@@ -118,7 +118,7 @@ impute_series_dit <- function(v, level, n_samples, period, dit, seed, threads, t
   strategy <- series_dit_strategy(miss, H)
   fit <- dit_fit(train, config = dit_config(H, d, width = o$width, depth = o$depth, heads = o$heads), strategy = strategy,
                  steps = o$steps, time_limit = o$time_limit, batch_size = o$batch_size, validation = 0, seed = sub_seed(seed, 11),
-                 threads = threads, progress = FALSE)
+                 threads = threads, progress = progress)
   fit_seconds <- proc.time()[["elapsed"]] - start
   model <- structure(list(kernel_name = "dit", center = tr$center, scale = tr$scale, trend = tr$trend,
                           transform = tf, dit = fit, options = o, strategy = strategy,

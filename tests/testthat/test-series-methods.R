@@ -615,6 +615,31 @@ test_that("summary() of a model per variable fits 80 columns, marks the chosen f
   expect_match(out[head + 2], "^ +f +0 +0 +0 +-$")
 })
 
+test_that("progress = TRUE reports each stage with its time; FALSE says nothing; it must be TRUE or FALSE", {
+  y <- datasets::ldeaths
+  y[20:25] <- NA
+  said <- character()
+  imp <- withCallingHandlers(impute_series(y, n_samples = 20, seed = 1, threads = 1, calibrate = TRUE, progress = TRUE),
+                             message = function(m) {
+                               said <<- c(said, conditionMessage(m))
+                               invokeRestart("muffleMessage")
+                             })
+  said <- trimws(said[nzchar(trimws(said))])
+  # each stage opened, then closed with its time, in order
+  stages <- c("Fitting and choosing the model: 1 variable x 72 frames", "Drawing 20 sample paths of 6 missing values",
+              "Calibrating the intervals on hidden observed values")
+  opened <- vapply(stages, function(s) which(grepl(s, said, fixed = TRUE))[1], 0L)
+  expect_false(anyNA(opened))
+  expect_true(all(diff(opened) > 0))
+  expect_identical(sum(grepl("\\[[0-9.]+m?s\\]$", said)), 3L)
+  # the same imputation as without the messages
+  quiet <- impute_series(y, n_samples = 20, seed = 1, threads = 1, calibrate = TRUE, progress = FALSE)
+  expect_identical(quiet$point, imp$point)
+  expect_silent(impute_series(y, n_samples = 20, seed = 1, threads = 1, progress = FALSE))
+  expect_error(impute_series(y, progress = NA), "`progress`: must be TRUE or FALSE", class = "ditimpute_error_input")
+  expect_error(impute_series(y, progress = "yes"), "`progress`", class = "ditimpute_error_input")
+})
+
 test_that("print() says how the intervals were made, and a mean width only in one variable's units", {
   y <- datasets::Nile
   y[30:40] <- NA
