@@ -549,7 +549,57 @@ bool extrapolate(const Candidate& c, const Vector& mu, const Matrix& Lambda, dou
 
 }  // namespace
 
+namespace {
+
+// The windows with each variable's observed mean taken out (NaN, missing,
+// stays NaN), and those means. The model's mean is a free parameter, so the
+// fit of the centred windows is the fit of the windows with the mean shifted
+// back: the same likelihood, Lambda, lengthscale and nugget. Uncentred, data
+// whose level dwarfs their spread (a level of 1e7 with sd 1) lost their
+// second moments to cancellation: Lambda's correlation gone, the lengthscale
+// stuck at its start, or a false error (a user review).
+Batch centred(const Batch& x, Vector& centre) {
+  centre = Vector::Zero(x.d);
+  Vector count = Vector::Zero(x.d);
+  for (int i = 0; i < x.n; ++i)
+    for (int h = 0; h < x.H; ++h)
+      for (int j = 0; j < x.d; ++j) {
+        const double v = x.at(i, h, j);
+        if (std::isfinite(v)) {
+          centre(j) += v;
+          count(j) += 1.0;
+        }
+      }
+  for (int j = 0; j < x.d; ++j) centre(j) = count(j) > 0 ? centre(j) / count(j) : 0.0;
+  Batch out = x;
+  for (int i = 0; i < x.n; ++i)
+    for (int h = 0; h < x.H; ++h)
+      for (int j = 0; j < x.d; ++j) out.at(i, h, j) -= centre(j);
+  return out;
+}
+
+GpFitResult gp_fit_em_centred(const Batch& x, const GpFitOptions& options);
+GpFitResult gp_fit_lbfgs_centred(const Batch& x, const GpFitOptions& options);
+
+}  // namespace
+
 GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
+  Vector centre;
+  GpFitResult res = gp_fit_em_centred(centred(x, centre), options);
+  if (res.mean.size() == centre.size()) res.mean += centre;
+  return res;
+}
+
+GpFitResult gp_fit_lbfgs(const Batch& x, const GpFitOptions& options) {
+  Vector centre;
+  GpFitResult res = gp_fit_lbfgs_centred(centred(x, centre), options);
+  if (res.mean.size() == centre.size()) res.mean += centre;
+  return res;
+}
+
+namespace {
+
+GpFitResult gp_fit_em_centred(const Batch& x, const GpFitOptions& options) {
   check_options(options, x.H);
   const int H = x.H, d = x.d;
   std::vector<Window> ws = windows_of(x);
@@ -733,6 +783,8 @@ GpFitResult gp_fit_em(const Batch& x, const GpFitOptions& options) {
   res.loglik = loglik;
   return res;
 }
+
+}  // namespace
 
 namespace {
 
@@ -1024,7 +1076,9 @@ GpFitGradient gp_fit_gradient(const Batch& x, const GpFitOptions& options, doubl
   return g;
 }
 
-GpFitResult gp_fit_lbfgs(const Batch& x, const GpFitOptions& options) {
+namespace {
+
+GpFitResult gp_fit_lbfgs_centred(const Batch& x, const GpFitOptions& options) {
   if (options.validation != 0.0)
     throw input_error("validation", "early stopping (validation > 0) works with the EM fit only, not with L-BFGS.");
   if (!(std::isfinite(options.gradient_tol) && options.gradient_tol > 0.0))
@@ -1226,5 +1280,7 @@ GpFitResult gp_fit_lbfgs(const Batch& x, const GpFitOptions& options) {
   res.loglik = ev.loglik;
   return res;
 }
+
+}  // namespace
 
 }  // namespace ditimpute

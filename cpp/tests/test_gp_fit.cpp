@@ -276,6 +276,30 @@ TEST_CASE("gp_fit_em recovers lengthscale, Lambda and mean from windows with 20%
   CHECK(fit.n_observed == n_obs);
 }
 
+TEST_CASE("gp_fit fits a shifted copy of the windows to the same parameters, its mean shifted", "[gp_fit]") {
+  // A level that dwarfs the spread (1e7 with sds of about 1: sensor offsets,
+  // map coordinates in metres): uncentred, the second moments cancelled, and
+  // the fit lost Lambda's correlation or failed (a user review).
+  const auto [mu, gp, x, start] = recovery_setup();
+  GpFitOptions opt = start;
+  opt.max_iter = 30;
+  for (const double shift : {1e7, -3e8}) {
+    Batch y = x;
+    for (double& v : y.data)
+      if (!std::isnan(v)) v += shift;
+    for (const bool lbfgs : {false, true}) {
+      const GpFitResult a = lbfgs ? gp_fit_lbfgs(x, opt) : gp_fit_em(x, opt);
+      const GpFitResult b = lbfgs ? gp_fit_lbfgs(y, opt) : gp_fit_em(y, opt);
+      CHECK(b.kernel.lengthscale == Approx(a.kernel.lengthscale).epsilon(1e-6));
+      CHECK((b.Lambda - a.Lambda).cwiseAbs().maxCoeff() < 1e-6 * a.Lambda.cwiseAbs().maxCoeff());
+      // the mean to the digits a value of 1e7-3e8 keeps (2e-16 of it: 0.06 at 3e8)
+      for (int j = 0; j < 3; ++j) CHECK(std::abs(b.mean(j) - shift - a.mean(j)) < 1e-6 * std::abs(shift) + 1e-6);
+      CHECK(b.loglik == Approx(a.loglik).epsilon(1e-8));
+      CHECK(b.iterations == a.iterations);
+    }
+  }
+}
+
 TEST_CASE("gp_fit_em fits a nugget together with the lengthscale", "[gp_fit]") {
   const GaussianProcess gp = nugget_gp(24, 5.0, 0.2);
   const Batch x = simulate_with_gaps(gp, 150, 0.2, 77);
