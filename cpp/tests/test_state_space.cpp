@@ -103,6 +103,60 @@ TEST_CASE("state-space transitions reproduce the kernel", "[state_space]") {
   }
 }
 
+TEST_CASE("a lengthscale far beyond the frame spacing: the noise keeps its digits, the conditional is the dense one",
+          "[state_space]") {
+  // Q = Pinf - A Pinf A^T cancelled to rounding where lambda delta is small:
+  // Matern 3/2 and 5/2 with lengthscales of 1e5-1e10 frames gave the Laplace
+  // kernel's answer, or an error (a user review). Q is now the integral of
+  // the SDE's noise, by quadrature there.
+  for (KernelType type : {KernelType::laplace, KernelType::matern32, KernelType::matern52}) {
+    // where both forms keep their digits, they agree
+    for (double ell : {1.3, 4.0, 20.0}) {
+      const LatentProcess proc = LatentProcess::matern(make_kernel(type, ell, 1.0));
+      const Matrix Pinf = proc.initial_covariance();
+      for (double delta : {0.05, 0.3, 0.7, 2.9}) {
+        Matrix A, Q;
+        proc.transition(delta, A, Q);
+        INFO(to_string(type) << " lengthscale " << ell << " delta " << delta);
+        CHECK((Q - (Pinf - A * Pinf * A.transpose())).cwiseAbs().maxCoeff() < 1e-12 * Pinf.cwiseAbs().maxCoeff());
+      }
+    }
+    // far beyond: Q stays a covariance with the right leading term (the last
+    // coordinate's noise is q delta to first order)
+    for (double ell : {1e5, 1e8}) {
+      const LatentProcess proc = LatentProcess::matern(make_kernel(type, ell, 1.0));
+      Matrix A, Q;
+      proc.transition(1.0, A, Q);
+      const Eigen::SelfAdjointEigenSolver<Matrix> es(Q);
+      CHECK(es.eigenvalues().minCoeff() > 0.0);
+    }
+    // the conditional against the dense one (a small nugget keeps the dense
+    // Cholesky well posed: kappa about H / nugget)
+    for (double ell : {1e3, 1e5, 1e7}) {
+      Rng rng(7);
+      const int H = 30, d = 2;
+      const Kernel k = make_kernel(type, ell, 1.0);
+      Vector times(H);
+      for (int i = 0; i < H; ++i) times(i) = i + 1.0;
+      const Matrix Lambda = testing::random_full_rank_spd(d, rng, 0.3);
+      const RowMatrix mean = RowMatrix::Zero(H, d);
+      const double nugget = 1e-3;
+      GaussianProcess gp(gamma_at(k, times, nugget), Lambda, mean);
+      StateSpaceGP ss(k, nugget, Lambda, mean);
+      const Mask mask = test_mask(H, d, 0.3, rng);
+      const Batch x = gp.simulate(1, rng);
+      const auto de = make_conditional_dense(gp, mask);
+      Rng r2(1);
+      const SmoothedConditional sc = ss.conditional(mask, x.seq(0), 0, r2);
+      const Vector mu = de->mean(x.seq(0));
+      const Vector sd = de->covariance().diagonal().cwiseSqrt();
+      INFO(to_string(type) << " lengthscale " << ell);
+      CHECK((sc.mean - mu).norm() / mu.norm() < 1e-6);
+      CHECK(((sc.sd - sd).array() / sd.array()).abs().maxCoeff() < 1e-5);
+    }
+  }
+}
+
 TEST_CASE("state-space conditional equals the dense conditional", "[state_space]") {
   std::uint64_t seed = 100;
   for (KernelType type : {KernelType::laplace, KernelType::matern32, KernelType::matern52})
