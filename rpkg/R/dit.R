@@ -383,7 +383,7 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
                ema_warmup = check_flag(ema_warmup),
                weight_decay = check_number(weight_decay, lower = 0, upper = Inf, open = FALSE),
                optimizer = check_string(optimizer, c("adamw", "adam")),
-               ema = check_number(ema, lower = 0, upper = 1, open = FALSE),
+               ema = check_ema(ema),
                grad_clip = check_number(grad_clip, lower = 0, upper = Inf, open = FALSE),
                t_sampling = check_string(t_sampling, c("log_uniform", "uniform")),
                loss_weight = check_string(loss_weight, c("auto", "eps", "v")),
@@ -427,7 +427,12 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
                                progress_every(opts$steps, opts$time_limit)),
                    rename = c(gp = "gp_mode"))  # the core's mode "gp"
   if (isTRUE(progress)) tryCatch(cli::cli_progress_done(id = bar), error = function(e) NULL)
+  # each variable's observed training values, mean and sd: impute() warns
+  # when the values it is given lie far outside them
+  v_train <- matrix(as.numeric(x), ncol = dim(x)[3])  # variables are the slowest index
   info <- list(n_train = dim(x)[1], n_val = if (is.null(val)) 0L else dim(val)[1], seconds = res$seconds,
+               value_center = unname(colMeans(v_train, na.rm = TRUE)),
+               value_scale = unname(apply(v_train, 2, stats::sd, na.rm = TRUE)),
                final_loss = res$final_loss, final_val_loss = res$final_val_loss, threads = threads,
                stop_reason = res$stop_reason, best_step = res$best_step, best_val_loss = res$best_val_loss,
                restored_best = res$restored_best,
@@ -483,6 +488,53 @@ warn_unscaled <- function(x, call = rlang::caller_env(), imputing = FALSE) {
                           "standardise with {.code scale_data(x, fit_scaler(x))} (impute scaled data, then",
                           "{.code unscale_data()} the imputations).")
                   }),
+                class = c("ditimpute_warning_scale", "ditimpute_warning"), call = call)
+  invisible(TRUE)
+}
+
+# dit_fit()'s `ema`: [0, 1) as the core takes it (1 would never leave the
+# initial weights), so that -0.1 and 1 get the same words.
+check_ema <- function(ema, call = rlang::caller_env()) {
+  ema <- check_number(ema, arg = "ema", call = call)
+  if (ema < 0 || ema >= 1) abort_input("ema", sprintf("must lie in [0, 1) (0 = off), not %s%s.", format(ema),
+                                                      if (ema == 1) ": at 1 the average never leaves the initial weights" else ""),
+                                       call = call)
+  ema
+}
+
+# impute()'s warning (class ditimpute_warning_scale) when the observed values
+# it is given lie far outside the model's own scale: over a tenth of a
+# variable's observed entries more than 5 sds (the model's, per frame: `scale`
+# an H x d matrix or a d-vector, as `center`) from its mean, which a Gaussian
+# puts there with probability 6e-7. The usual cause: windows on another scale
+# than the model's (raw data for a model fitted on scale_data() windows, or the
+# other way round), or a series that has moved beyond anything seen in
+# training; the imputations then rest on extrapolation (a user review: a GP
+# fitted on standardised windows, given raw ones, returned intervals covering
+# 97-100% with no word; a DiT given windows 3-11 sds beyond its training
+# range covered 10%).
+warn_off_scale <- function(arr, center, scale, model, call = rlang::caller_env()) {
+  dm <- dim(arr)
+  H <- dm[2]; d <- dm[3]
+  center <- matrix(center, H, d, byrow = is.null(dim(center)))
+  scale <- matrix(scale, H, d, byrow = is.null(dim(scale)))
+  if (!all(is.finite(center)) || !all(is.finite(scale) & scale > 0)) return(invisible(FALSE))
+  z <- abs(sweep(sweep(arr, 2:3, center), 2:3, scale, "/"))
+  far <- apply(z > 5, 3, mean, na.rm = TRUE)
+  obs <- apply(!is.na(arr), 3, sum)
+  hit <- which(obs > 0 & far > 0.1)
+  if (!length(hit)) return(invisible(FALSE))
+  j <- hit[which.max(far[hit])]
+  name <- dimnames(arr)[[3]][j]
+  label <- if (is.null(name) || !nzchar(name)) sprintf("%d", j) else sprintf("%d (%s)", j, name)
+  others <- if (length(hit) > 1) sprintf(" (and %d more variable%s)", length(hit) - 1, if (length(hit) > 2) "s" else "") else ""
+  cli::cli_warn(c(sprintf("{.arg x} is off the model's scale: %.0f%% of variable %s's observed values%s lie more than 5 of the model's sds from its mean (median distance %.3g sds).",
+                          100 * far[j], label, others, stats::median(z[, , j], na.rm = TRUE)),
+                  i = sprintf(paste("The imputations extrapolate far beyond %s. Give %s data on the scale it was",
+                                    "fitted on (scale_data() with the training data's scaler, then unscale_data()",
+                                    "the imputations), or refit it on data that cover these values."),
+                              if (model == "DiT") "the DiT's training values" else "the fitted law",
+                              if (model == "DiT") "the DiT" else "the model")),
                 class = c("ditimpute_warning_scale", "ditimpute_warning"), call = call)
   invisible(TRUE)
 }

@@ -139,7 +139,11 @@ impute.ditimpute_dit <- function(object, x, n_samples = 100, level = 0.95, point
   opts <- impute_options(n_samples, level, point, seed, threads, region)
   # the scale check of dit_fit(): raw windows given to a DiT trained on
   # standardised ones were imputed near 0 without a word
-  if (!isTRUE(attr(x, "ditimpute_scaled"))) warn_unscaled(cases$arr, imputing = TRUE)
+  warned <- if (!isTRUE(attr(x, "ditimpute_scaled"))) warn_unscaled(cases$arr, imputing = TRUE) else FALSE
+  info <- object$train_info
+  if (!isTRUE(warned) && length(info$value_center) == cfg$d && length(info$value_scale) == cfg$d) {
+    warn_off_scale(cases$arr, info$value_center, info$value_scale, "DiT")
+  }
   if (!is.null(batch_size)) opts$batch_size <- check_count(batch_size, arg = "batch_size")
   sopts <- sampler_options(method = method, steps = steps)
   if (is.null(control_variate)) control_variate <- isTRUE(cfg$gp %in% c("residual", "score"))
@@ -161,6 +165,7 @@ impute.ditimpute_gp <- function(object, x, n_samples = 100, level = 0.95, point 
                           arg = "sampler")
   opts <- impute_options(n_samples, level, point, seed, threads, region)
   sopts <- if (sampler == "exact") NULL else sampler_options(method = sampler, steps = steps)
+  warn_off_scale(cases$arr, spec$mean, sqrt(outer(pmax(diag(spec$Gamma), 0), pmax(diag(spec$Lambda), 0))), "GP")
   res <- core_call(cpp_impute_gp(spec$Gamma, spec$Lambda, spec$mean, cases$arr, sopts, opts))
   new_imputation(cases, res, c(opts, list(sampler = sopts)), truth = truth, model = object,
                  method = if (sampler == "exact") "exact GP" else sprintf("exact-score %s sampler", sampler))
@@ -507,7 +512,9 @@ completions <- function(object, m = NULL) {
   if (all(vapply(object$samples, is.null, TRUE))) {
     abort_input("object", "has no sample paths (a deterministic imputation): there is nothing to complete with.")
   }
-  sets <- completion_values(object, resolve_paths(m, object$n_samples))
+  # distinct paths, as as_mids() asks: the same path twice would pass Rubin's
+  # rules a between-imputation variance too small
+  sets <- completion_values(object, resolve_paths(m, object$n_samples, distinct = TRUE))
   if (inherits(object, "ditimpute_series_imputation")) lapply(sets, object$rebuild) else sets
 }
 

@@ -57,6 +57,14 @@ series_dit_options <- function(dit, period, n_time, call = rlang::caller_env()) 
                        })
   }
   if (o$H > n_time) abort_input("dit", sprintf("H = %d is longer than the series (%d frames).", o$H, n_time), call = call)
+  # the network's shape, in the words of the other options (dit_config()
+  # would name its own arguments, which this call does not have)
+  if (o$width < 2 || o$width %% 2 != 0) {
+    abort_input("dit", sprintf("width must be an even number >= 2 (sin/cos positions), not %d.", o$width), call = call)
+  }
+  if (o$width %% o$heads != 0) {
+    abort_input("dit", sprintf("heads must divide width (%d), not %d.", o$width, o$heads), call = call)
+  }
   # Seconds of training at most (the step count still caps it); NULL: none.
   if (!is.null(time_limit)) {
     if (!is.numeric(time_limit) || length(time_limit) != 1 || is.na(time_limit) || !(time_limit > 0) ||

@@ -19,6 +19,29 @@ test_that("dit_config validates and prints", {
   expect_equal(dit_config(96, 8)$prediction, "v")
   expect_output(print(dit_config(96, 8, prediction = "eps")), "eps-prediction")
   expect_input_error(dit_config(96, 8, prediction = "x0"), "prediction")
+  # sizes it cannot train: T beyond what float32 holds (T = 100 trained to a
+  # NaN loss blamed on the learning rate), networks of over 2e9 weights (a
+  # user review crashed R with width = 1e6 and then depth = 1e9)
+  cnd <- expect_input_error(dit_config(24, 2, T = 100), "T")
+  expect_match(conditionMessage(cnd), "at most 50")
+  expect_s3_class(dit_config(24, 2, T = 50), "ditimpute_dit_config")
+  cnd <- expect_input_error(dit_config(12, 2, width = 1e6, heads = 2), "width")
+  expect_match(conditionMessage(cnd), "at most 2e9")
+  expect_input_error(dit_config(12, 2, width = 16, heads = 2, depth = 1e9), "depth")
+  expect_s3_class(dit_config(12, 2, width = 16, heads = 2, depth = 1), "ditimpute_dit_config")
+  # ema: the same words for -0.1 and 1
+  for (e in c(-0.1, 1)) {
+    cnd <- expect_input_error(tiny_fit(steps = 1, ema = e), "ema")
+    expect_match(conditionMessage(cnd), "must lie in [0, 1) (0 = off)", fixed = TRUE)
+  }
+  # impute_series()'s dit list names its own option for a bad shape
+  y <- as.numeric(datasets::AirPassengers)[1:72]
+  y[c(10:12, 30)] <- NA
+  cnd <- expect_input_error(impute_series(y, method = "dit", dit = list(width = 15, steps = 5), seed = 1, threads = 1), "dit")
+  expect_match(conditionMessage(cnd), "width must be an even number")
+  cnd <- expect_input_error(impute_series(y, method = "dit", dit = list(width = 16, heads = 3, steps = 5), seed = 1,
+                                          threads = 1), "dit")
+  expect_match(conditionMessage(cnd), "heads must divide width")
 })
 
 test_that("entry tokens: configured, trained, saved, imputed", {
@@ -241,6 +264,19 @@ test_that("dit_fit warns on data far from standardised and names the scaler", {
   sc <- fit_scaler(raw)
   expect_no_warning(impute(f, scale_data(test * 100 + 1000, sc), n_samples = 40, seed = 1, threads = 1),
                     class = "ditimpute_warning_scale")
+  # standardised windows (marked so) that have moved far beyond the training
+  # values: a user review's DiT, given test windows 3-11 sds from its training
+  # mean, covered 10% without a word
+  moved <- test + 8
+  attr(moved, "ditimpute_scaled") <- TRUE
+  w <- expect_warning(impute(f, moved, n_samples = 40, seed = 1, threads = 1), class = "ditimpute_warning_scale")
+  expect_match(conditionMessage(w), "off the model's scale: 100% of variable 1", fixed = TRUE)
+  expect_match(conditionMessage(w), "the DiT's training values", fixed = TRUE)
+  expect_identical(length(f$train_info$value_center), 2L)
+  # a DiT saved before it kept these values (no value_center): no check, no error
+  old <- f
+  old$train_info$value_center <- NULL
+  expect_no_warning(impute(old, moved, n_samples = 40, seed = 1, threads = 1), class = "ditimpute_warning_scale")
 })
 
 test_that("oracle sampling matches the exact conditional law", {

@@ -98,6 +98,31 @@ test_that("impute returns the documented pieces for a matrix and an array", {
   expect_equal(missing_values_of(med$point[1, , ], is.na(x[1, , ])), apply(med$samples[[1]], 2, median))
 })
 
+test_that("a GP given windows far off its scale warns; its own draws and a large local mean do not", {
+  # a user review: a GP fitted on scale_data() windows, given the raw ones
+  # (observed values about 10 of its sds from its mean), returned intervals
+  # covering 97-100% without a word
+  spec <- gp_spec(16, d = 2, kernel = gp_kernel("matern32", lengthscale = 4), nugget = 0.01)
+  x <- gp_simulate(spec, 20, seed = 3)
+  x[, 10:12, ] <- NA
+  expect_no_warning(impute(spec, x, n_samples = 20, seed = 1, threads = 1), class = "ditimpute_warning_scale")
+  raw <- x
+  raw[, , 2] <- raw[, , 2] * 3 + 20
+  w <- expect_warning(impute(spec, raw, n_samples = 20, seed = 1, threads = 1), class = "ditimpute_warning_scale")
+  expect_match(conditionMessage(w), "off the model's scale: 100% of variable 2", fixed = TRUE)
+  expect_match(conditionMessage(w), "scale_data()", fixed = TRUE)
+  # the model's own mean and scale count: the same shift under a model whose
+  # mean is there, and a variable of large variance, are on scale
+  moved <- gp_spec(16, d = 2, kernel = gp_kernel("matern32", lengthscale = 4), nugget = 0.01, mean = c(0, 20),
+                   Lambda = diag(c(1, 9)))
+  expect_no_warning(impute(moved, raw, n_samples = 20, seed = 1, threads = 1), class = "ditimpute_warning_scale")
+  # a few outlying values (a tenth or less of a variable's) are data, not a scale error
+  spiky <- x
+  obs <- which(!is.na(spiky[, , 1]))
+  spiky[, , 1][obs[seq(1, length(obs), by = 12)]] <- 8
+  expect_no_warning(impute(spec, spiky, n_samples = 20, seed = 1, threads = 1), class = "ditimpute_warning_scale")
+})
+
 test_that("a truth that differs from x where x is observed gets a warning", {
   spec <- gp_spec(12, d = 2, kernel = gp_kernel("laplace", lengthscale = 4))
   truth <- gp_simulate(spec, 3, seed = 1)

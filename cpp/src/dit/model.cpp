@@ -34,6 +34,26 @@ void DiTConfig::validate() const {
     throw input_error("mlp_ratio", "mlp_ratio must be positive and give an MLP width of at least 1.");
   if (!(t0 > 0) || !std::isfinite(t0)) throw input_error("t0", "t0 must be positive and finite.");
   if (!(T > t0) || !std::isfinite(T)) throw input_error("T", "T must be finite and larger than t0.");
+  // alpha_T = exp(-T / 2) is the data's share at time T: below float32's
+  // precision from T = 33, and the loss weight 1 / alpha^2 = e^T overflows
+  // float32 at T = 88 (T = 100 trained to a NaN loss at its first steps, and
+  // the error blamed the learning rate: a user review).
+  if (T > 50.0)
+    throw input_error("T", "T must be at most 50, not " + std::to_string(T) +
+                               ": the noising keeps exp(-T / 2) of the data (below float32's precision from T = 33) and "
+                               "the loss weight exp(T) overflows float32 at T = 88; the default 15 leaves 5.5e-4.");
+  // The weights (attention 4 width^2 and MLP 2 mlp_ratio width^2 per block),
+  // in float32, before the optimiser's two moments: refused past 2e9 (8 GB),
+  // rather than an allocation failure deep in LibTorch (a user review:
+  // width = 1e6, then depth = 1e9, crashed R).
+  const double per_block = (4.0 + 2.0 * mlp_ratio) * static_cast<double>(width) * width;
+  if (per_block * depth > 2e9) {
+    std::ostringstream msg;
+    msg << "width " << width << " and depth " << depth << " give about " << per_block * depth
+        << " weights (float32: " << per_block * depth * 4 / 1e9
+        << " GB, three times that in training); at most 2e9: a smaller width or depth.";
+    throw input_error(per_block > 2e9 ? "width" : "depth", msg.str());
+  }
   if (prediction != "v" && prediction != "eps")
     throw input_error("prediction", "prediction must be \"v\" or \"eps\", not \"" + prediction + "\".");
   if (!gp.empty() && gp != "residual" && gp != "channels" && gp != "score")
@@ -56,7 +76,7 @@ void TrainOptions::validate() const {
     throw input_error("weight_decay", "weight_decay must be >= 0.");
   if (optimizer != "adam" && optimizer != "adamw")
     throw input_error("optimizer", "optimizer must be \"adam\" or \"adamw\", not \"" + optimizer + "\".");
-  if (!(ema >= 0 && ema < 1)) throw input_error("ema", "ema must be in [0, 1) (0 = off).");
+  if (!(ema >= 0 && ema < 1)) throw input_error("ema", "ema must lie in [0, 1) (0 = off).");
   if (!(grad_clip >= 0)) throw input_error("grad_clip", "grad_clip must be >= 0 (0 = off).");
   if (t_sampling != "log_uniform" && t_sampling != "uniform")
     throw input_error("t_sampling", "t_sampling must be \"log_uniform\" or \"uniform\", not \"" + t_sampling + "\".");

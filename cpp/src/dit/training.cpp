@@ -403,10 +403,9 @@ TrainResult DiTModel::fit(const Batch& train, const Batch* val, const MaskStrate
     auto loss = se.first / se.second.clamp_min(1.0);
     const double lv = loss.item<double>();
     const std::string where = " at step " + std::to_string(m.steps_trained + 1) + " (learning rate " +
-                              std::to_string(lr_now) + " too high, or the data far from standardised?); the model object" +
-                              " keeps the weights of the last finite step" +
-                              (last_checkpoint >= 0 ? " and \"" + o.checkpoint_path + "\" those of step " +
-                                                          std::to_string(last_checkpoint)
+                              std::to_string(lr_now) + " too high, or the data far from standardised?); training stopped" +
+                              (last_checkpoint >= 0 ? " (\"" + o.checkpoint_path + "\" holds the weights of step " +
+                                                          std::to_string(last_checkpoint) + ": resume_from)"
                                                     : std::string()) + ".";
     if (!std::isfinite(lv)) throw numeric_error("DiT training loss became " + std::to_string(lv) + where);
     opt->zero_grad();
