@@ -433,6 +433,59 @@ penalty_note <- function(f) {
 }
 
 #' @export
+nobs.ditimpute_gp_fit <- function(object, ...) {
+  check_dots(environment(), "nobs()")
+  as.integer(object$fit$n_observed)
+}
+
+#' @export
+summary.ditimpute_gp_fit <- function(object, ...) {
+  check_dots(environment(), "summary()")
+  L <- object$Lambda
+  vars <- colnames(L)
+  if (is.null(vars)) vars <- as.character(seq_len(nrow(L)))
+  sds <- sqrt(pmax(diag(L), 0))
+  cor <- L / outer(sds, sds)
+  dimnames(cor) <- list(vars, vars)
+  ll <- logLik(object)
+  structure(list(kernel = object$kernel, nugget = object$nugget, fit_nugget = isTRUE(object$fit$fit_nugget),
+                 variables = data.frame(variable = vars, mean = as.numeric(object$mean[1, ]), sd = sds,
+                                        row.names = NULL),
+                 correlation = cor, loglik = as.numeric(ll), df = attr(ll, "df"), nobs = nobs(object),
+                 aic = stats::AIC(object), bic = stats::BIC(object), converged = isTRUE(object$fit$converged),
+                 windows = length(object$fit$windows), H = object$H),
+            class = "summary.ditimpute_gp_fit")
+}
+
+#' @export
+print.summary.ditimpute_gp_fit <- function(x, digits = 3, ...) {
+  check_dots(environment(), "print()", also = print_dots)
+  cat(sprintf("Gaussian process fitted to %s of H = %d frames by maximum likelihood%s
+",
+              plural(x$windows, "window"), as.integer(x$H), if (x$converged) "" else " (NOT converged)"))
+  cat(sprintf("  kernel %s, lengthscale %s frames; nugget %s%s
+", x$kernel$type, format(signif(x$kernel$lengthscale, 4)),
+              format(signif(x$nugget, 3)), if (x$fit_nugget) " (fitted)" else " (fixed)"))
+  cat(sprintf("  log-likelihood %.6g on %d observed entries, %g parameters: AIC %.6g, BIC %.6g
+
+",
+              x$loglik, as.integer(x$nobs), x$df, x$aic, x$bic))
+  cat("Per variable (sd = sqrt of Lambda's diagonal):
+")
+  v <- x$variables
+  v$mean <- signif(v$mean, digits + 2)
+  v$sd <- signif(v$sd, digits + 1)
+  print(v, row.names = FALSE)
+  if (nrow(x$correlation) > 1) {
+    cat("
+Correlations between variables (Lambda):
+")
+    print(round(x$correlation, digits))
+  }
+  invisible(x)
+}
+
+#' @export
 logLik.ditimpute_gp_fit <- function(object, ...) {
   check_loglik_dots(environment())
   d <- object$d

@@ -1027,6 +1027,17 @@ check_series_values <- function(v, arg, min_obs = 3L, why = "",
                              colnames(v)[j], plural(n_obs[[j]], "observed value"), as.integer(min_obs), why, remedy),
                 call = call)
   }
+  # magnitudes whose squares leave double precision (a user review: values
+  # near 1e200 failed inside sample.int(), near 1e-200 were called constant)
+  mag <- apply(abs(v), 2, max, na.rm = TRUE)
+  odd <- which(mag > 1e150 | (mag > 0 & mag < 1e-150))
+  if (length(odd)) {
+    j <- odd[1]
+    p10 <- floor(log10(mag[[j]]))
+    abort_input(arg, sprintf(paste("variable \"%s\" has values of order 1e%d, beyond what the model's arithmetic",
+                                   "(their squares) holds in double precision (1e-150 to 1e150): rescale it (multiply",
+                                   "by 1e%d) and scale the imputations back."), colnames(v)[j], p10, -p10), call = call)
+  }
   spread <- apply(v, 2, stats::sd, na.rm = TRUE)
   if (any(!(spread > 0))) {
     abort_input(arg, sprintf("variable \"%s\" is constant where observed; it has nothing to model.",

@@ -275,8 +275,18 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
                 call = call)
   }
   lens <- as.integer(lens)
+  # a gap no shorter than the series leaves nothing observed beside it to
+  # impute from (a user review: missing = 100 on 60 frames hid half the
+  # values and was reported as gaps of 100 frames)
+  if (!is.null(missing) && any(lens >= nrow(v))) {
+    abort_input("missing", sprintf("has gap lengths of %d frames or more, the length of the series: give lengths below %d.",
+                                   nrow(v), nrow(v)), call = call)
+  }
   if (is.null(share)) share <- min(0.1, max(mean(miss), 0.02))
+  # open at 0: no value hidden would give no calibration case
   share <- check_number(share, lower = 0, upper = 0.5, open = FALSE, arg = "share", call = call)
+  if (share == 0) abort_input("share", "must be above 0 (and at most 0.5): a share of 0 hides no value to calibrate on.",
+                              call = call)
   n_samples <- object$n_samples
   # One round's scores: how far out of its interval each hidden value lies.
   calibration_round_scores <- function(r, mask, xr, iv) {

@@ -367,3 +367,31 @@ test_that("errors from the C++ core do not repeat the argument's name", {
   expect_arg_once(dit_config(10, 2, width = 3), "width")
   expect_arg_once(dit_config(10, 2, width = 32, heads = 3), "heads")
 })
+
+test_that("what a user review passed in gets input errors naming the argument, not later failures", {
+  # completions() of the same path twice (Rubin's rules would see too little
+  # between-imputation variance), as as_mids() refuses it
+  expect_input_error(completions(bad_imp, m = c(2, 2)), "m")
+  expect_length(completions(bad_imp, m = c(2, 3)), 2L)
+  # strategy generators that hide nothing: refused when the strategy is built
+  for (g in c("0x1", "0x3", "2x0", "tail0")) {
+    cnd <- expect_input_error(mask_strategy(g), "generators")
+    expect_match(conditionMessage(cnd), "at least 1")
+  }
+  expect_s3_class(mask_strategy(c("1x1", "tail1")), "ditimpute_strategy")
+  # magnitudes whose squares leave double precision
+  y <- as.numeric(datasets::Nile)
+  y[c(5, 40:45)] <- NA
+  for (k in c(1e200, 1e-200)) {
+    cnd <- expect_input_error(impute_series(y * k, seed = 1, threads = 1), "x")
+    expect_match(conditionMessage(cnd), "rescale it")
+  }
+  expect_no_error(impute_series(y * 1e100, n_samples = 20, seed = 1, threads = 1))
+  # calibrate() of a series: a share of 0 names `share`, gaps as long as the series name `missing`
+  z <- as.numeric(datasets::AirPassengers)[1:60]
+  z[c(10:12, 30)] <- NA
+  imp <- impute_series(z, n_samples = 20, seed = 1, threads = 1)
+  expect_input_error(calibrate(imp, share = 0, seed = 1), "share")
+  expect_input_error(calibrate(imp, missing = 100, seed = 1), "missing")
+  expect_input_error(calibrate(imp, missing = 60, seed = 1), "missing")
+})

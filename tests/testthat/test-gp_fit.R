@@ -251,3 +251,43 @@ test_that("a fitted nugget that stops at the upper end of its bounds is a warnin
   expect_false(wide$fit$nugget_at_bound)
   expect_gt(as.numeric(logLik(wide)), as.numeric(logLik(fit)))
 })
+
+test_that("gp_fit() is the same fit whatever the data's level (a level of 1e7 with sd 1)", {
+  # a user review: a level of 1e7 lost Lambda's correlation, 1e5 gave a false
+  # "`Lambda`: is not symmetric" error, 1e8 "variable 1 has no spread"
+  spec <- gp_spec(16, d = 2, kernel = gp_kernel("matern32", lengthscale = 4), Lambda = matrix(c(1, .6, .6, 1), 2))
+  x <- gp_simulate(spec, 30, seed = 1)
+  x[, 5:7, 1] <- NA
+  a <- gp_fit(x, max_iter = 30, seed = 1)
+  for (shift in c(1e5, 1e7, 1e9)) {
+    b <- gp_fit(x + shift, max_iter = 30, seed = 1)
+    expect_equal(b$kernel$lengthscale, a$kernel$lengthscale, tolerance = 1e-6)
+    expect_equal(unname(b$Lambda), unname(a$Lambda), tolerance = 1e-6)
+    expect_equal(as.numeric(b$mean[1, ]) - shift, as.numeric(a$mean[1, ]), tolerance = 1e-6 * shift)
+  }
+  expect_gt(a$Lambda[1, 2] / sqrt(a$Lambda[1, 1] * a$Lambda[2, 2]), 0.3)
+})
+
+test_that("summary() of a gp_fit() result shows each variable's sd and the correlations; nobs() its observed entries", {
+  # a user review: summary() printed R's list structure, print() showed Lambda as "6 x 6, kappa ..." only
+  spec <- gp_spec(16, d = 2, kernel = gp_kernel("matern32", lengthscale = 4), Lambda = matrix(c(4, 1.2, 1.2, 1), 2))
+  x <- gp_simulate(spec, 20, seed = 2)
+  dimnames(x)[[3]] <- c("a", "b")
+  x[, 3:4, 2] <- NA
+  f <- gp_fit(x, max_iter = 30, seed = 1)
+  s <- summary(f)
+  expect_s3_class(s, "summary.ditimpute_gp_fit")
+  expect_equal(s$variables$sd, sqrt(unname(diag(f$Lambda))))
+  expect_equal(s$correlation[1, 2], f$Lambda[1, 2] / sqrt(f$Lambda[1, 1] * f$Lambda[2, 2]))
+  expect_identical(nobs(f), as.integer(sum(!is.na(x))))
+  expect_identical(s$nobs, nobs(f))
+  expect_equal(s$bic, BIC(f))
+  out <- capture.output(print(s))
+  expect_true(any(grepl("^Per variable", out)))
+  expect_true(any(grepl("^ +a +[-0-9.e]+ +[0-9.]+$", out)))
+  expect_true(any(grepl("Correlations between variables", out)))
+  row_a <- grep("^a +1", out, value = TRUE)
+  expect_length(row_a, 1L)
+  expect_equal(as.numeric(strsplit(trimws(row_a), " +")[[1]][3]), round(s$correlation[1, 2], 3))
+  expect_error(summary(f, foo = 1), class = "ditimpute_error_input")
+})
