@@ -328,7 +328,11 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
   check_torch()
   if (!is.numeric(x) && !(is.logical(x) && all(is.na(x)))) abort_input("x", "must be a numeric n x H x d array.")
   dm <- dim(x)
-  if (length(dm) != 3) abort_input("x", "must be an n x H x d array of training sequences.")
+  if (length(dm) != 3) {
+    abort_input("x", paste("must be an n x H x d array of training sequences: cut a long series (a T x d matrix)",
+                           "into windows with make_windows(), or impute a whole series with",
+                           "impute_series(method = \"dit\")."))
+  }
   check_no_nan_inf(x, "x")
   storage.mode(x) <- "double"
   x_given <- x  # for warn_unscaled(), before the validation share is held out

@@ -197,6 +197,12 @@ resolve_missing <- function(missing, H, d, x = NULL, arg = "missing", call = rla
     }
     out <- if (is.logical(missing)) missing else is.na(missing)
     if (anyNA(out)) abort_input(arg, "a logical pattern must not contain NA.", call = call)
+  } else if (is.logical(missing) && length(dim(missing)) == 3) {
+    # is.na() of an n x H x d array of windows: one pattern per window
+    abort_input(arg, sprintf(paste("is an array of %d windows' patterns; give one pattern (a logical vector of H = %d",
+                                   "frames, an H x d matrix, frame indices or a pattern object), e.g. one window's",
+                                   "is.na(x[i, , ]), and sapply() over the windows for one value each."),
+                             dim(missing)[1], H), call = call)
   } else if (is.logical(missing)) {
     if (length(missing) != H || anyNA(missing)) {
       abort_input(arg, sprintf("a logical pattern must have length H = %d without NA.", H), call = call)

@@ -394,4 +394,8 @@ test_that("what a user review passed in gets input errors naming the argument, n
   expect_input_error(calibrate(imp, share = 0, seed = 1), "share")
   expect_input_error(calibrate(imp, missing = 100, seed = 1), "missing")
   expect_input_error(calibrate(imp, missing = 60, seed = 1), "missing")
+  # kappa of an array of windows' patterns: says to give one and sapply()
+  cnd <- expect_input_error(kappa_cond(bad_spec, is.na(bad_held)), "missing")
+  expect_match(conditionMessage(cnd), "array of 3 windows' patterns")
+  expect_true(is.finite(kappa_cond(bad_spec, is.na(bad_held[1, , ]))))
 })

@@ -29,6 +29,10 @@ test_that("dit_config validates and prints", {
   expect_match(conditionMessage(cnd), "at most 2e9")
   expect_input_error(dit_config(12, 2, width = 16, heads = 2, depth = 1e9), "depth")
   expect_s3_class(dit_config(12, 2, width = 16, heads = 2, depth = 1), "ditimpute_dit_config")
+  # a T x d matrix: the hint to cut it into windows
+  cnd <- expect_input_error(dit_fit(matrix(rnorm(200), 100, 2), dit_config(24, 2, width = 16, heads = 2), steps = 1,
+                                    progress = FALSE), "x")
+  expect_match(conditionMessage(cnd), "make_windows()", fixed = TRUE)
   # ema: the same words for -0.1 and 1
   for (e in c(-0.1, 1)) {
     cnd <- expect_input_error(tiny_fit(steps = 1, ema = e), "ema")
