@@ -239,6 +239,10 @@ new_imputation <- function(cases, res, opts, method, truth = NULL, point_type = 
     for (f in array_fields) {
       if (!is.null(out[[f]])) out[[f]] <- matrix(out[[f]][1, , ], cases$H, cases$d, dimnames = cases$dimnames)
     }
+  } else if (length(cases$dimnames) == 3) {
+    # and an array's names (a user review: point lost the variables' names
+    # that as.data.frame() kept)
+    for (f in array_fields) if (!is.null(out[[f]])) dimnames(out[[f]]) <- cases$dimnames
   }
   structure(out, class = "ditimpute_imputation")
 }

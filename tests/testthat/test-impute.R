@@ -98,6 +98,16 @@ test_that("impute returns the documented pieces for a matrix and an array", {
   expect_equal(missing_values_of(med$point[1, , ], is.na(x[1, , ])), apply(med$samples[[1]], 2, median))
 })
 
+test_that("an array's names stay on the imputation's arrays", {
+  spec <- gp_spec(8, d = 2, kernel = gp_kernel("laplace", lengthscale = 4))
+  x <- gp_simulate(spec, 3, seed = 1)
+  x[, 3:4, ] <- NA
+  dimnames(x) <- list(paste0("w", 1:3), NULL, c("a", "b"))
+  imp <- impute(spec, x, n_samples = 20, seed = 1, threads = 1)
+  for (f in c("x", "point", "lower", "upper")) expect_identical(dimnames(imp[[f]]), dimnames(x))
+  expect_identical(unname(imp$point[, , "a"]), unname(imp$point[, , 1]))
+})
+
 test_that("a GP given windows far off its scale warns; its own draws and a large local mean do not", {
   # a user review: a GP fitted on scale_data() windows, given the raw ones
   # (observed values about 10 of its sds from its mean), returned intervals
