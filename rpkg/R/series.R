@@ -679,6 +679,7 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   fitted$proper_asked <- proper_asked
   fitted$seconds <- proc.time()[["elapsed"]] - start
   out <- new_series_imputation(input, v, iv, fitted, level, n_samples, NULL, truth)
+  series_zero_width_check(out)
   if (calibrate && any(out$missing)) {
     step("Calibrating the intervals on hidden observed values")
     out <- series_self_calibrate(out, level, seed, threads)
@@ -1342,6 +1343,31 @@ series_smoothness_advice <- function(expr, call = rlang::caller_env()) {
                         "noise, e.g. x + stats::rnorm(length(x), sd = 1e-4 * stats::sd(x, na.rm = TRUE))."),
                   call = call)
   })
+}
+
+# An imputation whose every interval of a variable has next to no width (at
+# most 1e-8 of the variable's sd): a curve with no noise at all, such as
+# c(1:10, NA, NA, 13:22), which the model fits exactly and imputes with zero
+# uncertainty. Issue 27 asks for an error or an interval of honest width,
+# never a zero-width one (a user review found them silent); the same advice
+# as the smoother's failure on a nearly noiseless curve.
+series_zero_width_check <- function(imp, call = rlang::caller_env()) {
+  miss <- imp$missing
+  for (j in which(colSums(miss) > 0)) {
+    w <- (imp$upper - imp$lower)[miss[, j], j]
+    s <- stats::sd(imp$x[!miss[, j], j])
+    if (all(is.finite(w)) && is.finite(s) && max(w) <= 1e-8 * s) {
+      abort_numeric(sprintf(paste("the series is too smooth for the structural model: variable \"%s\" follows its",
+                                  "fitted curve with no noise, and its %d imputed value%s would get intervals of zero",
+                                  "width (at most %.2g). A deterministic curve is better interpolated (stats::spline(),",
+                                  "stats::approx()); for a measured series, check that it is not itself an",
+                                  "interpolation, or give the model a little noise, e.g. x + stats::rnorm(length(x), sd",
+                                  "= 1e-4 * stats::sd(x, na.rm = TRUE))."),
+                            colnames(imp$x)[j], sum(miss[, j]), if (sum(miss[, j]) == 1) "" else "s", max(w)),
+                    call = call)
+    }
+  }
+  invisible(imp)
 }
 
 # summary()'s residual checks of a GP series imputation, one row per

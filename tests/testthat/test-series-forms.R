@@ -205,6 +205,11 @@ test_that("complete columns that restate the time axis or count the rows ride al
   expect_true("No" %in% colnames(id$x))
   # only such columns: they are the series, modelled as before
   solo <- data.frame(time = hours[1:30], z = c(1:10, NA, 12:30))
+  # (an exactly linear z: the model reaches it and refuses zero-width intervals, naming it)
+  cnd <- expect_error(expect_no_message(impute_series(solo, n_samples = 20, seed = 1, threads = 1)),
+                      class = "ditimpute_error_numeric")
+  expect_match(conditionMessage(cnd), "variable \"z\" follows its fitted curve with no noise", fixed = TRUE)
+  solo$z <- solo$z + 1e-3 * sin(1:30)  # no longer exactly linear, nor evenly stepping: a series as any other
   expect_no_message(is <- impute_series(solo, n_samples = 20, seed = 1, threads = 1))
   expect_identical(colnames(is$x), "z")
 })
@@ -260,6 +265,18 @@ test_that("a series with next to no noise fails with advice impute_series() user
   expect_match(conditionMessage(cnd), "too smooth")
   expect_match(conditionMessage(cnd), "stats::spline()", fixed = TRUE)
   expect_no_match(conditionMessage(cnd), "add a small nugget")
+  # an exactly linear or quadratic series: fitted exactly, its intervals of
+  # zero width (a user review found them silent; issue 27: never a zero-width interval)
+  for (y in list(c(1:10, NA, NA, 13:22) + 0, c((1:10)^2, NA, NA, (13:22)^2))) {
+    cnd <- expect_error(impute_series(y, n_samples = 20, seed = 1, threads = 1), class = "ditimpute_error_numeric")
+    expect_match(conditionMessage(cnd), "zero width")
+    expect_match(conditionMessage(cnd), "stats::approx()", fixed = TRUE)
+    # the advice works: a little noise gives intervals of a width
+    set.seed(1)
+    noisy <- y + stats::rnorm(length(y), sd = 1e-4 * stats::sd(y, na.rm = TRUE))
+    imp <- impute_series(noisy, n_samples = 20, seed = 1, threads = 1)
+    expect_true(all(imp$upper[11:12] - imp$lower[11:12] > 0))
+  }
 })
 
 test_that("coverage() of a series with its own gaps leads with the per-entry figure", {
