@@ -62,20 +62,20 @@ parse_generator <- function(g, min_gap) {
   if (!is.character(g) || length(g) != 1) abort_input("generators", "each generator must be a single string or a pattern.")
   # counts of 0 hide nothing (refused here, not later by draw_masks() in words
   # naming its internal k or L)
-  zero <- function() abort_input("generators", sprintf("\"%s\": its counts must be at least 1 (it would hide nothing).", g))
+  zero <- function() abort_input("generators", sprintf("\"%s\": its counts must be whole numbers from 1 to 2147483647 (0 would hide nothing).", g))
   if (grepl("^[0-9]+x1$", g)) {
-    k <- as.integer(sub("x1$", "", g))
-    if (k < 1) zero()
+    k <- suppressWarnings(as.integer(sub("x1$", "", g)))
+    if (is.na(k) || k < 1) zero()
     return(list(kind = "random", k = k, label = g))
   }
   if (grepl("^[0-9]+x[0-9]+$", g)) {
-    bl <- as.integer(strsplit(g, "x", fixed = TRUE)[[1]])
-    if (any(bl < 1)) zero()
+    bl <- suppressWarnings(as.integer(strsplit(g, "x", fixed = TRUE)[[1]]))
+    if (anyNA(bl) || any(bl < 1)) zero()
     return(list(kind = "blocks", b = bl[1], L = bl[2], min_gap = min_gap, label = g))
   }
   if (grepl("^tail[0-9]+$", g)) {
-    L <- as.integer(sub("tail", "", g))
-    if (L < 1) zero()
+    L <- suppressWarnings(as.integer(sub("tail", "", g)))
+    if (is.na(L) || L < 1) zero()
     return(list(kind = "tail", L = L, label = g))
   }
   if (grepl("^mcar", g)) {

@@ -89,7 +89,7 @@ Rcpp::List cpp_backend_info() {
 Rcpp::List cpp_dit_config_check(Rcpp::List config) {
   DITIMPUTE_GLUE_BEGIN
   const ditimpute::DiTConfig cfg = config_from_r(config);
-  cfg.validate();
+  cfg.validate_new();
   return config_to_r(cfg);
   DITIMPUTE_GLUE_END
 }

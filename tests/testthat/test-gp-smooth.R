@@ -137,11 +137,30 @@ test_that("a lengthscale far beyond the spacing: an error without a nugget, the 
   x <- matrix(rnorm(40), 20, 2)
   x[5:8, 1] <- NA
   x[12, 2] <- NA
-  for (k in list(gp_kernel("matern52", lengthscale = 1e5), gp_kernel("matern32", lengthscale = 1e10),
-                 gp_kernel("matern32", lengthscale = 1, scale = 1e-10))) {
-    cnd <- expect_input_error(gp_smooth(x, kernel = k, n_samples = 10, seed = 1, threads = 1), "kernel")
-    expect_match(conditionMessage(cnd), "numerically singular; add a small `nugget`", fixed = TRUE)
+  # Matern 5/2 beyond 20,000 frames without a nugget: an error naming kernel
+  for (k in list(gp_kernel("matern52", lengthscale = 1e5), gp_kernel("matern52", lengthscale = 1, scale = 1e-6))) {
+    cnd <- expect_input_error(gp_smooth(x, kernel = k, n_samples = 20, seed = 1, threads = 1), "kernel")
+    expect_match(conditionMessage(cnd), "add a small `nugget`", fixed = TRUE)
   }
+  expect_no_error(gp_smooth(x, kernel = gp_kernel("matern52", lengthscale = 1e5), nugget = 1e-10, n_samples = 20,
+                            seed = 1, threads = 1))
+  # Matern 3/2 keeps one answer from 1e5 to 1e10 frames (the limit), by
+  # lengthscale or by spacing alike
+  a <- gp_smooth(x, kernel = gp_kernel("matern32", lengthscale = 1e5), n_samples = 20, seed = 1, threads = 1)
+  for (k in list(gp_kernel("matern32", lengthscale = 1e10), gp_kernel("matern32", lengthscale = 1, scale = 1e-10))) {
+    b <- gp_smooth(x, kernel = k, n_samples = 20, seed = 1, threads = 1)
+    expect_equal(b$point[is.na(x)], a$point[is.na(x)], tolerance = 1e-6)
+  }
+  # an ordinary long series with a lengthscale of 1,000 frames and no nugget
+  # is no error (a review of a first version of this check, which refused it)
+  tt <- 1:2000
+  s <- matrix(sin(tt / 300) + cos(tt / 700), 2000, 1)
+  s[c(500:520, 1500), 1] <- NA
+  r0 <- gp_smooth(s, kernel = gp_kernel("matern52", lengthscale = 1000), n_samples = 20, seed = 1, threads = 1)
+  r1 <- gp_smooth(s, kernel = gp_kernel("matern52", lengthscale = 1000), nugget = 1e-10, n_samples = 20, seed = 1,
+                  threads = 1)
+  expect_lt(max(abs(r0$point[is.na(s)] - r1$point[is.na(s)])), 1e-8)
+  expect_lt(max(abs(r0$point[is.na(s)] - (sin(tt / 300) + cos(tt / 700))[is.na(s)])), 1e-6)
   for (type in c("matern32", "matern52")) for (ls in c(1e3, 1e5)) {
     k <- gp_kernel(type, lengthscale = ls)
     s <- gp_smooth(x, kernel = k, nugget = 1e-4, n_samples = 20, seed = 1, threads = 1)

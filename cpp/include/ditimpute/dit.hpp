@@ -83,6 +83,10 @@ struct DiTConfig {
   // input_error "H", "d", "width", "depth", "heads", "mlp_ratio", "t0", "T", "prediction", "gp",
   // "tokens".
   void validate() const;
+  // validate() and the limits of a new model: T at most 50, at most 2e9
+  // weights (input_error "T", "width", "depth"); create() asks it, loading a
+  // saved model asks validate() alone.
+  void validate_new() const;
   bool operator==(const DiTConfig& other) const;
   bool operator!=(const DiTConfig& other) const { return !(*this == other); }
 };

@@ -34,19 +34,32 @@ void DiTConfig::validate() const {
     throw input_error("mlp_ratio", "mlp_ratio must be positive and give an MLP width of at least 1.");
   if (!(t0 > 0) || !std::isfinite(t0)) throw input_error("t0", "t0 must be positive and finite.");
   if (!(T > t0) || !std::isfinite(T)) throw input_error("T", "T must be finite and larger than t0.");
+  if (prediction != "v" && prediction != "eps")
+    throw input_error("prediction", "prediction must be \"v\" or \"eps\", not \"" + prediction + "\".");
+  if (!gp.empty() && gp != "residual" && gp != "channels" && gp != "score")
+    throw input_error("gp", "gp must be \"\" (none), \"residual\", \"score\" or \"channels\", not \"" + gp + "\".");
+  if (tokens != "frame" && tokens != "entry")
+    throw input_error("tokens", "tokens must be \"frame\" or \"entry\", not \"" + tokens + "\".");
+}
+
+// A new model's configuration: validate() and what a model can be trained
+// with (not asked of a saved model on load, which trained as it is).
+void DiTConfig::validate_new() const {
+  validate();
   // alpha_T = exp(-T / 2) is the data's share at time T: below float32's
-  // precision from T = 33, and the loss weight 1 / alpha^2 = e^T overflows
-  // float32 at T = 88 (T = 100 trained to a NaN loss at its first steps, and
-  // the error blamed the learning rate: a user review).
+  // precision from T = 33, and a v-weighted loss's weight 1 / alpha^2 = e^T
+  // overflows float32 at T = 88 (T = 100 trained to a NaN loss at its first
+  // steps, and the error blamed the learning rate: a user review).
   if (T > 50.0)
     throw input_error("T", "T must be at most 50, not " + std::to_string(T) +
                                ": the noising keeps exp(-T / 2) of the data (below float32's precision from T = 33) and "
-                               "the loss weight exp(T) overflows float32 at T = 88; the default 15 leaves 5.5e-4.");
-  // The weights (attention 4 width^2 and MLP 2 mlp_ratio width^2 per block),
-  // in float32, before the optimiser's two moments: refused past 2e9 (8 GB),
+                               "with a v-weighted loss the weight exp(T) overflows float32 at T = 88; the default 15 leaves 5.5e-4.");
+  // The weights (attention 4 width^2, MLP 2 mlp_ratio width^2 and the
+  // adaptive norms' 6 width^2 per block), in float32, before the optimiser's
+  // two moments: refused past 2e9 (8 GB),
   // rather than an allocation failure deep in LibTorch (a user review:
   // width = 1e6, then depth = 1e9, crashed R).
-  const double per_block = (4.0 + 2.0 * mlp_ratio) * static_cast<double>(width) * width;
+  const double per_block = (10.0 + 2.0 * mlp_ratio) * static_cast<double>(width) * width;
   if (per_block * depth > 2e9) {
     std::ostringstream msg;
     msg << "width " << width << " and depth " << depth << " give about " << per_block * depth
@@ -54,12 +67,6 @@ void DiTConfig::validate() const {
         << " GB, three times that in training); at most 2e9: a smaller width or depth.";
     throw input_error(per_block > 2e9 ? "width" : "depth", msg.str());
   }
-  if (prediction != "v" && prediction != "eps")
-    throw input_error("prediction", "prediction must be \"v\" or \"eps\", not \"" + prediction + "\".");
-  if (!gp.empty() && gp != "residual" && gp != "channels" && gp != "score")
-    throw input_error("gp", "gp must be \"\" (none), \"residual\", \"score\" or \"channels\", not \"" + gp + "\".");
-  if (tokens != "frame" && tokens != "entry")
-    throw input_error("tokens", "tokens must be \"frame\" or \"entry\", not \"" + tokens + "\".");
 }
 
 bool DiTConfig::operator==(const DiTConfig& o) const {
@@ -156,7 +163,7 @@ DiTModel& DiTModel::operator=(DiTModel&&) noexcept = default;
 DiTModel::~DiTModel() = default;
 
 DiTModel DiTModel::create(const DiTConfig& config, std::uint64_t seed, const std::string& device) {
-  config.validate();
+  config.validate_new();
   auto impl = std::make_unique<Impl>();
   impl->config = config;
   impl->device = detail::parse_device(device);
