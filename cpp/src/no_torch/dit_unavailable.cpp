@@ -42,6 +42,7 @@ TorchCallScope::~TorchCallScope() = default;
 std::string resolve_device(const std::string&) { no_torch(); }
 
 void DiTConfig::validate() const { no_torch(); }
+void DiTConfig::validate_new() const { no_torch(); }
 bool DiTConfig::operator==(const DiTConfig& other) const {
   return H == other.H && d == other.d && width == other.width && depth == other.depth && heads == other.heads &&
          mlp_ratio == other.mlp_ratio && t0 == other.t0 && T == other.T && prediction == other.prediction &&
