@@ -33,6 +33,18 @@ export MAKEFLAGS="-j$jobs"
 pkgdir=$("$top/tools/assemble-rpkg.sh" "$top/build/rpkg/ditimpute" | tail -n 1)
 (cd "$top/build/rpkg" && R CMD build --no-build-vignettes --no-manual "$pkgdir" >/dev/null)
 tarball=$(ls -t "$top"/build/rpkg/ditimpute_*.tar.gz | head -n 1)
+# A lock left by an install that was killed (R CMD INSTALL stops with "failed
+# to lock directory" while it is there) is removed, unless an install of
+# ditimpute is running now: then wait for it (up to 15 minutes).
+lib=$(Rscript -e 'cat(.libPaths()[1])')
+for _ in $(seq 1 90); do
+  pgrep -f "INSTALL.*ditimpute" >/dev/null 2>&1 || break
+  echo "setup: another install of ditimpute is running; waiting for it"; sleep 10
+done
+if [ -d "$lib/00LOCK-ditimpute" ] && ! pgrep -f "INSTALL.*ditimpute" >/dev/null 2>&1; then
+  echo "setup: removing the stale lock $lib/00LOCK-ditimpute"
+  rm -rf "$lib/00LOCK-ditimpute"
+fi
 R CMD INSTALL --no-test-load "$tarball" >"$top/build/rpkg/install.log" 2>&1 || {
   tail -n 60 "$top/build/rpkg/install.log"; exit 1; }
 echo "setup: installed $(basename "$tarball")"
