@@ -116,6 +116,13 @@ split_by_time <- function(x, train = 0.8) {
 #' `unscale_data(x, scaler, center = FALSE)` for spreads (sds, interval
 #' half-widths, errors), which are only multiplied by the sds.
 #'
+#' `unscale_data()` of an imputation from [impute()] maps its data, point
+#' estimate, intervals, truth and sample paths back, so [confint()],
+#' [imputation_metrics()], [completions()] and [as_mids()] work in the data's
+#' units. Its L2-ball region is a ball only on the standardised scale, so the
+#' result has no region (compute [coverage()] of the region before unscaling)
+#' and no model.
+#'
 #' Fit the scaler on the training part only: the test part must not inform
 #' the preprocessing it is evaluated with. A variable with no observed value,
 #' a single one, or zero spread in training cannot be standardised and is an
@@ -138,6 +145,14 @@ split_by_time <- function(x, train = 0.8) {
 #' z <- scale_data(x, sc)
 #' all.equal(unscale_data(z, sc), x, check.attributes = FALSE)
 #' unscale_data(matrix(1, 1, 2), sc, center = FALSE)   # sd 1 -> the variables' sds
+#'
+#' # an imputation of standardised windows, back in the data's units
+#' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 10))
+#' w <- gp_simulate(spec, 3, seed = 1) * 5 + 100   # windows in the data's units
+#' sw <- fit_scaler(w)
+#' held <- hide_mcar(scale_data(w, sw), rate = 0.2, seed = 2)
+#' imp <- unscale_data(impute(spec, held$x, n_samples = 100, seed = 3), sw)
+#' head(confint(imp))
 #' @export
 fit_scaler <- function(train) {
   v <- value_matrix(train, "train")
@@ -186,11 +201,44 @@ scale_data <- function(x, scaler) {
 #' @export
 unscale_data <- function(x, scaler, center = TRUE) {
   if (!isTRUE(center) && !isFALSE(center)) abort_input("center", "must be TRUE or FALSE.")
+  if (inherits(x, "ditimpute_imputation")) return(unscale_imputation(x, scaler, center))
   shift <- if (center) scaler$center else 0 * scaler$center
   out <- transform_values(x, scaler, function(v, each) v * rep(scaler$scale, each = each) +
                             rep(shift, each = each))
   attr(out, "ditimpute_scaled") <- NULL
   out
+}
+
+# An imputation of standardised windows in the data's units: the data, point,
+# intervals, truth and sample paths mapped back (quantiles and means commute
+# with the map, so the intervals are the ones the samples give in these units).
+# The L2-ball region is a ball only on the standardised scale: its radius is
+# dropped (coverage() of the region before unscaling), and so is the model,
+# which knows only that scale.
+unscale_imputation <- function(x, scaler, center, call = rlang::caller_env()) {
+  if (inherits(x, "ditimpute_series_imputation")) {
+    abort_input("x", "is an impute_series() result, which is in the series' own units already.", call = call)
+  }
+  if (!center) abort_input("center", "must be TRUE for an imputation (its values, not spreads, are mapped back).",
+                           call = call)
+  if (!is.null(x$unscaled)) {
+    abort_input("x", "was unscaled already (unscale_data() marked it so); unscaling it again would apply the scaler twice.",
+                call = call)
+  }
+  back <- function(v) if (is.null(v)) NULL else unscale_data(v, scaler)
+  for (f in c("x", "point", "centre", "lower", "upper", "truth")) x[[f]] <- back(x[[f]])
+  d <- base::length(scaler$center)
+  miss <- as3(x)$missing
+  x$samples <- lapply(seq_along(x$samples), function(i) {
+    s <- x$samples[[i]]
+    if (is.null(s)) return(NULL)
+    j <- (which(t(miss[i, , ])) - 1L) %% d + 1L  # each missing entry's variable, frame-major
+    s * rep(scaler$scale[j], each = nrow(s)) + rep(scaler$center[j], each = nrow(s))
+  })
+  x$radius <- rep(NA_real_, base::length(x$radius))
+  x$model <- NULL
+  x$unscaled <- scaler
+  x
 }
 
 # Applies f(values, each) where each = entries per variable (variables are the

@@ -235,7 +235,9 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
 #'   (for a fixed thread count).
 #' @param threads CPU threads (default: the process's budget, see [threads]: option `ditimpute.threads`, `DITIMPUTE_THREADS`, 1 in a worker or when busy cores would make spinning threads collide, else all cores).
 #' @param device `"auto"` (CUDA when the linked LibTorch has it), `"cpu"` or `"cuda"`.
-#' @param progress Show a progress bar (with the training and validation loss).
+#' @param progress Show a progress bar (with the training and validation
+#'   loss); on by default in an interactive session, off while knitr renders
+#'   a document.
 #' @param gp A fitted Gaussian process from [gp_fit()] for `x`'s `H` and `d`,
 #'   or `NULL`. With one, the DiT is GP-informed: every token also carries the
 #'   GP's conditional mean and sd of its entries given the observed ones, and
@@ -323,7 +325,7 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
                     ema = 0.999, ema_warmup = TRUE, grad_clip = 1,
                     validation = 0.1, val_every = 100, t_sampling = c("log_uniform", "uniform"),
                     loss_weight = c("auto", "eps", "v"), checkpoint_path = NULL, checkpoint_every = 0,
-                    resume_from = NULL, seed = NULL, threads = NULL, device = "auto", progress = interactive(),
+                    resume_from = NULL, seed = NULL, threads = NULL, device = "auto", progress = interactive() && !isTRUE(getOption("knitr.in.progress")),
                     gp = NULL, gp_mode = c("residual", "channels", "score"), gp_pool = NULL) {
   check_torch()
   if (!is.numeric(x) && !(is.logical(x) && all(is.na(x)))) abort_input("x", "must be a numeric n x H x d array.")
@@ -522,10 +524,17 @@ warn_off_scale <- function(arr, center, scale, model, call = rlang::caller_env()
   H <- dm[2]; d <- dm[3]
   center <- matrix(center, H, d, byrow = is.null(dim(center)))
   scale <- matrix(scale, H, d, byrow = is.null(dim(scale)))
-  if (!all(is.finite(center)) || !all(is.finite(scale) & scale > 0)) return(invisible(FALSE))
+  # Entries whose mean or sd is unknown (a DiT trained where a variable had one
+  # observed value) are left out of the check; the other variables keep it (it
+  # was off for every variable when one training sd was NA: a review).
+  ok <- is.finite(center) & is.finite(scale) & scale > 0
+  if (!any(ok)) return(invisible(FALSE))
+  center[!ok] <- 0
+  scale[!ok] <- 1
   z <- abs(sweep(sweep(arr, 2:3, center), 2:3, scale, "/"))
+  z[rep(!ok, each = dm[1])] <- NA
   far <- apply(z > 5, 3, mean, na.rm = TRUE)
-  obs <- apply(!is.na(arr), 3, sum)
+  obs <- apply(!is.na(z), 3, sum)
   hit <- which(obs > 0 & far > 0.1)
   if (!length(hit)) return(invisible(FALSE))
   j <- hit[which.max(far[hit])]

@@ -91,7 +91,7 @@
 run_experiments <- function(grid, d = 8, kernel = gp_kernel("laplace", lengthscale = 128),
                             config = list(width = 64, depth = 2, heads = 4), steps = 1000, fit_args = list(),
                             n_test = 100, n_samples = 100, level = 0.95, latent = FALSE, noise_var = 0.1,
-                            n_draws = 1000, sampler = list(), threads = NULL, progress = interactive(), H = 96,
+                            n_draws = 1000, sampler = list(), threads = NULL, progress = interactive() && !isTRUE(getOption("knitr.in.progress")), H = 96,
                             n_calibrate = 0) {
   grid <- check_grid(grid, H_default = H)
   d <- check_count(d)

@@ -323,7 +323,11 @@ print.ditimpute_imputation <- function(x, ...) {
   m <- apply(x$missing, 1, sum)
   cat(sprintf("  missing entries per sequence: %s\n", if (length(unique(m)) == 1) m[1] else
     sprintf("%d to %d", min(m), max(m))))
-  if (all(is.na(x$radius))) {
+  if (!is.null(x$unscaled) && any(is.finite(x$upper))) {
+    cat(sprintf("  point estimate: %s; mean %g%% interval width: %.3g (in the data's units: unscale_data())\n",
+                x$point_type, 100 * x$level, mean(x$upper - x$lower, na.rm = TRUE)))
+    cat("  no L2-ball region (a ball only on the standardised scale)\n")
+  } else if (all(is.na(x$radius))) {
     # A deterministic imputer (one completion) has no region and no intervals.
     cat(sprintf("  point estimate: %s; no confidence region or intervals (one completion per sequence)\n",
                 x$point_type))
@@ -361,6 +365,16 @@ region_kind <- function(x) {
 
 format_range <- function(v) if (length(v) == 1) sprintf("%.3g", v) else sprintf("%.3g to %.3g", min(v), max(v))
 
+# The summary's table, one row per sequence, as print() shows it (for
+# knitr::kable() in a report: a review found it "cannot coerce").
+#' @export
+as.data.frame.summary.ditimpute_imputation <- function(x, row.names = NULL, optional = FALSE, ...) {
+  tab <- data.frame(sequence = seq_len(x$n), missing = x$n_missing)
+  if (any(is.finite(x$width))) tab <- cbind(tab, radius = x$radius, interval_width = x$width)
+  if (!is.null(x$metrics)) tab <- cbind(tab, x$metrics[, c("mse", "mae", "crps", "interval_coverage")])
+  tab
+}
+
 #' @export
 summary.ditimpute_imputation <- function(object, ...) {
   check_dots(environment(), "summary()")
@@ -384,9 +398,7 @@ print.summary.ditimpute_imputation <- function(x, ...) {
   intervals <- any(is.finite(x$width))
   cat(sprintf("Point estimate: %s. %s\n", x$point_type,
               if (intervals) sprintf("Confidence level: %g%%.", 100 * x$level) else "No intervals or region (deterministic)."))
-  tab <- data.frame(sequence = seq_len(x$n), missing = x$n_missing)
-  if (intervals) tab <- cbind(tab, radius = x$radius, interval_width = x$width)
-  if (!is.null(x$metrics)) tab <- cbind(tab, x$metrics[, c("mse", "mae", "crps", "interval_coverage")])
+  tab <- as.data.frame(x)
   print(utils::head(tab, 10), row.names = FALSE, digits = 4)
   if (x$n > 10) cat(sprintf("... %d more sequences\n", x$n - 10))
   invisible(x)
@@ -407,13 +419,21 @@ print.summary.ditimpute_imputation <- function(x, ...) {
 #'
 #' @param object An imputation from [impute()] or [impute_series()].
 #' @param parm Unused (all missing entries are returned).
-#' @param level Confidence level; by default the imputation's.
+#' @param level Confidence level; by default the imputation's. At another
+#'   level, an [impute_series()] result with exact intervals (the fitted
+#'   model's conditional law, `proper = FALSE`) gives the exact intervals of
+#'   that law; other imputations give the sample paths' order statistics
+#'   (which needs enough paths: 199 at 0.99). A calibrated imputation is
+#'   calibrated at its own level only: another level is an input error
+#'   (impute again at that level with the calibration).
 #' @param ... Unused: a named argument here is an input error.
 #' @return A data frame with one row per missing entry: `sequence`, `frame`,
 #'   `variable`, `estimate`, `lower`, `upper`, ordered by sequence, frame and
-#'   variable (as `as.data.frame()`'s rows, which include the observed entries).
-#'   For [impute_series()]: `time` (the series' time stamps) in place of
-#'   `sequence`.
+#'   variable (as the rows of `as.data.frame()` of an [impute()] result,
+#'   which include the observed entries). For [impute_series()]: `time` (the
+#'   series' time stamps) in place of `sequence`; its `as.data.frame()` has
+#'   the same rows (the imputed entries only; [completed_series()] gives the
+#'   whole series).
 #' @examples
 #' spec <- gp_spec(24, d = 2)
 #' x <- gp_simulate(spec, 1, seed = 1)[1, , ]
@@ -427,6 +447,13 @@ confint.ditimpute_imputation <- function(object, parm, level = object$level, ...
   lower <- object$lower
   upper <- object$upper
   if (!isTRUE(all.equal(level, object$level))) {
+    # calibrated at its level only: the paths' intervals at another level
+    # silently dropped the calibration (a review)
+    if (!is.null(object$calibration)) {
+      abort_input("level", sprintf(paste("cannot change on a calibrated imputation: its intervals are calibrated at",
+                                         "level %g only, and intervals at %g from its paths would not be. Impute",
+                                         "again at level %g with the calibration."), object$level, level, level))
+    }
     if (all(vapply(object$samples, is.null, TRUE))) abort_input("level", "cannot change: the imputation has no samples.")
     if (object$n_samples < cpp_min_samples(level)) {
       abort_input("level", sprintf(paste("intervals at level %g from the imputation's %d samples need at least %d of",
@@ -458,6 +485,12 @@ confint.ditimpute_imputation <- function(object, parm, level = object$level, ...
 #' @export
 confint.ditimpute_series_imputation <- function(object, parm, level = object$level, ...) {
   check_dots(environment(), "confint()")
+  level <- check_level(level)
+  if (!is.null(object$exact) && is.null(object$calibration) && !isTRUE(all.equal(level, object$level))) {
+    # exact intervals at any level from the conditional law, as printed
+    b <- series_exact_bands(object$model, object$x, object$exact$mean, object$exact$sd, level)
+    object[c("lower", "upper", "level")] <- list(b$lower, b$upper, level)
+  }
   ci <- confint.ditimpute_imputation(object, level = level)
   cbind(time = object$time[ci$frame], ci[names(ci) != "sequence"])
 }

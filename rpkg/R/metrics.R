@@ -98,6 +98,11 @@ coverage <- function(object, spec = NULL, truth = NULL, n_draws = 2000, seed = N
 }
 
 check_has_region <- function(object, call = rlang::caller_env()) {
+  if (!is.null(object$unscaled)) {
+    abort_input("object", paste("was mapped back by unscale_data(): its L2-ball region is a ball only on the",
+                                "standardised scale. Compute coverage() of the imputation before unscaling it."),
+                call = call)
+  }
   if (anyNA(object$radius)) {
     abort_input("object", "has no confidence region (a deterministic imputation): there is no coverage to compute.",
                 call = call)

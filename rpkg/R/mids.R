@@ -127,7 +127,9 @@ mids_notes <- function(object) {
   if (isFALSE(object$model$proper)) {  # a GP series imputation with proper = FALSE (impute_series())
     rlang::inform(c("The completions hold the fitted parameters fixed (improper imputation): pooled standard errors leave out the parameters' uncertainty.",
                     i = "impute_series(proper = TRUE) draws the form and parameters per completion, as Rubin's rules assume; see ?as_mids."),
-                  class = "ditimpute_improper_message", .frequency = "once", .frequency_id = "ditimpute_improper")
+                  class = "ditimpute_improper_message", .frequency_id = "ditimpute_improper",
+                  # every time in a knitted report (once per session, a second render lost it: a review)
+                  .frequency = if (isTRUE(getOption("knitr.in.progress"))) "always" else "once")
   }
 }
 

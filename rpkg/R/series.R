@@ -481,7 +481,8 @@
 #' @param progress Report each stage as it starts and its time when it ends
 #'   (the fit and the choice of its form, the sample paths, the calibration;
 #'   with `method = "dit"`, [dit_fit()]'s progress bar of the training), as
-#'   messages: on by default in an interactive session, where a long
+#'   messages: on by default in an interactive session (off while knitr
+#'   renders a document, from a console too), where a long
 #'   multivariate series takes minutes (12 hourly variables over a year: 134 s
 #'   on one core, `bench/results/series_many_variables.md`).
 #' @param ... Nothing: a name here is an input error (a misspelled argument
@@ -542,7 +543,7 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
                           transform = c("auto", "boxcox", "log", "none"), bounds = NULL, truth = NULL, fit_frames = 6000,
                           ridge = 1e-2,
                           calibrate = FALSE, proper = "auto", separate = "auto", dit = list(), seed = NULL, threads = NULL,
-                          time = NULL, progress = interactive(), ...) {
+                          time = NULL, progress = interactive() && !isTRUE(getOption("knitr.in.progress")), ...) {
   check_dots(environment(), "impute_series()")
   # Settings of one method given with the other are errors (below); missing()
   # is reliable only before the arguments are checked and reassigned.
@@ -869,11 +870,16 @@ check_column_names <- function(nms, arg, call) {
 # convert it, or NULL.
 numbers_as_text_advice <- function(v, col) {
   if (!(is.character(v) || is.factor(v))) return(NULL)
+  label <- is.factor(v)
   v <- trimws(as.character(v))
   given <- !is.na(v) & nzchar(v)
   num <- suppressWarnings(as.numeric(v))
   if (sum(given) < 2 || mean(!is.na(num[given])) < 0.5) return(NULL)
   odd <- which(given & is.na(num))
+  # Every entry a number: a label when it is a factor or takes few values (a
+  # station code "00501", a month "5"), carried through; numbers read as text
+  # take many (a review: a factor station id was refused as numbers).
+  if (!length(odd) && (label || length(unique(v[given])) <= max(12, 0.05 * sum(given)))) return(NULL)
   words <- unique(v[odd])
   sprintf(paste0("column \"%s\" holds numbers as text%s: convert it, e.g. x$%s <- suppressWarnings(as.numeric(x$%s)) ",
                  "(such entries become NA, to be imputed), or drop it."),
@@ -1133,6 +1139,11 @@ new_series_imputation <- function(input, v, iv, model, level, n_samples, win, tr
   out$window <- win
   out$blocks <- blocks
   out$gaps <- gap_runs(miss, time)
+  # The conditional law (model's scale) behind intervals that are exact:
+  # confint() at another level from it, not from the paths.
+  if (!is.null(iv$mean) && !isTRUE(model$proper) && !inherits(model, "ditimpute_series_dit_model")) {
+    out$exact <- list(mean = iv$mean, sd = iv$sd)
+  }
   out$record <- if (nrow(ij)) {
     data.frame(time = time[ij[, 1]], frame = ij[, 1], variable = colnames(v)[ij[, 2]], estimate = point[ij],
                lower = lower[ij], upper = upper[ij])
@@ -1208,6 +1219,24 @@ series_interval_text <- function(x) {
 #' @export
 print.ditimpute_series_imputation <- function(x, ...) {
   check_dots(environment(), "print()", also = print_dots)
+  print_wrapped(series_imputation_text, x)
+}
+
+# Prints f(x)'s lines, each longer than getOption("width") wrapped under its
+# own indent (a review: lines of up to 205 characters scrolled sideways in a
+# knitted report).
+print_wrapped <- function(f, x) {
+  lines <- utils::capture.output(f(x))
+  width <- getOption("width", 80)
+  writeLines(unlist(lapply(lines, function(l) {
+    if (nchar(l) <= width) return(l)
+    ind <- nchar(l) - nchar(sub("^ +", "", l))
+    strwrap(l, width = width, indent = ind, exdent = ind + 2)
+  })))
+  invisible(x)
+}
+
+series_imputation_text <- function(x) {
   n_time <- nrow(x$x); d <- ncol(x$x)
   cat(sprintf("<ditimpute_series_imputation> %s\n", x$method))
   n_gaps <- nrow(x$gaps)
@@ -1258,6 +1287,13 @@ summary.ditimpute_series_imputation <- function(object, ...) {
                  residuals = residuals, level = object$level, proper = isTRUE(object$model$proper),
                  n_samples = object$n_samples, intervals = series_interval_text(object), method = object$method),
             class = "summary.ditimpute_series_imputation")
+}
+
+# The per-variable table (missing, gaps, longest gap, mean width), as
+# print() shows it first: knitr::kable(summary(imp)) in a report.
+#' @export
+as.data.frame.summary.ditimpute_series_imputation <- function(x, row.names = NULL, optional = FALSE, ...) {
+  x$variables
 }
 
 #' @export

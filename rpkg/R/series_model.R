@@ -291,7 +291,7 @@ map_variable <- function(a, j, tr, boxcox_map, bounded_map) {
 # "; log scale for a; Box-Cox (lambda 0.35) for b; logit scale on [0, 100]
 # for c; log scale above 0 (offset 0.05) for d" (or "").
 series_scale_text <- function(tr) {
-  lab <- transform_label(tr$lambda, tr$lower, tr$upper, tr$margin, long = TRUE)
+  lab <- transform_label(tr$lambda, tr$lower, tr$upper, tr$margin, long = TRUE, floor = tr$floor)
   if (all(lab == "none")) return("")
   nm <- names(tr$lambda)[lab != "none"]
   lab <- lab[lab != "none"]
@@ -300,9 +300,17 @@ series_scale_text <- function(tr) {
 }
 
 # How the candidate table names the variables' scales.
-transform_label <- function(lambda, lower = NULL, upper = NULL, margin = NULL, long = FALSE) {
+transform_label <- function(lambda, lower = NULL, upper = NULL, margin = NULL, long = FALSE, floor = NULL) {
   lab <- ifelse(is.na(lambda), "none", ifelse(lambda == 0, if (long) "log scale" else "log",
                                                 sprintf(if (long) "Box-Cox scale (lambda %.2f)" else "Box-Cox %.2f", lambda)))
+  # The scale continues as a log below the smallest observed value (boxcox()):
+  # said, since at lambda 1 the lower tail is then not the data's scale (a
+  # review read "lambda 1.00" as untransformed, and a bound of 0.0004 as odd).
+  if (long && !is.null(floor)) {
+    f <- suppressWarnings(as.numeric(floor))
+    tail <- which(!is.na(lambda) & lambda > 0 & is.finite(f) & f > 0)
+    lab[tail] <- sprintf("Box-Cox scale (lambda %.2f; a log below %s)", lambda[tail], format(signif(f[tail], 3)))
+  }
   for (j in which(if (is.null(lower)) rep(FALSE, length(lambda)) else !is.na(lower))) {
     lo <- format(lower[[j]]); hi <- format(upper[[j]]); m <- if (long) format(signif(margin[[j]], 3))
     lab[j] <- if (is.infinite(upper[[j]])) {
@@ -1340,6 +1348,33 @@ series_bands <- function(model, v, mean, sd, level) {
   list(point = point, lower = bands[[1]]$lower, upper = bands[[1]]$upper, bands = bands, ij = ij, back = back)
 }
 
+# The exact per-entry intervals (list(lower, upper), T x d) at one level of
+# the missing entries of v from their conditional means and sds on the
+# model's scale (frame-major, as series_model_intervals() gives them), a set's
+# groups each mapped back by its own part: confint() at another level than
+# the imputation's (from the paths, their order statistics moved widths by
+# 0.83-1.23x against these: a review).
+series_exact_bands <- function(model, v, mean, sd, level) {
+  ij <- missing_index(is.na(v))
+  if (!inherits(model, "ditimpute_series_model_set")) {
+    return(level_bands(v, ij, series_back(model, v, ij), mean, sd, level)[[1]])
+  }
+  key <- function(i, j) i + nrow(v) * (j - 1)
+  out <- list(lower = matrix(NA_real_, nrow(v), ncol(v), dimnames = dimnames(v)))
+  out$upper <- out$lower
+  for (g in seq_along(model$parts)) {
+    cols <- model$groups[[g]]
+    vg <- v[, cols, drop = FALSE]
+    ig <- missing_index(is.na(vg))
+    if (!nrow(ig)) next
+    pos <- match(key(ig[, 1], cols[ig[, 2]]), key(ij[, 1], ij[, 2]))
+    b <- series_exact_bands(model$parts[[g]], vg, mean[pos], sd[pos], level)
+    out$lower[, cols] <- b$lower
+    out$upper[, cols] <- b$upper
+  }
+  out
+}
+
 # The per-entry intervals of v's missing entries `ij` at each of `level`
 # (a vector), from their means and sds on the model's scale mapped back by
 # `back`: one list(lower, upper) of n x d matrices per level, NA where v is
@@ -1416,6 +1451,10 @@ series_share_text <- function(p) {
 #' @export
 print.ditimpute_series_model <- function(x, ...) {
   check_dots(environment(), "print()", also = print_dots)
+  print_wrapped(series_model_text, x)
+}
+
+series_model_text <- function(x) {
   s <- x$spec
   trend <- switch(x$model_name, stationary = "linear trend + stationary GP", level = "local level",
                   trend = "local linear trend")
@@ -1531,6 +1570,10 @@ print_chance_adjusted <- function(x) {
 #' @export
 print.ditimpute_series_model_set <- function(x, ...) {
   check_dots(environment(), "print()", also = print_dots)
+  print_wrapped(series_model_set_text, x)
+}
+
+series_model_set_text <- function(x) {
   cat(sprintf("<ditimpute_series_model_set> %d independent groups of variables, each with its own form; log-likelihood %.2f, %d parameters\n",
               length(x$parts), x$loglik, as.integer(x$df)))
   r2 <- x$innovation_r2

@@ -4,3 +4,7 @@ expect_input_error <- function(expr, arg) {
   expect_identical(cnd$arg, arg)
   invisible(cnd)
 }
+
+# What print() shows, on one line with single spaces: prints wrap to the
+# console's width, so a phrase can span a line break.
+printed <- function(x) gsub("\\s+", " ", paste(utils::capture.output(print(x)), collapse = " "))

@@ -112,3 +112,46 @@ test_that("standardisation round-trips for matrices, arrays and series", {
   expect_input_error(scale_data(scale_data(s, sc_s), sc_s), "x")
   expect_equal(scale_data(back, sc), z)  # unscaled, it can be scaled again
 })
+
+test_that("unscale_data() maps an imputation of standardised windows back to the data's units", {
+  # a review: the help's example unscale_data(imp, scaler) failed (an
+  # imputation was not data); now every value, interval and sample path of it
+  # comes back in the data's units
+  spec <- gp_spec(12, d = 2, kernel = gp_kernel("laplace", lengthscale = 6))
+  w <- gp_simulate(spec, 3, seed = 1)
+  w[, , 1] <- w[, , 1] * 5 + 100
+  w[, , 2] <- w[, , 2] * 0.1 - 3
+  dimnames(w) <- list(NULL, NULL, c("a", "b"))
+  sc <- fit_scaler(w)
+  z <- scale_data(w, sc)
+  held <- hide_mcar(z, rate = 0.25, seed = 2)
+  imp <- impute(spec, held$x, n_samples = 60, seed = 3, truth = z)
+  u <- unscale_data(imp, sc)
+  for (f in c("x", "point", "centre", "lower", "upper", "truth")) {
+    expect_equal(u[[f]], unscale_data(imp[[f]], sc), ignore_attr = TRUE)
+  }
+  expect_equal(u$truth, w, ignore_attr = TRUE)
+  # the sample paths: an interval at another level, taken from them, is the
+  # standardised one mapped back
+  a <- confint(imp, level = 0.8)
+  b <- confint(u, level = 0.8)
+  s <- sc$scale[a$variable]
+  m <- sc$center[a$variable]
+  expect_equal(b$estimate, a$estimate * s + m, ignore_attr = TRUE)
+  expect_equal(b$lower, a$lower * s + m, ignore_attr = TRUE)
+  expect_equal(b$upper, a$upper * s + m, ignore_attr = TRUE)
+  sets <- completions(u, m = 2)
+  expect_equal(sets[[1]][!held$hidden], w[!held$hidden])
+  expect_false(isTRUE(all.equal(sets[[1]][held$hidden], sets[[2]][held$hidden])))
+  # errors in the data's units
+  expect_equal(imputation_metrics(u, by = "all")$mae, mean(abs(u$point - w)[held$hidden]))
+  expect_output(print(u), "in the data's units")
+  cnd <- expect_input_error(coverage(u), "object")
+  expect_match(conditionMessage(cnd), "before unscaling", fixed = TRUE)
+  expect_input_error(unscale_data(u, sc), "x")
+  expect_input_error(unscale_data(imp, sc, center = FALSE), "center")
+  # a deterministic imputation: its point comes back, nothing else to map
+  lin <- unscale_data(impute_baseline(held$x, "linear"), sc)
+  expect_equal(lin$point, unscale_data(impute_linear(held$x), sc), ignore_attr = TRUE)
+  expect_output(print(lin), "no confidence region")
+})

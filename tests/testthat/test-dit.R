@@ -281,6 +281,13 @@ test_that("dit_fit warns on data far from standardised and names the scaler", {
   old <- f
   old$train_info$value_center <- NULL
   expect_no_warning(impute(old, moved, n_samples = 40, seed = 1, threads = 1), class = "ditimpute_warning_scale")
+  # a variable whose training sd is unknown is left out; the other keeps its
+  # check (one NA sd had switched it off for all)
+  part <- f
+  part$train_info$value_scale[2] <- NA
+  w <- expect_warning(impute(part, moved, n_samples = 40, seed = 1, threads = 1), class = "ditimpute_warning_scale")
+  expect_match(conditionMessage(w), "of variable 1's", fixed = TRUE)
+  expect_no_match(conditionMessage(w), "and 1 more", fixed = TRUE)
 })
 
 test_that("oracle sampling matches the exact conditional law", {

@@ -15,7 +15,7 @@ test_that("bounded data: imputations, draws and interval ends stay within the bo
   expect_true(within(imp$upper[miss], 0, 100))
   expect_true(all(imp$lower[miss] < imp$point[miss] & imp$point[miss] < imp$upper[miss]))
   for (m in c(1, 25, 50)) expect_true(within(completed_series(imp, "sample", m = m), 0, 100))
-  expect_output(print(imp$model), "logit scale on \\[0, 100\\] \\(margin [0-9.e-]+\\) for x")
+  expect_match(printed(imp$model), "logit scale on \\[0, 100\\] \\(margin [0-9.e-]+\\) for x")
   expect_match(summary(imp)$candidates$transform[1], "logit [0, 100]", fixed = TRUE)
   # calibration widens on the model's scale and maps back: still inside
   cal <- impute_series(datasets::presidents, n_samples = 50, seed = 1, bounds = c(0, 100), calibrate = TRUE)
@@ -69,8 +69,8 @@ test_that("bounds per variable by name; a set of separate models keeps each vari
   expect_s3_class(imp$model, "ditimpute_series_model_set")
   expect_true(within(c(imp$lower[100:130, 1], imp$upper[100:130, 1]), 0, 100))
   expect_identical(is.na(imp$model$transform$lower), c(share = FALSE, level = TRUE))
-  expect_output(print(imp$model$parts[[1]]), "logit scale on \\[0, 100\\]")
-  expect_no_match(paste(capture.output(print(imp$model$parts[[2]])), collapse = "\n"), "logit")
+  expect_match(printed(imp$model$parts[[1]]), "logit scale on \\[0, 100\\]")
+  expect_no_match(printed(imp$model$parts[[2]]), "logit")
   # the level's lower bound goes negative: no bounds, no clamp
   expect_lt(min(imp$lower[, 2], na.rm = TRUE), 0)
 })
@@ -113,7 +113,7 @@ test_that("non-negative data with zeros: bounds = c(0, Inf) keeps imputations, d
   expect_true(all(c(imp$point[miss], imp$lower[miss], imp$upper[miss]) >= 0))
   expect_true(all(imp$lower[miss] < imp$point[miss] & imp$point[miss] < imp$upper[miss]))
   for (m in c(1, 25, 50)) expect_gte(min(completed_series(imp, "sample", m = m)), 0)
-  expect_output(print(imp$model), "log scale above 0 \\(offset [0-9.e-]+\\) for x")
+  expect_match(printed(imp$model), "log scale above 0 \\(offset [0-9.e-]+\\) for x")
   expect_match(summary(imp)$candidates$transform[1], "log [0, Inf)", fixed = TRUE)
   # the offset is a grid value times the observed values' median distance from 0
   off <- imp$model$transform$margin[[1]]
@@ -127,7 +127,7 @@ test_that("non-negative data with zeros: bounds = c(0, Inf) keeps imputations, d
   expect_equal(-neg$point[miss], imp$point[miss], tolerance = 1e-8)
   expect_equal(-neg$upper[miss], imp$lower[miss], tolerance = 1e-8)
   expect_equal(as.numeric(logLik(neg$model)), as.numeric(logLik(imp$model)), tolerance = 1e-8)
-  expect_output(print(neg$model), "log scale below 0")
+  expect_match(printed(neg$model), "log scale below 0")
   # several variables: the warning names those without a bound, the advice a list
   x <- cbind(a = disc, b = rev(datasets::discoveries))
   x[40:45, "b"] <- NA

@@ -339,6 +339,18 @@ test_that("numbers read as text are an error that says how to convert them; othe
   expect_message(r <- impute_series(x, n_samples = 20, seed = 1), "Not numeric, carried through unchanged.*site \\(text\\)")
   expect_false(anyNA(completed_series(r)$temp))
   expect_identical(completed_series(r)$site, x$site)
+  # labels made of digits ride through too: a factor station code, a month as
+  # text (a review: both were refused as "numbers as text")
+  x$station <- factor("00501")
+  x$month <- as.character(as.POSIXlt(x$date)$mon + 1)
+  expect_message(r <- impute_series(x, n_samples = 20, seed = 1),
+                 "carried through unchanged.*station \\(factor\\), month \\(text\\)")
+  expect_identical(completed_series(r)$station, x$station)
+  expect_identical(completed_series(r)$month, x$month)
+  # numbers as text with no word among them are still numbers
+  x$temp2 <- sprintf("%.2f", seq_len(60) * 1.37)
+  cnd <- expect_input_error(impute_series(x), "x")
+  expect_match(conditionMessage(cnd), "column \"temp2\" holds numbers as text:", fixed = TRUE)
 })
 
 test_that("date-times as text are read as date-times, not cut to their dates", {

@@ -24,8 +24,8 @@ test_that("predict() continues the time stamps and gives ordered intervals", {
   expect_identical(fc$horizon, 1:5)
   expect_true(all(fc$lower < fc$estimate & fc$estimate < fc$upper))
   expect_identical(dim(attr(fc, "samples")), c(30L, 5L))
-  expect_output(print(fc), "5 frames beyond the series' end \\(horizons 1-5\\)")
-  expect_output(print(tail(fc, 1)), "1 frame beyond the series' end \\(horizon 5\\)")
+  expect_match(printed(fc), "5 frames beyond the series' end \\(horizons 1-5\\)")
+  expect_match(printed(tail(fc, 1)), "1 frame beyond the series' end \\(horizon 5\\)")
   # the level: narrower intervals at 50%, the same point
   fc50 <- predict(imp, n.ahead = 5, level = 0.5, seed = 1, threads = 1)
   expect_equal(fc50$estimate, fc$estimate)
@@ -60,7 +60,7 @@ test_that("predict() gives several levels at once from the same draws", {
     }
     expect_true(all(fc$lower_95 < fc$lower_80 & fc$upper_80 < fc$upper_95))
   }
-  expect_output(print(fc), "80% and 95% intervals")
+  expect_match(printed(fc), "80% and 95% intervals")
   # rows keep the levels; plot() draws one band per level, the line once
   expect_s3_class(fc[fc$horizon > 2, ], "ditimpute_series_forecast")
   expect_identical(attr(fc[fc$horizon > 2, ], "level"), c(0.8, 0.95))
@@ -181,7 +181,7 @@ test_that("predict() draws properly by default, as impute_series() does for an e
   expect_false(imp$model$proper)
   fc <- predict(imp, n.ahead = 6, seed = 2, threads = 1)
   expect_true(attr(fc, "proper"))
-  expect_output(print(fc), "proper draws")
+  expect_match(printed(fc), "proper draws")
   on <- predict(imp, n.ahead = 6, proper = TRUE, seed = 2, threads = 1)
   expect_identical(on$upper, fc$upper)
   off <- predict(imp, n.ahead = 6, proper = FALSE, seed = 2, threads = 1)
@@ -391,7 +391,7 @@ test_that("the model print never shows a positive variance share as 0.000", {
   imp <- impute_series(y, n_samples = 20, seed = 1, threads = 1)
   m <- imp$model
   if (inherits(m, "ditimpute_series_model_set")) m <- m$parts[[length(m$parts)]]
-  out <- capture.output(print(imp$model))
+  out <- printed(imp$model)
   expect_false(any(grepl("[a-z] 0\\.000", out)))
   if (m$spec$smooth_lengthscale > m$fit_frames) {
     expect_true(any(grepl("left out of the shares", out, fixed = TRUE)))
@@ -404,13 +404,13 @@ test_that("the model print never shows a positive variance share as 0.000", {
   sm$spec$smooth_lengthscale <- 2.5e4
   sm$spec$season_var <- 5.7e-6
   sm$spec$nugget <- 1.12e-6
-  out <- capture.output(print(sm))
+  out <- printed(sm)
   expect_true(any(grepl("less its smooth term: season 0.836 (", out, fixed = TRUE)))
   expect_true(any(grepl("nugget 0.164", out, fixed = TRUE)))
   expect_true(any(grepl("smooth term: lengthscale 2.5e+04 frames, longer than the 96 fitted", out, fixed = TRUE)))
   # a smooth term within the stretch stays in the shares
   sm$spec$smooth_lengthscale <- 20
-  out <- capture.output(print(sm))
+  out <- printed(sm)
   expect_true(any(grepl("shares of the stationary part: smooth 1.000 (lengthscale 20), season 5.7e-06", out,
                         fixed = TRUE)))
 })
@@ -458,7 +458,7 @@ test_that("rows of a forecast keep its draws in step; its columns alone are a pl
   expect_identical(dim(attr(late, "samples")), c(50L, 2L))
   expect_equal(attr(late, "samples"), attr(fc, "samples")[, 9:10])
   expect_equal(attr(head(fc, 3), "samples"), attr(fc, "samples")[, 1:3])
-  expect_output(print(tail(fc, 2)), "2 frames beyond")
+  expect_match(printed(tail(fc, 2)), "2 frames beyond")
   cols <- fc[, c("time", "estimate")]
   expect_identical(class(cols), "data.frame")
 })
@@ -546,7 +546,7 @@ test_that("a level whose stationary part fitted to nothing is printed as a rando
   x <- EuStockMarkets[1:30, ]
   x[10:14, "DAX"] <- NA
   imp <- impute_series(x, n_samples = 30, seed = 1, threads = 1)
-  out <- paste(capture.output(print(imp$model)), collapse = "\n")
+  out <- printed(imp$model)
   # its smooth term is slower than the 30 frames fitted, so left out of the
   # shares: the random-walk line says so too (it dropped "less the smooth term's")
   expect_match(out, paste("level noise per frame: nearly all of the variance (the stationary part, less its smooth term,",
@@ -556,7 +556,7 @@ test_that("a level whose stationary part fitted to nothing is printed as a rando
   m <- imp$model
   m$spec$smooth_lengthscale <- m$fit_frames / 10
   m$spec$smooth_var <- m$spec$nugget
-  out <- paste(capture.output(print(m)), collapse = "\n")
+  out <- printed(m)
   expect_match(out, "level noise per frame: nearly all of the variance (the stationary part is under 1e-4 of it: a random walk)",
                fixed = TRUE)
 })
@@ -643,14 +643,14 @@ test_that("progress = TRUE reports each stage with its time; FALSE says nothing;
 test_that("print() says how the intervals were made, and a mean width only in one variable's units", {
   y <- datasets::Nile
   y[30:40] <- NA
-  out <- capture.output(print(impute_series(y, n_samples = 40, seed = 1, threads = 1, proper = FALSE)))
+  out <- printed(impute_series(y, n_samples = 40, seed = 1, threads = 1, proper = FALSE))
   expect_true(any(grepl("95% per-entry intervals exact (the fitted model's conditional law; 40 sample paths drawn), mean width",
                         out, fixed = TRUE)))
-  out <- capture.output(print(impute_series(y, n_samples = 40, seed = 1, threads = 1, proper = TRUE)))
+  out <- printed(impute_series(y, n_samples = 40, seed = 1, threads = 1, proper = TRUE))
   expect_true(any(grepl("from the mixture of 40 proper draws", out, fixed = TRUE)))
   x <- cbind(m = datasets::mdeaths, f = datasets::fdeaths)
   x[20:25, "m"] <- NA
-  out <- capture.output(print(impute_series(x, n_samples = 40, seed = 1, threads = 1)))
+  out <- printed(impute_series(x, n_samples = 40, seed = 1, threads = 1))
   expect_true(any(grepl("(mean widths per variable: summary())", out, fixed = TRUE)))
   expect_false(any(grepl("mean width [0-9]", out)))
 })
@@ -676,12 +676,12 @@ test_that("separate = \"auto\" keeps and prints the shares that split variables 
   utils::assignInNamespace("series_model_set", set_fun, "ditimpute")  # the real one again (the defer is a safety)
   m <- impute_series(x, n_samples = 20, seed = 1, threads = 1, separate = "all")$model
   m$separate_rounds <- list(c(m = 0.031, f = -0.01))
-  expect_output(print(m), "refitted together, beyond chance (what split more off): m 3.1%, f none", fixed = TRUE)
+  expect_match(printed(m), "refitted together, beyond chance (what split more off): m 3.1%, f none", fixed = TRUE)
   # the first fit's shares beyond chance are shown when they fall on the other
   # side of 5%, however close to the raw ones (5.2% raw, 4.7% beyond chance)
   m$innovation_r2 <- c(m = 0.052, f = 0.30)
   m$innovation_r2_adjusted <- c(m = 0.047, f = 0.297)
-  expect_output(print(m), "the same beyond chance over [0-9]+ frames .*: m 4.7%, f 29.7%")
+  expect_match(printed(m), "the same beyond chance over [0-9]+ frames .*: m 4.7%, f 29.7%")
 })
 
 test_that("residuals() are the model's standardised one-step errors, in the series' form", {
@@ -752,13 +752,13 @@ test_that("summary() checks the residuals: Ljung-Box, errors beyond 3 sds, a lev
   expect_identical(r$gaps_inside, 2L)
   expect_identical(r$after_gap_over_3sd, 1L)
   expect_equal(r$largest_after_gap, round(abs(e[241]), 2))
-  expect_output(print(s), "After 1 of 2 gaps \\(x\\), about 0.0054 by chance")
+  expect_match(printed(s), "After 1 of 2 gaps \\(x\\), about 0.0054 by chance")
   # without the shift nothing is flagged
   z <- y
   z[231:n] <- z[231:n] - 15
   quiet <- summary(impute_series(z, model = "level", n_samples = 20, proper = FALSE, seed = 1, threads = 1))
   expect_identical(quiet$residuals$after_gap_over_3sd, 0L)
-  expect_false(any(grepl("After", capture.output(print(quiet)))))
+  expect_false(any(grepl("After", printed(quiet))))
   # a season the form leaves out: Ljung-Box at two periods rejects
   co <- window(datasets::co2, 1980)
   co[c(30:35, 100)] <- NA
@@ -777,10 +777,10 @@ test_that("the model's print tells close CRPS apart and says when the chosen for
   y <- datasets::Nile
   y[40:55] <- NA
   imp <- impute_series(y, n_samples = 20, seed = 1, threads = 1)
-  expect_false(any(grepl("stopped at its limit", capture.output(print(imp$model)))))
+  expect_false(any(grepl("stopped at its limit", printed(imp$model))))
   m <- imp$model
   m$candidates$converged[m$candidates$chosen] <- FALSE
-  expect_output(print(m), "the chosen form's likelihood search stopped at its limit of [0-9]+ evaluations")
+  expect_match(printed(m), "the chosen form's likelihood search stopped at its limit of [0-9]+ evaluations")
   cnd <- expect_input_error(gp_fit(as.matrix(datasets::airquality[, 1:4])), "x")
   expect_match(conditionMessage(cnd), "make_windows()", fixed = TRUE)
 })
@@ -795,4 +795,61 @@ test_that("a model set's label stays short when many variables are apart", {
   expect_match(imp$method, "^GP series \\(chick01, chick02, chick[0-9]+ and [0-9]+ more: ")
   parts <- imp$model$parts
   expect_length(parts, 12)
+})
+
+test_that("progress is off by default while knitr renders a document", {
+  # rmarkdown::render() from a console is interactive(), and the stage
+  # messages filled the report's HTML (a review)
+  withr::local_options(knitr.in.progress = TRUE)
+  for (f in list(impute_series, dit_fit, run_experiments)) expect_false(eval(formals(f)$progress))
+})
+
+test_that("print() of a series imputation and its model keep to the console's width; summary() tables for kable()", {
+  # a review: lines of up to 205 characters scrolled sideways in a knitted
+  # report, and knitr::kable(summary(imp)) failed ("cannot coerce")
+  aq <- airquality[, c("Ozone", "Temp")]
+  aq$date <- as.Date(sprintf("1973-%02d-%02d", airquality$Month, airquality$Day))
+  imp <- suppressMessages(impute_series(aq, n_samples = 20, seed = 1, threads = 1))
+  for (w in c(60, 100)) {
+    withr::local_options(width = w)
+    out <- capture.output(print(imp))
+    expect_true(all(nchar(out) <= w), label = paste("print() lines within", w))
+    expect_match(paste(out, collapse = " "), "local level|linear trend|stationary")
+  }
+  tab <- as.data.frame(summary(imp))
+  expect_identical(tab$variable, c("Ozone", "Temp"))
+  expect_identical(as.integer(tab$missing), c(37L, 0L))
+  expect_match(paste(knitr::kable(summary(imp)), collapse = "\n"), "Ozone")
+  spec <- gp_spec(12, d = 2)
+  x <- gp_simulate(spec, 3, seed = 1)
+  x[, 4:6, ] <- NA
+  s <- as.data.frame(summary(impute(spec, x, n_samples = 40, seed = 1, threads = 1)))
+  expect_identical(names(s), c("sequence", "missing", "radius", "interval_width"))
+  expect_identical(as.integer(s$missing), rep(6L, 3))
+})
+
+test_that("confint() at another level: exact intervals for an exact series imputation, an error when calibrated", {
+  # a review: confint(imp, level = 0.5) took the 100 paths' order statistics
+  # (widths 0.83-1.23x the exact ones) for intervals printed as exact, and on
+  # a calibrated imputation silently dropped the calibration
+  x <- as.numeric(Nile)
+  x[c(20:29, 60, 61, 80)] <- NA
+  imp <- impute_series(x, level = 0.9, n_samples = 30, seed = 1, threads = 1, proper = FALSE)
+  expect_false(is.null(imp$exact))
+  at50 <- impute_series(x, level = 0.5, n_samples = 30, seed = 1, threads = 1, proper = FALSE)
+  expect_equal(confint(imp, level = 0.5), confint(at50), tolerance = 1e-10)
+  expect_equal(confint(at50, level = 0.9), confint(imp), tolerance = 1e-10)
+  # 0.99 needs no paths for exact intervals
+  ci99 <- confint(imp, level = 0.99)
+  expect_true(all(ci99$lower < confint(imp)$lower & confint(imp)$upper < ci99$upper))
+  # on a log scale too (mapped back, as printed)
+  y <- as.numeric(AirPassengers)
+  y[c(30:35, 100)] <- NA
+  lg <- impute_series(y, level = 0.9, n_samples = 30, seed = 1, threads = 1, transform = "log", proper = FALSE)
+  lg80 <- impute_series(y, level = 0.8, n_samples = 30, seed = 1, threads = 1, transform = "log", proper = FALSE)
+  expect_equal(confint(lg, level = 0.8), confint(lg80), tolerance = 1e-10)
+  cal <- impute_series(x, level = 0.9, n_samples = 30, seed = 1, threads = 1, proper = FALSE, calibrate = TRUE)
+  cnd <- expect_input_error(confint(cal, level = 0.5), "level")
+  expect_match(conditionMessage(cnd), "calibrated at level 0.9 only", fixed = TRUE)
+  expect_equal(confint(cal, level = 0.9), confint(cal))
 })

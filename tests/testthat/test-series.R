@@ -45,8 +45,8 @@ test_that("co2 with 10% holes and a 30-month gap comes back complete, observed v
   expect_false(anyNA(sets[[1]]))
   expect_false(isTRUE(all.equal(sets[[1]][miss], sets[[2]][miss])))
   expect_s3_class(plot(imp), "ggplot")
-  expect_output(print(imp), "30 frames")
-  expect_output(print(summary(imp)), "seasonal")
+  expect_match(printed(imp), "30 frames")
+  expect_match(printed(summary(imp)), "seasonal")
   expect_s3_class(logLik(imp$model), "logLik")
 })
 
@@ -208,7 +208,7 @@ test_that("self-calibration narrows a series' intervals on a group of many gaps,
   expect_lt(inside(cimp), inside(imp))
   expect_gte(inside(cimp), 0.86)
   expect_lte(inside(cimp), 0.94)
-  expect_output(print(cal), "at least 200 hidden gaps")
+  expect_match(printed(cal), "at least 200 hidden gaps")
 })
 
 test_that("a series without missing values comes back as it was", {
@@ -248,7 +248,7 @@ test_that("calibrate() self-calibrates a series imputation on stretches hidden w
   # A hidden gap (round, run) has one gap length and at most that many scored values.
   key <- paste(cal$scores$round, cal$scores$run)
   expect_true(all(tapply(cal$scores$gap, key, function(v) length(unique(v)) == 1 && length(v) <= v[1])))
-  expect_output(print(cal), "rounds")
+  expect_match(printed(cal), "rounds")
   expect_s3_class(plot(cal), "ggplot")
   # Applying it moves each interval by its group's factor and nothing else.
   cimp <- apply_calibration(imp, cal)
@@ -274,8 +274,8 @@ test_that("calibrate() self-calibrates a series imputation on stretches hidden w
   # its print gives the calibration's seconds beside the fit's (they can be
   # most of the call: ten rounds of imputation)
   expect_gt(one$calibration_seconds, 0)
-  expect_output(print(one), "s fitting\\), then [0-9.]+ s self-calibrating")
-  expect_no_match(paste(capture.output(print(imp)), collapse = "\n"), "self-calibrating")
+  expect_match(printed(one), "s fitting\\), then [0-9.]+ s self-calibrating")
+  expect_no_match(printed(imp), "self-calibrating")
   # Bad input names the argument.
   expect_error(calibrate(imp, x = array(0, c(1, 10, 1))), class = "ditimpute_error_input", regexp = "x")
   expect_error(calibrate(imp, level = 0.5), class = "ditimpute_error_input", regexp = "level")
@@ -512,14 +512,14 @@ test_that("method = \"dit\" trains on the series' own windows and completes it (
   imp <- impute_series(y, method = "dit", n_samples = 20, level = 0.9, dit = small, seed = 1, threads = 1)
   expect_s3_class(imp$model, "ditimpute_series_dit_model")
   expect_equal(imp$model$options$H, 24L)
-  expect_output(print(imp$model), "trained 8 steps on")
+  expect_match(printed(imp$model), "trained 8 steps on")
   # a time limit that ends training before the step cap: the print gives the
   # steps trained (it gave the cap)
   capped <- impute_series(y, method = "dit", n_samples = 20, level = 0.9, seed = 1, threads = 1,
                           dit = list(steps = 100000, time_limit = 0.5, sample_steps = 3, batch_size = 8))
   done <- capped$model$dit$steps
   expect_lt(done, 100000)
-  expect_output(print(capped$model), sprintf("trained %d steps \\(of 100000: time limit\\) on", done))
+  expect_match(printed(capped$model), sprintf("trained %d steps \\(of 100000: time limit\\) on", done))
   out <- completed_series(imp)
   expect_false(anyNA(out))
   expect_identical(as.numeric(out[!is.na(y)]), as.numeric(y[!is.na(y)]))
@@ -560,8 +560,8 @@ test_that("method = \"dit\" trains on the series' own windows and completes it (
   expect_identical(calibrate(imp, seed = 2)$factors, cal$factors)
   cimp <- apply_calibration(imp, cal)
   expect_match(cimp$method, "(calibrated)", fixed = TRUE)
-  expect_output(print(imp), "90% per-entry intervals from the order statistics of 20 sample paths, mean width")
-  expect_output(print(cimp), "order statistics of 20 sample paths then self-calibrated")
+  expect_match(printed(imp), "90% per-entry intervals from the order statistics of 20 sample paths, mean width")
+  expect_match(printed(cimp), "order statistics of 20 sample paths then self-calibrated")
   expect_identical(cimp$point, imp$point)
   miss <- imp$missing  # untransformed (ldeaths' transform is none here): widths scale by 1 + factor
   grow <- (cimp$upper - cimp$lower)[miss] / (imp$upper - imp$lower)[miss] - 1
@@ -609,7 +609,7 @@ test_that("a long gap far from the global mean is bridged at the local level, wi
   expect_gt(width[150], 2 * width[1])
   expect_gt(width[150], 2 * width[300])
   expect_true(all(imp$model$candidates$converged[imp$model$candidates$chosen]))
-  expect_output(print(summary(imp)), "level")
+  expect_match(printed(summary(imp)), "level")
 })
 
 # A cycle of 37 frames (two harmonics, drifting amplitude) on a random-walk
@@ -647,7 +647,7 @@ test_that("kernel = \"cycle\" finds and fits a cycle no calendar gives, and carr
   expect_identical(cyc$model$kernel_name, "cycle")
   expect_lt(abs(cyc$model$period - 37), 0.5)
   expect_equal(cyc$model$spec$period, cyc$model$period)
-  expect_output(print(cyc$model), "cycle kernel \\(period 3[67](\\.[0-9]*)?, fitted\\)")
+  expect_match(printed(cyc$model), "cycle kernel \\(period 3[67](\\.[0-9]*)?, fitted\\)")
   smooth <- impute_series(y, level = 0.9, n_samples = 20, seed = 1, kernel = "smooth")
   expect_identical(smooth$model$kernel_name, "smooth")
   mae <- function(imp) mean(abs(imp$point[gap] - y0[gap]))
@@ -726,19 +726,19 @@ test_that("kernel = \"auto\" weighs a cycle on the series' own hidden gaps and k
   expect_lt(sel$difference[2] + 2 * sel$se[2], 0)
   expect_gt(sel$hidden_gaps[1], 100)
   expect_true(all(vapply(imp$model$forms$candidates, function(c) c$spec$period_max > c$spec$period_min, TRUE)))
-  expect_output(print(imp$model), "kernel chosen on [0-9]+ hidden gaps .*: the cycle")
+  expect_match(printed(imp$model), "kernel chosen on [0-9]+ hidden gaps .*: the cycle")
   # A plain vector has no calendar: the period is printed in frames alone.
-  expect_output(print(imp$model), "cycle kernel \\(period 3[67](\\.[0-9]*)?, fitted\\)")
+  expect_match(printed(imp$model), "cycle kernel \\(period 3[67](\\.[0-9]*)?, fitted\\)")
   # Beside a calendar (a series of 7 frames a week), the cycle is also
   # printed in calendar periods: 37 frames are 5.29 weeks.
   weekly <- impute_series(stats::ts(y, frequency = 7), level = 0.9, n_samples = 20, seed = 1)
   expect_identical(weekly$model$kernel_name, "cycle")
-  expect_output(print(weekly$model), "fitted; 5\\.[23][0-9]* calendar periods of 7\\)")
+  expect_match(printed(weekly$model), "fitted; 5\\.[23][0-9]* calendar periods of 7\\)")
   # and the calendar's seasonal forms show their period, 7.
   wtab <- weekly$model$candidates
   expect_true(any(wtab$kernel == "seasonal"))
   expect_true(all(wtab$period[wtab$kernel == "seasonal"] == 7))
-  expect_output(print(summary(imp)), "kernel and model class chosen on hidden gaps")
+  expect_match(printed(summary(imp)), "kernel and model class chosen on hidden gaps")
   # A random walk with noise whose highest periodogram peak passes the
   # screen (prominence 2.56 > 2.5, by a margin a change of the periodogram
   # rule could take away; 4 of 400 such walks, seeds 1-400, pass:
@@ -786,13 +786,13 @@ test_that("model = \"auto\" weighs the model class on the series' own hidden gap
   expect_identical(imp$model$model_name, "level")
   expect_true(tab$chosen[tab$model == "level" & tab$kernel == "seasonal"])
   expect_false(any(vapply(imp$model$forms$candidates, function(c) c$spec$model == "stationary", TRUE)))
-  expect_output(print(imp$model), "model chosen on [0-9]+ hidden gaps .*: the level model, .* for the stationary model")
+  expect_match(printed(imp$model), "model chosen on [0-9]+ hidden gaps .*: the level model, .* for the stationary model")
   # One hidden gap has no standard error: said so, not "SE Inf" (a review's 50% end gap)
   one <- imp$model
   one$selection$hidden_gaps[one$selection$step == "model"] <- 1L
   one$selection$se[one$selection$step == "model"] <- Inf
-  out <- capture.output(print(one))
-  expect_match(out, "model chosen on 1 hidden gap of .*no standard error from one gap\\)$", all = FALSE)
+  out <- printed(one)
+  expect_match(out, "model chosen on 1 hidden gap of .*no standard error from one gap\\)")
   expect_false(any(grepl("SE Inf", out)))
   # A class given by the user is not weighed.
   expect_null(impute_series(y, level = 0.9, n_samples = 20, seed = 1, model = "stationary")$model$selection)
@@ -856,7 +856,7 @@ test_that("a level fitted on a calm stretch gets the rate that hidden gaps anywh
   # anywhere in the series: more than the class step's 12 in the gapless fitting stretch
   expect_gt(sel$hidden_gaps[1], 2 * imp$model$selection$hidden_gaps[imp$model$selection$step == "model"][1])
   expect_gt(imp$model$rate_multiplier, 1)
-  expect_output(print(imp$model), "times the maximum-likelihood rate")
+  expect_match(printed(imp$model), "times the maximum-likelihood rate")
   # The same fit without the step: the maximum-likelihood rate, which the
   # chosen one multiplies; its imputations are worse on the real gaps.
   ns <- asNamespace("ditimpute")
@@ -909,7 +909,7 @@ test_that("positive skewed data: the Box-Cox lambda recovers the scale whose cha
   y[c(500:700, 1500:1520)] <- NA
   bc <- impute_series(y, level = 0.9, n_samples = 30, seed = 1, transform = "boxcox")
   expect_equal(unname(bc$model$lambda), 0.5)
-  expect_match(paste(capture.output(print(bc$model)), collapse = "\n"), "Box-Cox scale (lambda 0.50)", fixed = TRUE)
+  expect_match(printed(bc$model), "Box-Cox scale (lambda 0.50; a log below", fixed = TRUE)
   miss <- bc$missing
   expect_true(all(bc$point[miss] > 0 & bc$lower[miss] > 0 & bc$samples[[1]] > 0))
   # The scale is one-to-one from (0, Inf) onto the real line: Box-Cox above
@@ -982,7 +982,7 @@ test_that("a sharp shape inside a long calendar period is held fixed, and a long
   y[gap] <- NA
   imp <- impute_series(y, n_samples = 20, seed = 1, threads = 1)
   expect_equal(dim(imp$model$profile), c(p, 1L))
-  expect_output(print(imp$model), "seasonal shape held fixed")
+  expect_match(printed(imp$model), "seasonal shape held fixed")
   # Without the fixed shape (the kernel's 5 harmonics only) the gap is a
   # smoothed week; the shape's daily peaks are 3-6 high.
   old <- ditimpute:::series_profile
@@ -1041,7 +1041,7 @@ test_that("given a long period, a short cycle beyond the season's harmonics is w
   # cycle's forms have one parameter fewer than a fitted cycle's.
   expect_identical(imp$model$period, 8)
   expect_identical(imp$model$spec$period_min, imp$model$spec$period_max)
-  expect_match(paste(utils::capture.output(print(imp$model)), collapse = "\n"), "period 8, held: 1/7 of the calendar's 56",
+  expect_match(printed(imp$model), "period 8, held: 1/7 of the calendar's 56",
                fixed = TRUE)
   cand <- imp$model$candidates
   expect_equal(cand$df[cand$kernel == "cycle"] - cand$df[cand$kernel == "seasonal"], rep(0, 3))
@@ -1166,7 +1166,7 @@ test_that("a series' self-calibration keeps the model's intervals where they ove
   out <- apply_calibration(imp, cal)
   miss <- imp$missing
   expect_true(all(out$upper[miss] - out$lower[miss] >= imp$upper[miss] - imp$lower[miss] - 1e-12))
-  expect_output(print(cal), "at most the pooled factor's narrowing")
+  expect_match(printed(cal), "at most the pooled factor's narrowing")
 })
 
 test_that("a variable the others do not explain gets its own model, or a warning with separate = \"none\"", {
@@ -1191,14 +1191,14 @@ test_that("a variable the others do not explain gets its own model, or a warning
   r2 <- imp0$model$innovation_r2
   expect_lt(r2[["lone"]], 0.05)
   expect_gt(min(r2[c("a", "b")]), 0.5)
-  expect_output(print(imp0$model), "one-step changes the others explain: lone")
+  expect_match(printed(imp0$model), "one-step changes the others explain: lone")
   # the default ("auto"): lone on its own, a and b together, no warning
   expect_warning(imp <- impute_series(x, n_samples = 20, seed = 1), NA)
   expect_s3_class(imp$model, "ditimpute_series_model_set")
   expect_identical(imp$model$groups, list(1L, 2:3))
   expect_equal(imp$model$innovation_r2, r2)  # the shares of the joint fit that split lone off
   expect_match(imp$method, "lone: .*; a, b: ")
-  expect_output(print(imp$model), "2 independent groups")
+  expect_match(printed(imp$model), "2 independent groups")
   expect_s3_class(summary(imp)$candidates, "data.frame")
   expect_setequal(unique(summary(imp)$candidates$variables), c("lone", "a, b"))
   # the summary's header says what chose each group's model: the smallest BIC
@@ -1208,7 +1208,7 @@ test_that("a variable the others do not explain gets its own model, or a warning
   chose <- !is.null(summary(imp)$selection)
   expect_true(chose)  # both groups weighed the model class on hidden gaps (their parts' selections)
   expect_true(chose || by_bic)
-  expect_identical(grepl("chosen on hidden gaps", paste(capture.output(print(summary(imp))), collapse = " ")), chose)
+  expect_identical(grepl("chosen on hidden gaps", printed(summary(imp))), chose)
   # each group is exactly the model of its variables alone: the same point and
   # intervals (exact Gaussian, not sampled), the draws merged entry by entry
   alone <- impute_series(x[, "lone"], n_samples = 20, seed = 1)
@@ -1241,7 +1241,7 @@ test_that("a variable the others do not explain gets its own model, or a warning
   expect_true(all(imp_ab$model$innovation_r2 > 0.5))
   expect_warning(imp_1 <- impute_series(x[, "lone"], n_samples = 20, seed = 1), NA)
   expect_true(is.na(imp_1$model$innovation_r2))
-  expect_no_match(paste(capture.output(print(imp_1$model)), collapse = "\n"), "others explain")
+  expect_no_match(printed(imp_1$model), "others explain")
 })
 
 test_that("separate = \"auto\" compares the shares beyond chance: short independent series are not kept together by chance", {
@@ -1271,7 +1271,7 @@ test_that("separate = \"auto\" compares the shares beyond chance: short independ
   expect_s3_class(imp$model, "ditimpute_series_model_set")
   expect_true(all(a2 < 0.05))
   expect_identical(imp$model$groups, as.list(1:5))
-  expect_output(print(imp$model), "the same beyond chance over 1[0-9] frames \\(what separate = \"auto\" compares with 5%\\): w1")
+  expect_match(printed(imp$model), "the same beyond chance over 1[0-9] frames \\(what separate = \"auto\" compares with 5%\\): w1")
   # Strongly related short series stay together (London's male and female
   # lung deaths, 72 months: the adjustment moves a share of ~0.8 by 0.01).
   uk <- cbind(m = mdeaths, f = fdeaths)
@@ -1446,7 +1446,7 @@ test_that("a truth not known at the series' own gaps (NA) leaves them unscored",
   cv <- coverage(imp)
   expect_true(is.na(cv$coverage))  # the region is joint over every missing entry, some of them not known
   expect_equal(cv$interval_coverage, mean(oz[hide] >= lo[hide] & oz[hide] <= hi[hide]))
-  expect_output(print(imp), "against the truth: MAE")
+  expect_match(printed(imp), "against the truth: MAE")
   # No known value at a missing entry: nothing to score.
   expect_input_error(impute_series(x, truth = rep(NA_real_, length(x))), "truth")
 })
