@@ -852,7 +852,14 @@ frame_input <- function(x, arg, call, keep = character()) {
   }
   v <- as.matrix(x[others])
   list(values = unname_rows(v), time = time, period = period,
-       rebuild = function(vals) { out <- x; out[others] <- as.data.frame(vals); out })
+       rebuild = function(vals) {
+         # only the columns with missing values change: a complete column
+         # comes back as it was, an integer one as integer (a review: all
+         # came back double)
+         out <- x
+         for (k in which(vapply(x[others], anyNA, TRUE))) out[[others[k]]] <- unname(vals[, k])
+         out
+       })
 }
 
 # Names that select one column each: a duplicated name (cbind() of two

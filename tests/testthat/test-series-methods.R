@@ -816,6 +816,13 @@ test_that("print() of a series imputation and its model keep to the console's wi
     expect_true(all(nchar(out) <= w), label = paste("print() lines within", w))
     expect_match(paste(out, collapse = " "), "local level|linear trend|stationary")
   }
+  # a complete column comes back as it was (integer), an imputed one double
+  cs <- completed_series(imp)
+  expect_identical(cs$Temp, airquality$Temp)
+  expect_type(cs$Ozone, "double")
+  expect_identical(cs$Ozone[!is.na(aq$Ozone)], as.numeric(aq$Ozone[!is.na(aq$Ozone)]))
+  expect_false(anyNA(cs$Ozone))
+  expect_identical(completions(imp, m = 1)[[1]]$Temp, airquality$Temp)
   tab <- as.data.frame(summary(imp))
   expect_identical(tab$variable, c("Ozone", "Temp"))
   expect_identical(as.integer(tab$missing), c(37L, 0L))
