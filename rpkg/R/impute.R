@@ -324,8 +324,10 @@ print.ditimpute_imputation <- function(x, ...) {
   cat(sprintf("  missing entries per sequence: %s\n", if (length(unique(m)) == 1) m[1] else
     sprintf("%d to %d", min(m), max(m))))
   if (!is.null(x$unscaled) && any(is.finite(x$upper))) {
-    cat(sprintf("  point estimate: %s; mean %g%% interval width: %.3g (in the data's units: unscale_data())\n",
-                x$point_type, 100 * x$level, mean(x$upper - x$lower, na.rm = TRUE)))
+    # per variable: the variables' units differ
+    w <- apply(x$upper - x$lower, 3, function(v) if (any(!is.na(v))) mean(v, na.rm = TRUE) else NA_real_)
+    cat(sprintf("  point estimate: %s; mean %g%% interval width in the data's units (unscale_data()): %s\n",
+                x$point_type, 100 * x$level, paste(sprintf("%s %.3g", variable_names(x), w), collapse = ", ")))
     cat("  no L2-ball region (a ball only on the standardised scale)\n")
   } else if (all(is.na(x$radius))) {
     # A deterministic imputer (one completion) has no region and no intervals.

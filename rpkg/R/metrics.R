@@ -98,7 +98,7 @@ coverage <- function(object, spec = NULL, truth = NULL, n_draws = 2000, seed = N
 }
 
 check_has_region <- function(object, call = rlang::caller_env()) {
-  if (!is.null(object$unscaled)) {
+  if (!is.null(object$unscaled) && any(is.finite(object$upper))) {
     abort_input("object", paste("was mapped back by unscale_data(): its L2-ball region is a ball only on the",
                                 "standardised scale. Compute coverage() of the imputation before unscaling it."),
                 call = call)

@@ -883,16 +883,19 @@ check_column_names <- function(nms, arg, call) {
 # convert it, or NULL.
 numbers_as_text_advice <- function(v, col) {
   if (!(is.character(v) || is.factor(v))) return(NULL)
-  label <- is.factor(v)
   v <- trimws(as.character(v))
   given <- !is.na(v) & nzchar(v)
   num <- suppressWarnings(as.numeric(v))
   if (sum(given) < 2 || mean(!is.na(num[given])) < 0.5) return(NULL)
   odd <- which(given & is.na(num))
-  # Every entry a number: a label when it is a factor or takes few values (a
-  # station code "00501", a month "5"), carried through; numbers read as text
-  # take many (a review: a factor station id was refused as numbers).
-  if (!length(odd) && (label || length(unique(v[given])) <= max(12, 0.05 * sum(given)))) return(NULL)
+  # Every entry given and a number, with at most 12 distinct values (a month,
+  # a weekday, a quarter) or written as a code with a leading zero ("00501"):
+  # a label, carried through (a review: a factor station code was refused as
+  # numbers). Numbers read as text have more values, or entries missing (NA
+  # or blank), and stay this error (a code review: a 15-valued temperature
+  # and blanks had slipped through).
+  if (all(given) && !length(odd) &&
+      (length(unique(v)) <= 12 || any(grepl("^0[0-9]", v)))) return(NULL)
   words <- unique(v[odd])
   sprintf(paste0("column \"%s\" holds numbers as text%s: convert it, e.g. x$%s <- suppressWarnings(as.numeric(x$%s)) ",
                  "(such entries become NA, to be imputed), or drop it."),
@@ -1002,7 +1005,7 @@ series_two_valued_warning <- function(v) {
 # lower interval end (so perhaps an imputation too) below 0 on the data's
 # own scale. Not for a variable with two observed values (an indicator:
 # series_two_valued_warning() names it).
-series_negative_warning <- function(v, imp, bounds) {
+series_negative_warning <- function(v, imp, bounds, what = "imputed values") {
   hit <- which(vapply(seq_len(ncol(v)), function(j) {
     seen <- v[!is.na(v[, j]), j]
     miss <- imp$missing[, j]
@@ -1013,7 +1016,7 @@ series_negative_warning <- function(v, imp, bounds) {
   nm <- colnames(v)[hit]
   count <- vapply(hit, function(j) sum(imp$lower[imp$missing[, j], j] < 0), 0L)
   one <- length(hit) == 1
-  sprintf(paste0("%s never negative where observed, but %s imputed values %s a lower interval end below 0 ",
+  sprintf(paste0("%s never negative where observed, but %s ", what, " %s a lower interval end below 0 ",
                  "(a model on the data's own scale). If %s cannot be negative, bounds = %s keeps imputations, draws and ",
                  "intervals at or above 0 (see ?impute_series, \"Non-negative data with zeros\"); if %s can (a temperature ",
                  "in degrees Celsius, a change), the intervals are right as they are."),

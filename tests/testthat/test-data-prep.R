@@ -145,7 +145,7 @@ test_that("unscale_data() maps an imputation of standardised windows back to the
   expect_false(isTRUE(all.equal(sets[[1]][held$hidden], sets[[2]][held$hidden])))
   # errors in the data's units
   expect_equal(imputation_metrics(u, by = "all")$mae, mean(abs(u$point - w)[held$hidden]))
-  expect_output(print(u), "in the data's units")
+  expect_output(print(u), "interval width in the data's units \\(unscale_data\\(\\)\\): a [0-9.]+, b [0-9.]+")
   cnd <- expect_input_error(coverage(u), "object")
   expect_match(conditionMessage(cnd), "before unscaling", fixed = TRUE)
   expect_input_error(unscale_data(u, sc), "x")

@@ -347,10 +347,18 @@ test_that("numbers read as text are an error that says how to convert them; othe
                  "carried through unchanged.*station \\(factor\\), month \\(text\\)")
   expect_identical(completed_series(r)$station, x$station)
   expect_identical(completed_series(r)$month, x$month)
-  # numbers as text with no word among them are still numbers
-  x$temp2 <- sprintf("%.2f", seq_len(60) * 1.37)
-  cnd <- expect_input_error(impute_series(x), "x")
-  expect_match(conditionMessage(cnd), "column \"temp2\" holds numbers as text:", fixed = TRUE)
+  # numbers as text with no word among them are still numbers: many values,
+  # a factor of many values, a few values with blanks or NA among them (a code
+  # review: a 15-valued temperature, blanks and a factor had slipped through)
+  numbers <- list(many = sprintf("%.2f", seq_len(60) * 1.37), fifteen = as.character(rep(1:15, 4)),
+                  factor = factor(sprintf("%.1f", seq_len(60) / 3)), blanks = c(rep(c("1", "2"), 29), "", ""),
+                  na = c(rep(c("1", "2"), 29), NA, NA))
+  for (k in names(numbers)) {
+    y <- x
+    y$temp2 <- numbers[[k]]
+    cnd <- expect_input_error(impute_series(y), "x")
+    expect_match(conditionMessage(cnd), "column \"temp2\" holds numbers as text", fixed = TRUE, label = k)
+  }
 })
 
 test_that("date-times as text are read as date-times, not cut to their dates", {

@@ -800,8 +800,13 @@ test_that("a model set's label stays short when many variables are apart", {
 test_that("progress is off by default while knitr renders a document", {
   # rmarkdown::render() from a console is interactive(), and the stage
   # messages filled the report's HTML (a review)
-  withr::local_options(knitr.in.progress = TRUE)
-  for (f in list(impute_series, dit_fit, run_experiments)) expect_false(eval(formals(f)$progress))
+  # the default evaluated as in an interactive session (under Rscript and R
+  # CMD check interactive() is FALSE, which alone would make this pass)
+  as_if_interactive <- function(f) eval(formals(f)$progress, list(interactive = function() TRUE))
+  for (f in list(impute_series, dit_fit, run_experiments)) {
+    withr::with_options(list(knitr.in.progress = NULL), expect_true(as_if_interactive(f)))
+    withr::with_options(list(knitr.in.progress = TRUE), expect_false(as_if_interactive(f)))
+  }
 })
 
 test_that("print() of a series imputation and its model keep to the console's width; summary() tables for kable()", {
@@ -859,4 +864,19 @@ test_that("confint() at another level: exact intervals for an exact series imput
   cnd <- expect_input_error(confint(cal, level = 0.5), "level")
   expect_match(conditionMessage(cnd), "calibrated at level 0.9 only", fixed = TRUE)
   expect_equal(confint(cal, level = 0.9), confint(cal))
+})
+
+test_that("predict() says when never-negative data are forecast below 0, as impute_series() does", {
+  # a review: sunspot.year's 95% lower bounds went below 0 at 151 of 240
+  # rolling origins, and predict() said nothing
+  s <- window(sunspot.year, end = 1950)
+  s[240:245] <- NA
+  imp <- suppressWarnings(impute_series(s, n_samples = 30, seed = 1, threads = 1))
+  w <- expect_warning(fc <- predict(imp, 10, seed = 1, threads = 1), class = "ditimpute_warning_negative")
+  expect_true(min(fc$lower) < 0)
+  expect_match(conditionMessage(w), "forecast values have a lower interval end below 0", fixed = TRUE)
+  expect_match(conditionMessage(w), "bounds = c(0, Inf)", fixed = TRUE)
+  # a series on a log scale is never forecast below 0: no warning
+  ap <- impute_series(AirPassengers, n_samples = 30, seed = 1, threads = 1, transform = "log")
+  expect_no_warning(predict(ap, 12, seed = 1, threads = 1), class = "ditimpute_warning_negative")
 })
