@@ -449,13 +449,7 @@ confint.ditimpute_imputation <- function(object, parm, level = object$level, ...
   lower <- object$lower
   upper <- object$upper
   if (!isTRUE(all.equal(level, object$level))) {
-    # calibrated at its level only: the paths' intervals at another level
-    # silently dropped the calibration (a review)
-    if (!is.null(object$calibration)) {
-      abort_input("level", sprintf(paste("cannot change on a calibrated imputation: its intervals are calibrated at",
-                                         "level %g only, and intervals at %g from its paths would not be. Impute",
-                                         "again at level %g with the calibration."), object$level, level, level))
-    }
+    check_uncalibrated(object, level, "level")  # the paths' intervals silently dropped it (a review)
     if (all(vapply(object$samples, is.null, TRUE))) abort_input("level", "cannot change: the imputation has no samples.")
     if (object$n_samples < cpp_min_samples(level)) {
       abort_input("level", sprintf(paste("intervals at level %g from the imputation's %d samples need at least %d of",

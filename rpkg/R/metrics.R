@@ -275,13 +275,20 @@ crps_sample <- function(samples, y) {
   }, 0)
 }
 
+# A calibrated imputation holds its calibration at its own level only:
+# intervals at another level rebuilt from its paths would silently drop it.
+check_uncalibrated <- function(object, level, arg, call = rlang::caller_env()) {
+  if (is.null(object$calibration)) return(invisible())
+  abort_input(arg, sprintf(paste("cannot change on a calibrated imputation: its intervals are calibrated at level %g",
+                                 "only, and intervals at %s from its paths would not be. Impute again at that level",
+                                 "with the calibration."), object$level, paste(format(level), collapse = ", ")),
+              call = call)
+}
+
 # The imputation's regions and intervals rebuilt at another level, from the
 # same samples (or the exact law), without re-drawing.
 at_level <- function(object, level, call = rlang::caller_env()) {
-  if (!is.null(object$calibration)) {
-    abort_input("levels", sprintf("cannot be used on a calibrated imputation: it is calibrated at level %g only.",
-                                  object$level), call = call)
-  }
+  check_uncalibrated(object, level, "levels", call = call)
   opts <- object$options
   opts$level <- level
   if (inherits(object$model, "ditimpute_gp") && is.null(opts$sampler)) {

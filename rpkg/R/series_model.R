@@ -1355,10 +1355,8 @@ series_bands <- function(model, v, mean, sd, level) {
 # the imputation's (from the paths, their order statistics moved widths by
 # 0.83-1.23x against these: a review).
 series_exact_bands <- function(model, v, mean, sd, level) {
+  if (!inherits(model, "ditimpute_series_model_set")) return(series_bands(model, v, mean, sd, level)[c("lower", "upper")])
   ij <- missing_index(is.na(v))
-  if (!inherits(model, "ditimpute_series_model_set")) {
-    return(level_bands(v, ij, series_back(model, v, ij), mean, sd, level)[[1]])
-  }
   key <- function(i, j) i + nrow(v) * (j - 1)
   out <- list(lower = matrix(NA_real_, nrow(v), ncol(v), dimnames = dimnames(v)))
   out$upper <- out$lower
