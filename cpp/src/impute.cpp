@@ -114,10 +114,21 @@ void for_each_case_by_pattern(const GaussianProcess& gp, const std::vector<Mask>
   });
 }
 
+// The Z draws of every case (Z x m_i doubles each), and about as much
+// again for the standard normals behind them: checked before they are
+// allocated (a review's n_samples = 1e9 ended in std::bad_alloc).
+void check_draw_memory(const std::vector<Mask>& masks, int Z) {
+  double entries = 0.0;
+  for (const Mask& m : masks) entries += m.n_missing();
+  check_memory(2.0 * 8.0 * static_cast<double>(Z) * entries, "n_samples",
+               std::to_string(Z) + " draws of " + std::to_string(static_cast<long long>(entries)) + " missing entries");
+}
+
 }  // namespace
 
 std::vector<Matrix> ExactGPSampler::draw(const Batch& x, const std::vector<Mask>& masks, int Z, std::uint64_t seed,
                                          int threads) const {
+  check_draw_memory(masks, Z);
   std::vector<Matrix> out(masks.size(), Matrix(Z, 0));  // complete cases keep theirs
   for_each_case_by_pattern(gp_, masks, threads, [&](int i, const Conditional& cond) {
     Rng rng(case_seed(seed, static_cast<std::uint64_t>(i)));
@@ -147,7 +158,10 @@ std::vector<GaussianLaw> ExactGPSampler::draw_and_laws(const Batch& x, const std
                                                        std::uint64_t seed, double level, int threads,
                                                        std::vector<Matrix>& samples) const {
   std::vector<GaussianLaw> out(masks.size());  // complete cases keep theirs: empty, radius 0
-  if (Z > 0) samples.assign(masks.size(), Matrix(Z, 0));
+  if (Z > 0) {
+    check_draw_memory(masks, Z);
+    samples.assign(masks.size(), Matrix(Z, 0));
+  }
   // Sigma_cond and its radius belong to the pattern: computed once (for the
   // group's first case). The precision and CG paths have no cheap
   // eigenvalues (nor, for CG, a cheap diagonal): NaN radius / empty sd, which
@@ -177,6 +191,7 @@ std::vector<GaussianLaw> ExactGPSampler::draw_and_laws(const Batch& x, const std
 std::vector<Matrix> OracleGPSampler::draw(const Batch& x, const std::vector<Mask>& masks, int Z, std::uint64_t seed,
                                           int threads) const {
   options_.validate();
+  check_draw_memory(masks, Z);
   std::vector<Matrix> out(masks.size(), Matrix(Z, 0));  // complete cases keep theirs
   for_each_case_by_pattern(gp_, masks, threads, [&](int i, const Conditional& cond) {
     out[i] = sample_oracle(cond, x.seq(i), Z, options_, case_seed(seed, static_cast<std::uint64_t>(i)));

@@ -120,6 +120,9 @@ long long auxiliary_gd(const CovarianceBlocks& B, const Vector& b, double theta,
   long long k = 0;
   for (;; ++k) {
     if (fixed > 0 && k == fixed) break;
+    // Ctrl-C stops the loops (millions of steps at a small tol: a review
+    // waited past a minute with no way out).
+    if ((k & 4095) == 4095) check_cancelled();
     const Vector res = B.obs(u) - b;
     if (fixed == 0) {
       if (stop(u, res.norm())) break;
@@ -189,6 +192,7 @@ NestedGDResult score_nested_gd(const GaussianProcess& gp, const Mask& mask, cons
       capped = true;
       break;
     }
+    if ((k & 63) == 63) check_cancelled();
     const double sn = s.norm();
     auto aux_stop = [&](const Vector&, double rho) { return a2 * B.gain * rho <= 0.25 * tol * L.lambda_min_t * sn; };
     out.aux_iterations.push_back(auxiliary_gd(B, B.cor(s), L.theta, options.K_aux, options.max_aux, aux_stop, u, &capped));

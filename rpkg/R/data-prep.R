@@ -159,10 +159,13 @@ fit_scaler <- function(train) {
   center <- colMeans(v, na.rm = TRUE)
   n_obs <- colSums(!is.na(v))
   scale <- apply(v, 2, stats::sd, na.rm = TRUE)
-  bad <- n_obs < 2 | is.na(scale) | scale == 0
+  bad <- n_obs < 2 | is.na(scale) | scale == 0 | !is.finite(scale) | !is.finite(center)
   if (any(bad)) {
     j <- which(bad)[1]
+    # values near the largest double overflow the mean or sd (a review:
+    # 1e200s gave scale Inf, scale_data() zeros, unscale_data() NaN)
     why <- if (n_obs[j] == 0) "has no observed value" else if (n_obs[j] == 1) "has a single observed value" else
+      if (!is.finite(scale[j]) || !is.finite(center[j])) "has values so large that its mean or standard deviation overflows (rescale it, e.g. to other units)" else
       "has zero standard deviation"
     abort_input("train", sprintf("variable %s %s, so it cannot be standardised (%d such variable%s).",
                                  var_label(v, j), why, sum(bad), if (sum(bad) > 1) "s" else ""))

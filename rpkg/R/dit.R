@@ -379,7 +379,8 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
   if (!is.null(time_limit)) time_limit <- check_number(time_limit, lower = 0, upper = Inf)
   if (is.null(steps)) steps <- if (is.null(time_limit)) 2000L else .Machine$integer.max
   opts <- list(steps = check_count(steps, max = .Machine$integer.max), batch_size = check_count(batch_size),
-               lr = check_number(lr, lower = 0, upper = Inf),
+               # a float for LibTorch (a review's 1e300 failed in its conversion)
+               lr = check_number(lr, lower = 0, upper = 1e30),
                lr_schedule = check_string(lr_schedule, c("constant", "cosine", "linear")),
                warmup_steps = check_count(warmup_steps, min = 0, max = .Machine$integer.max),
                lr_min = check_number(lr_min, lower = 0, upper = 1, open = FALSE),
@@ -683,6 +684,7 @@ plot.ditimpute_dit <- function(x, log = "y", ...) {
 }
 
 # Sampler options from user arguments; NULL fields take the engine's defaults.
+sampler_max_steps <- 100000L
 sampler_options <- function(method = NULL, steps = NULL, grid = NULL, t0 = NULL, T = NULL,
                             call = rlang::caller_env()) {
   opts <- list()
@@ -690,7 +692,16 @@ sampler_options <- function(method = NULL, steps = NULL, grid = NULL, t0 = NULL,
   if (!is.null(method)) opts$method <- check_string(method, methods, arg = "method", call = call)
   if (!is.null(grid)) opts$grid <- check_string(grid, c("automatic", "tuned", "geometric", "uniform"), arg = "grid",
                                                 call = call)
-  if (!is.null(steps)) opts$steps <- check_count(steps, arg = "steps", call = call)
+  if (!is.null(steps)) {
+    opts$steps <- check_count(steps, arg = "steps", call = call)
+    # A guard (a review's steps = 1e9 ran on past a minute before the first
+    # step): the samplers' errors have levelled off long before.
+    if (opts$steps > sampler_max_steps) {
+      abort_input("steps", sprintf("is %s; at most %s sampler steps (the few-call samplers need 8 to 32, the SDE and Euler samplers a few hundred to a thousand).",
+                                   format(opts$steps, big.mark = ","), format(sampler_max_steps, big.mark = ",")),
+                  call = call)
+    }
+  }
   if (!is.null(t0)) opts$t0 <- check_number(t0, arg = "t0", lower = 0, upper = Inf, call = call)
   if (!is.null(T)) opts$T <- check_number(T, arg = "T", lower = 0, upper = Inf, call = call)
   opts

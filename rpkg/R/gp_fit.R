@@ -305,6 +305,13 @@ gp_fit <- function(x, kernel = c("matern32", "matern52", "laplace", "rbf"), leng
   sampled <- method == "em" && (e_step == "sampled" || (e_step == "auto" && most_missing >= cpp_gp_fit_auto_missing()))
   draw_seed <- if (!sampled && validation == 0) 0 else if (is.null(seed)) resolve_seed(NULL) else resolve_seed(seed)
   obs_var <- mean(apply(frames, 2, stats::var, na.rm = TRUE), na.rm = TRUE)
+  # values near the largest double overflow their variance (a review's 1e300
+  # gave an error naming `ridge`, which the call had not set)
+  if (is.infinite(obs_var) || any(abs(frames) > 1e150, na.rm = TRUE)) {
+    abort_input("x", sprintf(paste("has values so large that their variance overflows (largest |value| %s): rescale",
+                                   "it, e.g. to other units or with scale_data()."),
+                             format(max(abs(frames), na.rm = TRUE), digits = 3)))
+  }
   start <- proc.time()[["elapsed"]]
   res <- tryCatch(core_call(cpp_gp_fit(xs, length(use), H, d, kernel, lengthscale, 1, fit_lengthscale, lower, upper, nugget,
                               fit_nugget, nugget_bounds[1], nugget_bounds[2], ridge * obs_var, shrinkage, max_iter, tol, search,

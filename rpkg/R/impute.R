@@ -420,7 +420,7 @@ print.summary.ditimpute_imputation <- function(x, ...) {
 #' need `Z >= 2 / (1 - level) - 1` samples (39 at 0.95, 199 at 0.99).
 #'
 #' @param object An imputation from [impute()] or [impute_series()].
-#' @param parm Unused (all missing entries are returned).
+#' @param parm Not used: every missing entry is returned, and a `parm` is an input error.
 #' @param level Confidence level; by default the imputation's. At another
 #'   level, an [impute_series()] result with exact intervals (the fitted
 #'   model's conditional law, `proper = FALSE`) gives the exact intervals of
@@ -444,6 +444,7 @@ print.summary.ditimpute_imputation <- function(x, ...) {
 #' @export
 confint.ditimpute_imputation <- function(object, parm, level = object$level, ...) {
   check_dots(environment(), "confint()")
+  check_no_parm(parm)
   level <- check_level(level)
   object <- as3(object)
   lower <- object$lower
@@ -481,6 +482,7 @@ confint.ditimpute_imputation <- function(object, parm, level = object$level, ...
 #' @export
 confint.ditimpute_series_imputation <- function(object, parm, level = object$level, ...) {
   check_dots(environment(), "confint()")
+  check_no_parm(parm)
   level <- check_level(level)
   if (!is.null(object$exact) && is.null(object$calibration) && !isTRUE(all.equal(level, object$level))) {
     # exact intervals at any level from the conditional law, as printed
@@ -593,4 +595,13 @@ completion_values <- function(object, m = NULL, call = rlang::caller_env()) {
     }
     as_user_shape(object, arr)
   })
+}
+
+# confint()'s `parm` (the generic's): every imputed entry is a parameter
+# here, so a selection is an input error rather than silently ignored (a
+# review: parm = 3 and parm = "zz" both gave the full table).
+check_no_parm <- function(parm, call = rlang::caller_env()) {
+  if (!missing(parm)) {
+    abort_input("parm", "is not used: confint() gives every imputed entry; select rows of its result instead.", call = call)
+  }
 }

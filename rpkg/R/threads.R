@@ -48,6 +48,11 @@
 #' @name threads
 #' @export
 thread_budget <- function(apply = FALSE) {
+  # thread_budget(4) read as a request for 4 threads returned the budget
+  # unchanged (a review): `apply` is a switch
+  if (!is.logical(apply) || length(apply) != 1 || is.na(apply)) {
+    abort_input("apply", "must be TRUE or FALSE (to set a number of threads: options(ditimpute.threads = n)).")
+  }
   n <- getOption("ditimpute.threads", NA)
   if (is.null(n) || (length(n) == 1 && is.na(n))) {
     env <- Sys.getenv("DITIMPUTE_THREADS", "")

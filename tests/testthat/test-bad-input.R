@@ -399,3 +399,36 @@ test_that("what a user review passed in gets input errors naming the argument, n
   expect_match(conditionMessage(cnd), "array of 3 windows' patterns")
   expect_true(is.finite(kappa_cond(bad_spec, is.na(bad_held[1, , ]))))
 })
+
+test_that("a review's probes: sizes past what can run, overflowing values, arguments that were ignored", {
+  # a sampler's steps: 1e9 ran on past a minute (Ctrl-C unheard before the first step)
+  cnd <- expect_input_error(impute(bad_spec, bad_held[1, , ], n_samples = 20, sampler = "euler", steps = 1e9, seed = 1,
+                                   threads = 1), "steps")
+  expect_match(conditionMessage(cnd), "at most 100,000 sampler steps", fixed = TRUE)
+  expect_input_error(oracle_sample(bad_spec, bad_held[1, , ], n_samples = 5, steps = 1e9, seed = 1, threads = 1), "steps")
+  # draws that cannot fit in memory: an error naming n_samples, not std::bad_alloc
+  cnd <- expect_input_error(gp_sample_conditional(bad_spec, bad_held[1, , ], n_samples = 1e9, seed = 1), "n_samples")
+  expect_match(conditionMessage(cnd), "over the memory limit", fixed = TRUE)
+  # values whose mean or variance overflows: said, naming the data
+  huge <- matrix(c(1e300, 5, -1e300, 1, 2, 3), 3, 2)
+  cnd <- expect_input_error(fit_scaler(huge), "train")
+  expect_match(conditionMessage(cnd), "overflows", fixed = TRUE)
+  xh <- bad_x
+  xh[1, 1, 1] <- 1e300
+  expect_input_error(gp_fit(xh, seed = 1), "x")
+  # arguments that were silently ignored
+  expect_input_error(confint(bad_imp, parm = 3), "parm")
+  expect_input_error(confint(bad_imp, "zz"), "parm")
+  expect_identical(nrow(confint(bad_imp)), sum(is.na(bad_held)))
+  expect_input_error(residuals(bad_imp), "object")
+  expect_input_error(thread_budget(4), "apply")
+  expect_input_error(thread_budget("yes"), "apply")
+  expect_type(thread_budget(), "integer")
+})
+
+test_that("a learning rate no network survives is an input error, not LibTorch's overflow message", {
+  skip_if_no_torch()
+  cfg <- dit_config(H = 12, d = 2, width = 16, depth = 1, heads = 2)
+  expect_input_error(dit_fit(bad_x, cfg, strategy = mask_strategy("6x1"), steps = 3, batch_size = 2, lr = 1e300,
+                             seed = 1, threads = 1, progress = FALSE), "lr")
+})
