@@ -501,7 +501,8 @@ logLik.ditimpute_series_dit_model <- function(object, ...) {
 #' observed values) and the missing entries have none (`NA`). A stationary
 #' form's mean is its fitted line. For a model set (`separate`), each
 #' group's model gives its variables' residuals. A DiT (`method = "dit"`)
-#' has no such model: an input error.
+#' has no such model: an input error, as is a result of [impute()] (its
+#' model was given, not fitted).
 #'
 #' @param object A result of [impute_series()] with `method = "gp"`.
 #' @param ... Nothing: a name here is an input error.
