@@ -125,9 +125,20 @@ check_mids_input <- function(object, call = rlang::caller_env()) {
 }
 
 # What every pooled analysis of the imputation should know: groups imputed
-# apart, and plug-in parameters.
-mids_notes <- function(object) {
-  if (inherits(object$model, "ditimpute_series_model_set")) {
+# apart, and plug-in parameters. `used`: the names an analysis refers to
+# (with()'s expression), when known: the groups' warning only when they
+# span two groups or more (a review: lm(PM2.5 ~ NO2) was warned of,
+# although both were imputed in one group and only WSPM apart). NULL (as_mids(),
+# or an expression held in a variable) warns whenever there are groups.
+mids_notes <- function(object, used = NULL) {
+  set <- inherits(object$model, "ditimpute_series_model_set")
+  if (set && !is.null(used)) {
+    group_of <- rep(seq_along(object$model$groups), lengths(object$model$groups))
+    names(group_of) <- object$model$variables[unlist(object$model$groups)]
+    hit <- intersect(used, names(group_of))
+    if (length(hit) && length(unique(group_of[hit])) < 2) set <- FALSE
+  }
+  if (set) {
     groups <- vapply(object$model$groups, function(g) paste(object$model$variables[g], collapse = ", "), "")
     cli::cli_warn(c("The variables were imputed in independent groups ({paste(groups, collapse = ' | ')}): within each completion a group's imputations ignore the other groups' values.",
                     i = "A relation between variables of different groups is pulled towards zero in the pooled analysis; for it, impute with {.code separate = \"none\"} (see ?as_mids, \"Relations between variables\")."),
@@ -239,10 +250,10 @@ with.ditimpute_imputation <- function(data, expr, ...) {
   # What mice's with.mids() returns (a "mira" of one analysis per completed
   # data set, in as_mids()'s order), without building the mids first: for
   # 100 paths of 100,000 frames mice::as.mids() took most of a minute.
-  mids_notes(data)
+  e <- substitute(expr)
+  mids_notes(data, used = all.vars(e))
   as_frame <- mids_frame(data)
   data0 <- as_frame(as_values(data, data$x))
-  e <- substitute(expr)
   enclos <- parent.frame()
   analyses <- lapply(seq_len(data$n_samples), function(k) {
     frame <- as_frame(completion_values(data, k)[[1]])

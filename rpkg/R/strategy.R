@@ -41,7 +41,7 @@ mask_strategy <- function(generators, weights = NULL, min_gap = 1) {
     abort_input("generators", "must be a non-empty character vector or list of generators.")
   }
   min_gap <- check_count(min_gap, min = 0)
-  gens <- lapply(generators, parse_generator, min_gap = min_gap)
+  gens <- lapply(generators, parse_generator, min_gap = min_gap, call = rlang::current_env())
   if (is.null(weights)) weights <- rep(1, length(gens))
   if (!is.numeric(weights) || length(weights) != length(gens) || any(!is.finite(weights)) ||
       any(weights < 0) || sum(weights) <= 0) {
@@ -54,15 +54,17 @@ new_strategy <- function(gens, weights, name = NULL) {
   structure(list(generators = gens, weights = weights, name = name), class = "ditimpute_strategy")
 }
 
-parse_generator <- function(g, min_gap) {
+# `call`: mask_strategy()'s frame, so that an error names mask_strategy()
+# (a review: it named lapply()'s FUN() and the local zero()).
+parse_generator <- function(g, min_gap, call = rlang::caller_env()) {
   if (inherits(g, "ditimpute_pattern")) {
-    if (is.null(g$frames)) abort_input("generators", "a fixed pattern in a strategy must be frame-level.")
+    if (is.null(g$frames)) abort_input("generators", "a fixed pattern in a strategy must be frame-level.", call = call)
     return(list(kind = "fixed", frames = g$frames, label = "fixed"))
   }
-  if (!is.character(g) || length(g) != 1) abort_input("generators", "each generator must be a single string or a pattern.")
+  if (!is.character(g) || length(g) != 1) abort_input("generators", "each generator must be a single string or a pattern.", call = call)
   # counts of 0 hide nothing (refused here, not later by draw_masks() in words
   # naming its internal k or L)
-  zero <- function() abort_input("generators", sprintf("\"%s\": its counts must be whole numbers from 1 to 2147483647 (0 would hide nothing).", g))
+  zero <- function() abort_input("generators", sprintf("\"%s\": its counts must be whole numbers from 1 to 2147483647 (0 would hide nothing).", g), call = call)
   if (grepl("^[0-9]+x1$", g)) {
     k <- suppressWarnings(as.integer(sub("x1$", "", g)))
     if (is.na(k) || k < 1) zero()
@@ -80,10 +82,10 @@ parse_generator <- function(g, min_gap) {
   }
   if (grepl("^mcar", g)) {
     rate <- suppressWarnings(as.numeric(sub("^mcar", "", g)))
-    if (is.na(rate) || rate <= 0 || rate >= 1) abort_input("generators", sprintf("\"%s\": the rate must be in (0, 1).", g))
+    if (is.na(rate) || rate <= 0 || rate >= 1) abort_input("generators", sprintf("\"%s\": the rate must be in (0, 1).", g), call = call)
     return(list(kind = "mcar", rate = rate, label = g))
   }
-  abort_input("generators", sprintf("\"%s\" is not a generator (try \"16x1\", \"8x2\", \"tail16\" or \"mcar0.2\").", g))
+  abort_input("generators", sprintf("\"%s\" is not a generator (try \"16x1\", \"8x2\", \"tail16\" or \"mcar0.2\").", g), call = call)
 }
 
 #' @rdname mask_strategy

@@ -217,6 +217,17 @@ test_that("as_mids() names a variable mice cannot take, and warns when variables
   expect_match(conditionMessage(w), "independent groups (b | ozone)", fixed = TRUE)
   expect_no_warning(as_mids(impute_series(d, n_samples = 20, seed = 1, threads = 1, separate = "none", proper = TRUE)),
                     class = "ditimpute_warning_groups")
+  # with(): warned only when the analysis's variables span groups (a review:
+  # lm(PM2.5 ~ NO2) was warned of with only WSPM apart)
+  d$c <- as.numeric(arima.sim(list(ar = 0.3), n))
+  d$c[c(40:45)] <- NA
+  three <- suppressWarnings(impute_series(d, n_samples = 20, seed = 1, threads = 1, separate = "c", proper = TRUE))
+  expect_setequal(lengths(three$model$groups), c(2L, 1L))
+  expect_no_warning(suppressMessages(with(three, lm(ozone ~ b))), class = "ditimpute_warning_groups")
+  w <- expect_warning(suppressMessages(with(three, lm(ozone ~ b + c))), class = "ditimpute_warning_groups")
+  expect_match(conditionMessage(w), "independent groups (c | b, ozone)", fixed = TRUE)
+  ex <- quote(lm(ozone ~ b))  # an expression held in a variable: its variables unknown, warned as before
+  expect_warning(suppressMessages(with(three, eval(ex))), class = "ditimpute_warning_groups")
 })
 
 test_that("complete() and with() give what mice gives on the full mids, without building it (a user review: 77 s for one data set)", {

@@ -34,3 +34,11 @@ test_that("mask_strategy accepts fixed patterns and rejects bad input", {
   expect_input_error(draw_masks(strategy_preset("S2"), 2, H = 16), "H")   # 8x2 needs 23 frames
   expect_input_error(draw_masks("S1", 2, H = 96), "strategy")
 })
+
+test_that("a bad generator's error names mask_strategy(), not an internal helper", {
+  # a review: errors were attributed to lapply()'s FUN() and a local zero()
+  for (g in c("16y1", "0x1", "mcar2")) {
+    cnd <- expect_input_error(mask_strategy(g), "generators")
+    expect_identical(as.character(cnd$call[[1]]), "mask_strategy")
+  }
+})
