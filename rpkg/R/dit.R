@@ -466,6 +466,15 @@ progress_every <- function(steps, time_limit) if (time_limit > 0) 10L else max(1
 # of its sds from 0, or whose sd is outside [0.1, 10]. Data marked by
 # scale_data() are taken as standardised.
 warn_unscaled <- function(x, call = rlang::caller_env(), imputing = FALSE) {
+  # Values beyond single precision (the DiT computes in float32) are an
+  # error, not a scale warning: a review's single 1e300 ended in "training
+  # loss became -nan", which did not name the data.
+  big <- suppressWarnings(max(abs(x), na.rm = TRUE))
+  if (is.finite(big) && big > 1e30) {
+    abort_input("x", sprintf(paste("has values beyond what the DiT's single-precision arithmetic holds (largest |value|",
+                                   "%s): standardise it, e.g. scale_data(x, fit_scaler(x))."), format(big, digits = 3)),
+                call = call)
+  }
   if (isTRUE(attr(x, "ditimpute_scaled"))) return(invisible(FALSE))
   d <- dim(x)[3]
   v <- matrix(as.numeric(x), ncol = d, dimnames = list(NULL, dimnames(x)[[3]]))  # variables are the slowest index
@@ -475,9 +484,13 @@ warn_unscaled <- function(x, call = rlang::caller_env(), imputing = FALSE) {
     # a few windows of a standardised series can have a large local mean and
     # a small local sd (one window: mean -1.78, sd 0.26): at imputation only
     # values far off the standard scale count (root mean square above 10)
-    which(sqrt(colMeans(v^2, na.rm = TRUE)) > 10)
+    # values far off the standard scale count (root mean square above 10, or
+    # below 1e-6: a review's data at 1e-50 were imputed at O(1) unwarned)
+    rms <- sqrt(colMeans(v^2, na.rm = TRUE))
+    which(!is.na(rms) & (!is.finite(rms) | rms > 10 | rms < 1e-6))
   } else {
-    which(is.finite(mu) & is.finite(s) & (abs(mu) > 3 * s | s < 0.1 | s > 10))
+    # a mean or sd that overflows is far too (a single 1e300 went unwarned)
+    which(!is.na(mu) & !is.na(s) & (!is.finite(mu) | !is.finite(s) | abs(mu) > 3 * s | s < 0.1 | s > 10))
   }
   if (!length(far)) return(invisible(FALSE))
   j <- far[1]
@@ -793,6 +806,9 @@ dit_sample <- function(object, x, n_samples = 100, method = NULL, steps = NULL, 
   threads <- resolve_threads(threads)
   one <- list(x = x, miss = miss)
   storage.mode(one$x) <- "double"
+  # impute()'s scale check (dit_sample() had none: a review's data at 1e-50
+  # were drawn at O(1) unwarned)
+  if (!isTRUE(attr(x, "ditimpute_scaled"))) warn_unscaled(array(one$x, c(1L, dim(x))), imputing = TRUE)
   s <- core_call(cpp_dit_draw(dit_ptr(object), array(one$x, c(1L, dim(x))), n_samples, opts, seed, threads, 0L))
   completed_draws(one, s[[1]])
 }

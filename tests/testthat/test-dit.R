@@ -249,6 +249,13 @@ test_that("dit_fit warns on data far from standardised and names the scaler", {
   expect_warning(fit(small), "variable 2", class = "ditimpute_warning_scale")
   expect_no_warning(fit(x), class = "ditimpute_warning_scale")
   expect_no_warning(fit(scale_data(raw, fit_scaler(raw))), class = "ditimpute_warning_scale")
+  # a value beyond single precision: an input error naming x (a review: "training loss became -nan")
+  spike <- x
+  spike[1, 1, 1] <- 1e300
+  expect_input_error(fit(spike), "x")
+  # far off the scale but trainable: the scale warning, as before
+  spike[1, 1, 1] <- 1e6
+  expect_warning(fit(spike), "variable 1", class = "ditimpute_warning_scale")
   # impute() checks the windows it is given the same way: raw windows given to
   # a DiT trained on standardised ones were imputed near 0 without a word
   f <- fit(x)
@@ -258,6 +265,10 @@ test_that("dit_fit warns on data far from standardised and names the scaler", {
                       class = "ditimpute_warning_scale")
   expect_match(conditionMessage(w), "the one of the training data", fixed = TRUE)
   expect_no_warning(impute(f, test, n_samples = 40, seed = 1, threads = 1), class = "ditimpute_warning_scale")
+  # data 50 orders of magnitude below the standard scale were imputed at O(1) unwarned (a review)
+  expect_warning(impute(f, test * 1e-50, n_samples = 40, seed = 1, threads = 1), class = "ditimpute_warning_scale")
+  expect_warning(dit_sample(f, test[1, , ] * 1e-50, n_samples = 4, seed = 1, threads = 1), class = "ditimpute_warning_scale")
+  expect_no_warning(dit_sample(f, test[1, , ], n_samples = 4, seed = 1, threads = 1), class = "ditimpute_warning_scale")
   # one window of standardised data can have a large local mean against a
   # small local sd: no warning for it (only values far off the scale count)
   for (i in 1:3) {
