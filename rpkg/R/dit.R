@@ -184,7 +184,13 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
 #' @param strategy A [mask_strategy()]; by default [strategy_preset()]`("S4")`,
 #'   whose patterns hide up to 16 frames and need windows of at least 23; for
 #'   shorter windows give one that fits, e.g. `mask_strategy(c("4x1", "2x2",
-#'   "tail4"))` (an input error naming `strategy` says so otherwise).
+#'   "tail4"))` (an input error naming `strategy` says so otherwise). The
+#'   network learns the patterns it is trained on: S4 hides whole frames,
+#'   so scattered entries or one variable missing while the others are
+#'   observed lie outside it (a review's one-minute DiT imputed such gaps
+#'   with errors well above the exact GP's, and intervals far too wide on
+#'   the one-variable gap). Train with the patterns you will impute, e.g.
+#'   `mask_strategy(c("16x1", "mcar0.2"))`.
 #' @param steps Optimizer steps (in total, counting resumed ones). `NULL`:
 #'   2000, or no step limit when `time_limit` is given.
 #' @param time_limit Seconds to train for (`NULL`: no limit; training also
@@ -438,6 +444,7 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
   # when the values it is given lie far outside them
   v_train <- matrix(as.numeric(x), ncol = dim(x)[3])  # variables are the slowest index
   info <- list(n_train = dim(x)[1], n_val = if (is.null(val)) 0L else dim(val)[1], seconds = res$seconds,
+               variables = dimnames(x)[[3]],  # impute() checks the order of the variables it is given
                value_center = unname(colMeans(v_train, na.rm = TRUE)),
                value_scale = unname(apply(v_train, 2, stats::sd, na.rm = TRUE)),
                final_loss = res$final_loss, final_val_loss = res$final_val_loss, threads = threads,
@@ -459,6 +466,27 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
 # steps, or every 10 steps of a time-limited run, whose step cap can be open
 # (steps %/% 200 was then 10 million, and the bar never moved).
 progress_every <- function(steps, time_limit) if (time_limit > 0) 10L else max(1L, steps %/% 200L)
+
+# The variables of data given to a DiT against those it was trained on, by
+# name (when both have names): the same names in another order are an input
+# error (a review: load and temp swapped were imputed without a word, widths
+# 1.5x), other names a warning. `x`: an n x H x d array or an H x d matrix.
+check_dit_variables <- function(object, x, call = rlang::caller_env()) {
+  trained <- object$train_info$variables
+  given <- if (length(dim(x)) == 3) dimnames(x)[[3]] else colnames(x)
+  if (is.null(trained) || is.null(given) || identical(as.character(trained), as.character(given))) return(invisible())
+  if (length(trained) == length(given) && setequal(trained, given)) {
+    abort_input("x", sprintf(paste("holds the variables the DiT was trained on in another order (%s; trained on %s):",
+                                   "reorder them, e.g. x[, c(%s)] for a matrix or x[, , c(%s)] for windows."),
+                             paste(given, collapse = ", "), paste(trained, collapse = ", "),
+                             paste0("\"", trained, "\"", collapse = ", "), paste0("\"", trained, "\"", collapse = ", ")),
+                call = call)
+  }
+  cli::cli_warn(sprintf("{.arg x}'s variables are named %s; the DiT was trained on %s: they are taken in that order.",
+                        paste(given, collapse = ", "), paste(trained, collapse = ", ")),
+                class = c("ditimpute_warning_variables", "ditimpute_warning"), call = call)
+  invisible()
+}
 
 # dit_fit()'s warning (class ditimpute_warning_scale) when the observed
 # training values are far from standardised, which the DiT's noise schedule
@@ -804,6 +832,7 @@ dit_sample <- function(object, x, n_samples = 100, method = NULL, steps = NULL, 
   opts <- sampler_options(method, steps, grid, t0, T)
   seed <- resolve_seed(seed)
   threads <- resolve_threads(threads)
+  check_dit_variables(object, x)
   one <- list(x = x, miss = miss)
   storage.mode(one$x) <- "double"
   # impute()'s scale check (dit_sample() had none: a review's data at 1e-50

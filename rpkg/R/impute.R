@@ -136,6 +136,7 @@ impute.ditimpute_dit <- function(object, x, n_samples = 100, level = 0.95, point
   use_device(object, device)
   cfg <- object$config
   cases <- prepare_cases(x, cfg$H, cfg$d, what = "the model was trained for")
+  check_dit_variables(object, x)
   opts <- impute_options(n_samples, level, point, seed, threads, region)
   # the scale check of dit_fit(): raw windows given to a DiT trained on
   # standardised ones were imputed near 0 without a word

@@ -373,3 +373,20 @@ test_that("confint() with one variable gives one row per missing entry (every ro
   expect_equal(ci$lower, c(imp$lower[1, 5, 1], imp$lower[1, 6, 1], imp$lower[2, 12, 1]))
   expect_equal(nrow(confint(imp, level = 0.8)), 3L)
 })
+
+test_that("coverage()'s print pools the per-entry intervals over entries, as the imputation's print does", {
+  # a review: sequences with 1 and 78 missing entries, and the print gave the
+  # mean of the sequences' shares (94.6%) against the pooled 94.2%
+  spec <- gp_spec(32, d = 3, kernel = gp_kernel("matern32", lengthscale = 8))
+  te <- gp_simulate(spec, 40, seed = 2)
+  x <- te
+  x[1:20, 5, 1] <- NA
+  x[21:40, 5:30, ] <- NA
+  ig <- impute(spec, x, seed = 1, truth = te, threads = 1)
+  cv <- coverage(ig)
+  pooled <- mean(te[is.na(x)] >= ig$lower[is.na(x)] & te[is.na(x)] <= ig$upper[is.na(x)])
+  expect_equal(imputation_metrics(ig, by = "all")$interval_coverage, pooled)
+  expect_false(isTRUE(all.equal(mean(cv$interval_coverage), pooled)))  # the two differ here
+  expect_match(paste(capture.output(print(cv)), collapse = " "),
+               sprintf("Per-entry 95%% intervals contain %.1f%% of the true values", 100 * pooled), fixed = TRUE)
+})

@@ -640,6 +640,24 @@ test_that("progress = TRUE reports each stage with its time; FALSE says nothing;
   expect_error(impute_series(y, progress = "yes"), "`progress`", class = "ditimpute_error_input")
 })
 
+test_that("progress = TRUE with method = \"dit\" reports the training and drawing stages too", {
+  # a review: only dit_fit()'s bar showed, and the sampling ran without a word
+  skip_if_no_torch()
+  y <- datasets::ldeaths
+  y[c(10:14, 40, 55:60)] <- NA
+  said <- character()
+  withCallingHandlers(impute_series(y, method = "dit", n_samples = 20, level = 0.9, dit = list(steps = 4, sample_steps = 3, batch_size = 8),
+                                    seed = 1, threads = 1, progress = TRUE),
+                      message = function(m) {
+                        said <<- c(said, conditionMessage(m))
+                        invokeRestart("muffleMessage")
+                      })
+  stages <- c("Training the DiT on", "Drawing 20 sample paths of 12 missing values")
+  opened <- vapply(stages, function(s) which(grepl(s, said, fixed = TRUE))[1], 0L)
+  expect_false(anyNA(opened))
+  expect_true(all(diff(opened) > 0))
+})
+
 test_that("print() says how the intervals were made, and a mean width only in one variable's units", {
   y <- datasets::Nile
   y[30:40] <- NA
