@@ -482,9 +482,9 @@ check_dit_variables <- function(object, x, call = rlang::caller_env()) {
                              paste0("\"", trained, "\"", collapse = ", "), paste0("\"", trained, "\"", collapse = ", ")),
                 call = call)
   }
-  cli::cli_warn(sprintf("{.arg x}'s variables are named %s; the DiT was trained on %s: they are taken in that order.",
-                        paste(given, collapse = ", "), paste(trained, collapse = ", ")),
-                class = c("ditimpute_warning_variables", "ditimpute_warning"), call = call)
+  msg <- sprintf("`x`'s variables are named %s; the DiT was trained on %s: they are taken in that order.",
+                 paste(given, collapse = ", "), paste(trained, collapse = ", "))
+  cli::cli_warn("{msg}", class = c("ditimpute_warning_variables", "ditimpute_warning"), call = call)
   invisible()
 }
 
@@ -497,10 +497,14 @@ warn_unscaled <- function(x, call = rlang::caller_env(), imputing = FALSE) {
   # Values beyond single precision (the DiT computes in float32) are an
   # error, not a scale warning: a review's single 1e300 ended in "training
   # loss became -nan", which did not name the data.
+  # (squares overflow single precision from about 1.8e19: a code review's
+  # 1e20 still ended in "-nan"; 1e18 trains)
   big <- suppressWarnings(max(abs(x), na.rm = TRUE))
-  if (is.finite(big) && big > 1e30) {
+  if (is.finite(big) && big > 1e18) {
     abort_input("x", sprintf(paste("has values beyond what the DiT's single-precision arithmetic holds (largest |value|",
-                                   "%s): standardise it, e.g. scale_data(x, fit_scaler(x))."), format(big, digits = 3)),
+                                   "%s): standardise it, %s."), format(big, digits = 3),
+                             if (imputing) "with the scaler of the training data, scale_data(x, scaler)" else
+                               "e.g. scale_data(x, fit_scaler(x))"),
                 call = call)
   }
   if (isTRUE(attr(x, "ditimpute_scaled"))) return(invisible(FALSE))

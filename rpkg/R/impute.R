@@ -421,7 +421,7 @@ print.summary.ditimpute_imputation <- function(x, ...) {
 #' need `Z >= 2 / (1 - level) - 1` samples (39 at 0.95, 199 at 0.99).
 #'
 #' @param object An imputation from [impute()] or [impute_series()].
-#' @param parm Not used: every missing entry is returned, and a `parm` is an input error.
+#' @param parm Not used: every missing entry is returned, and a `parm` other than `NULL` is an input error.
 #' @param level Confidence level; by default the imputation's. At another
 #'   level, an [impute_series()] result with exact intervals (the fitted
 #'   model's conditional law, `proper = FALSE`) gives the exact intervals of
@@ -602,7 +602,7 @@ completion_values <- function(object, m = NULL, call = rlang::caller_env()) {
 # here, so a selection is an input error rather than silently ignored (a
 # review: parm = 3 and parm = "zz" both gave the full table).
 check_no_parm <- function(parm, call = rlang::caller_env()) {
-  if (!missing(parm)) {
+  if (!missing(parm) && !is.null(parm)) {  # NULL: "all", as for stats::confint()
     abort_input("parm", "is not used: confint() gives every imputed entry; select rows of its result instead.", call = call)
   }
 }

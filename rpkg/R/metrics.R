@@ -138,12 +138,16 @@ print.ditimpute_coverage <- function(x, ...) {
                 if (n == 1) "" else "s"))
   }
   if (entries) {
+    # the counts by sequence number (rows kept, selected or reordered by `[`
+    # keep the attribute: a code review's cv[40:1, ] weighed the wrong rows)
     k <- attr(x, "interval_entries")
-    pooled <- if (length(k) == nrow(x)) {
+    sq <- x$sequence
+    pooled <- if (!is.null(k) && is.numeric(sq) && all(sq %in% seq_along(k)) && !anyDuplicated(sq)) {
+      w <- k[sq]
       ok <- !is.na(x$interval_coverage)
-      sum(x$interval_coverage[ok] * k[ok]) / sum(k[ok])
+      sum(x$interval_coverage[ok] * w[ok]) / sum(w[ok])
     } else {
-      mean(x$interval_coverage, na.rm = TRUE)  # rows selected or bound: the sequences' mean
+      mean(x$interval_coverage, na.rm = TRUE)  # rows bound from several results: the sequences' mean
     }
     cat(sprintf("Per-entry %g%% intervals contain %.1f%% of the true values\n", 100 * attr(x, "level"), 100 * pooled))
   }

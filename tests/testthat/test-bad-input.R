@@ -420,6 +420,7 @@ test_that("a review's probes: sizes past what can run, overflowing values, argum
   expect_input_error(confint(bad_imp, parm = 3), "parm")
   expect_input_error(confint(bad_imp, "zz"), "parm")
   expect_identical(nrow(confint(bad_imp)), sum(is.na(bad_held)))
+  expect_identical(confint(bad_imp, parm = NULL), confint(bad_imp))
   expect_input_error(residuals(bad_imp), "object")
   expect_input_error(thread_budget(4), "apply")
   expect_input_error(thread_budget("yes"), "apply")

@@ -389,4 +389,11 @@ test_that("coverage()'s print pools the per-entry intervals over entries, as the
   expect_false(isTRUE(all.equal(mean(cv$interval_coverage), pooled)))  # the two differ here
   expect_match(paste(capture.output(print(cv)), collapse = " "),
                sprintf("Per-entry 95%% intervals contain %.1f%% of the true values", 100 * pooled), fixed = TRUE)
+  # rows reordered or selected: each still weighed by its own sequence's entries
+  expect_match(paste(capture.output(print(cv[40:1, ])), collapse = " "),
+               sprintf("Per-entry 95%% intervals contain %.1f%% of the true values", 100 * pooled), fixed = TRUE)
+  sub <- cv[c(3, 25), ]
+  k <- c(sum(is.na(x[3, , ])), sum(is.na(x[25, , ])))
+  expect_match(paste(capture.output(print(sub)), collapse = " "),
+               sprintf("Per-entry 95%% intervals contain %.1f%%", 100 * sum(sub$interval_coverage * k) / sum(k)), fixed = TRUE)
 })

@@ -242,7 +242,26 @@ test_that("calendar, row-number and label columns given NA rows by completing th
   # numeric constant with a gap stays a variable (above: an error)
   x3 <- x2
   x3$wd <- ifelse(is.na(x3$pm), NA, c("N", "S")[1 + (seq_len(nrow(x3)) %% 2)])
-  expect_input_error(impute_series(x3, n_samples = 20, seed = 1, threads = 1), "x")
+  expect_input_error(suppressMessages(impute_series(x3, n_samples = 20, seed = 1, threads = 1)), "x")
+  # a note given once, missing where there is nothing to note, is no grid
+  # label: an error, not copied into every row (a code review)
+  x4 <- full
+  x4$note <- NA_character_
+  x4$note[20] <- "sensor replaced"
+  x4$pm[150:160] <- NA
+  expect_input_error(suppressMessages(impute_series(x4, n_samples = 20, seed = 1, threads = 1)), "x")
+  # a numeric constant with a gap stays a variable (an error: nothing to
+  # model), even where it equals the month of May's data (it is not named for it)
+  x5 <- full
+  x5$on <- 5
+  x5$on[100:130] <- NA
+  x5$pm[150:160] <- NA
+  expect_input_error(suppressMessages(impute_series(x5, n_samples = 20, seed = 1, threads = 1)), "x")
+  # braces in a label's value are the data's, not cli's
+  x6 <- x2
+  x6$station[!is.na(x6$station)] <- "site {A}"
+  msgs <- capture_messages(impute_series(x6, n_samples = 20, seed = 1, threads = 1))
+  expect_true(any(grepl("one value, \"site {A}\", filled", msgs, fixed = TRUE)))
 })
 
 test_that("a data frame's truth is read by column name: all-NA or absent columns are unknown", {

@@ -1334,6 +1334,8 @@ test_that("a two-valued variable with missing entries is named in a warning: the
                "if \"rain\" is an amount that is often 0 (rainfall in a dry spell), give it bounds = c(0, Inf) instead",
                fixed = TRUE)
   expect_no_match(series_two_valued_warning(cbind(active = c(0, 1, NA, 0))), "bounds = c(0, Inf)", fixed = TRUE)
+  # a variable given bounds: its model was chosen, no warning
+  expect_null(series_two_valued_warning(cbind(rain = c(0, 0.2, NA, 0)), list(lower = c(rain = 0), upper = c(rain = Inf))))
 })
 
 test_that("a smooth form's fit does not depend on the period it has no use for (a second start)", {
