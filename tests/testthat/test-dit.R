@@ -470,6 +470,9 @@ test_that("a DiT knows its variables' names: another order is an input error, ot
   cnd <- expect_input_error(impute(f, test[, , 2:1], n_samples = 20, level = 0.9, seed = 1, threads = 1), "x")
   expect_match(conditionMessage(cnd), "another order (load, temp; trained on temp, load)", fixed = TRUE)
   expect_input_error(dit_sample(f, test[1, , 2:1], n_samples = 4, seed = 1, threads = 1), "x")
+  # draws that cannot fit in memory: an input error naming n_samples, as for the GP samplers
+  cnd <- expect_input_error(dit_sample(f, test[1, , ], n_samples = 1e9, seed = 1, threads = 1), "n_samples")
+  expect_match(conditionMessage(cnd), "over the memory limit", fixed = TRUE)
   renamed <- test
   dimnames(renamed)[[3]] <- c("a", "b")
   expect_warning(impute(f, renamed, n_samples = 20, level = 0.9, seed = 1, threads = 1), class = "ditimpute_warning_variables")

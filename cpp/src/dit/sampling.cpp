@@ -160,6 +160,17 @@ std::vector<Matrix> DiTModel::sample_missing(const Batch& x, const std::vector<M
     active.push_back(i);
   }
   if (Z < 1) throw input_error("n_samples", "the number of samples must be at least 1.");
+  {
+    // The draws (Z x m doubles per case) and one case's float buffers of Z
+    // rows, before they are allocated (a code review: the GP samplers had this
+    // check, the DiT's n_samples = 1e9 did not).
+    double entries = 0.0;
+    for (int i : active) entries += masks[i].n_missing();
+    const double S_all = static_cast<double>(c.H) * c.d;
+    check_memory(8.0 * Z * entries + 4.0 * 4.0 * Z * S_all, "n_samples",
+                 std::to_string(Z) + " DiT draws of " + std::to_string(static_cast<long long>(entries)) +
+                     " missing entries");
+  }
   if (batch_size < 0) throw input_error("batch_size", "batch_size must be >= 0 (0 = automatic).");
   options.validate();
   // The network never saw times outside [t0, T]; extrapolating is unsafe.
