@@ -519,10 +519,9 @@ warn_unscaled <- function(x, call = rlang::caller_env(), imputing = FALSE) {
     # values far off the standard scale count (root mean square above 10, or
     # below 1e-6: a review's data at 1e-50 were imputed at O(1) unwarned)
     rms <- sqrt(colMeans(v^2, na.rm = TRUE))
-    which(!is.na(rms) & (!is.finite(rms) | rms > 10 | rms < 1e-6))
+    which(!is.na(rms) & (rms > 10 | rms < 1e-6))
   } else {
-    # a mean or sd that overflows is far too (a single 1e300 went unwarned)
-    which(!is.na(mu) & !is.na(s) & (!is.finite(mu) | !is.finite(s) | abs(mu) > 3 * s | s < 0.1 | s > 10))
+    which(is.finite(mu) & is.finite(s) & (abs(mu) > 3 * s | s < 0.1 | s > 10))
   }
   if (!length(far)) return(invisible(FALSE))
   j <- far[1]

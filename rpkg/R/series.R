@@ -677,10 +677,7 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
       step("Calibrating the intervals on hidden observed values")
       imp <- series_self_calibrate(imp, level, seed, threads)
     }
-    neg <- series_negative_warning(v, imp, bounds)  # as for method = "gp"
-    if (!is.null(neg)) cli::cli_warn("{neg}")
-    low <- series_floor_warning(v, imp, transform)
-    if (!is.null(low)) cli::cli_warn("{low}", class = c("ditimpute_warning_floor", "ditimpute_warning"))
+    series_result_warnings(v, imp, bounds, transform, call = here)  # as for method = "gp"
     return(imp)
   }
   step(sprintf("Fitting and choosing the model: %s variable%s x %s frames",
@@ -709,8 +706,7 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
     }
   }
   warn_fit_stretch(fitted, v)
-  step(sprintf("Drawing %s sample path%s of %s missing value%s", format(n_samples, big.mark = ","),
-               if (n_samples == 1) "" else "s", format(sum(is.na(v)), big.mark = ","), if (sum(is.na(v)) == 1) "" else "s"))
+  step(drawing_step_text(n_samples, sum(is.na(v))))
   iv <- series_smoothness_advice((if (proper) series_proper_intervals else series_model_intervals)(fitted, v, level,
                                                                                                    n_samples, seed, threads))
   fitted$proper <- proper
@@ -722,13 +718,22 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
     step("Calibrating the intervals on hidden observed values")
     out <- series_self_calibrate(out, level, seed, threads)
   }
-  neg <- series_negative_warning(v, out, bounds)  # not for two-valued variables (their own warning above)
-  if (!is.null(neg)) cli::cli_warn("{neg}")
-  low <- series_floor_warning(v, out, transform)
-  if (!is.null(low)) cli::cli_warn("{low}", class = c("ditimpute_warning_floor", "ditimpute_warning"))
-  far <- series_outlier_warning(out, call = here)
-  if (!is.null(far)) cli::cli_warn("{far}", class = c("ditimpute_warning_outlier", "ditimpute_warning"))
+  series_result_warnings(v, out, bounds, transform, call = here)
   out
+}
+
+# What impute_series() says of its result, for either method: imputations
+# below 0 of never-negative data, imputations piled below the floor of an
+# "auto" Box-Cox scale, observed values far out of line (a GP's one-step
+# errors; a DiT has none).
+series_result_warnings <- function(v, imp, bounds, transform, call = rlang::caller_env()) {
+  neg <- series_negative_warning(v, imp, bounds)  # not for two-valued variables (their own warning before)
+  if (!is.null(neg)) cli::cli_warn("{neg}")
+  low <- series_floor_warning(v, imp, transform)
+  if (!is.null(low)) cli::cli_warn("{low}", class = c("ditimpute_warning_floor", "ditimpute_warning"))
+  far <- series_outlier_warning(imp, call = call)
+  if (!is.null(far)) cli::cli_warn("{far}", class = c("ditimpute_warning_outlier", "ditimpute_warning"))
+  invisible()
 }
 
 # ------------------------------------------------------------------ input --
@@ -855,8 +860,8 @@ frame_input <- function(x, arg, call, keep = character()) {
   # missing too (rows merge() added), and it is given in most rows; a note
   # or flag column, missing where there is nothing to note, stays an error
   # (a code review: one "sensor replaced" was copied into all 200 rows).
-  numeric_cols <- setdiff(others, bad)
-  added <- if (length(numeric_cols)) rowSums(!is.na(x[numeric_cols])) == 0 else rep(FALSE, nrow(x))
+  others <- setdiff(others, bad)
+  added <- if (length(others)) rowSums(!is.na(x[others])) == 0 else rep(FALSE, nrow(x))
   same <- holes[vapply(holes, function(b) {
     given <- !is.na(x[[b]])
     length(unique(x[[b]][given])) == 1 && sum(given) >= nrow(x) / 2 && all(added[!given])
@@ -867,7 +872,6 @@ frame_input <- function(x, arg, call, keep = character()) {
                                    "numeric columns and carries the others through; impute it with a model for",
                                    "categories (e.g. mice's \"polyreg\") or drop it."), holes[1]), call = call)
   }
-  others <- setdiff(others, bad)
   if (!length(others)) abort_input(arg, "has no numeric column to impute.", call = call)
   # Complete numeric columns that are constant, only restate the time axis
   # (its year, month, day, hour, ...) or count the rows ride along unchanged
@@ -875,7 +879,8 @@ frame_input <- function(x, arg, call, keep = character()) {
   # series they add a variable per column to every fit and can move the
   # model's form (airquality's Month and Day beside a date: Ozone's MAE
   # 1.10x, a trend form instead of a level; BeijingAir's row number No).
-  clock <- clock_columns(x[others], time)
+  clock <- clock_columns(x[others], time, fill = TRUE)
+  rules <- attr(clock, "filled")
   clock <- clock[!clock %in% keep]  # named in separate or bounds: modelled
   # Such columns missing in some rows (rows added by merge() to complete the
   # time grid, as the grid advice says) are filled by their rule: the
@@ -884,9 +889,9 @@ frame_input <- function(x, arg, call, keep = character()) {
   # modelled as series, hour imputed as 2.976).
   filled <- list()
   if (length(clock) && length(clock) < length(others)) {
-    filled <- attr(clock_columns(x[clock], time, fill = TRUE), "filled")
+    filled <- rules[clock]
     if (arg == "x") {
-      gaps <- names(filled)[vapply(clock, function(b) anyNA(x[[b]]), TRUE)]
+      gaps <- clock[vapply(clock, function(b) anyNA(x[[b]]), TRUE)]
       cli::cli_inform(c(i = cli_braces(paste0("Not modelled, carried through ", if (length(gaps)) "(unchanged where given)" else "unchanged", ": ",
                                    paste(sprintf("%s (%s%s)", clock, names(clock),
                                                  ifelse(clock %in% gaps, "; its missing rows filled by that rule", "")),
@@ -926,6 +931,12 @@ frame_input <- function(x, arg, call, keep = character()) {
          for (k in which(vapply(x[others], anyNA, TRUE))) out[[others[k]]] <- unname(vals[, k])
          out
        })
+}
+
+# The progress stage of drawing the paths (both methods).
+drawing_step_text <- function(n_samples, n_missing) {
+  sprintf("Drawing %s sample path%s of %s missing value%s", format(n_samples, big.mark = ","),
+          if (n_samples == 1) "" else "s", format(n_missing, big.mark = ","), if (n_missing == 1) "" else "s")
 }
 
 # Text for cli's messages with the data's own braces doubled: a value or
@@ -1015,18 +1026,18 @@ clock_columns <- function(df, time, fill = FALSE) {
   # zero column is no daily series' hour: those parts are never 0)
   varies <- vapply(parts, function(p) length(unique(p)) > 1, TRUE)
   coarse <- names(parts) %in% c("the year", "the quarter", "the month")
-  # Judged on the rows where a column is given (at least 3, and at least
-  # half of them): a column missing where rows were added to complete the
-  # grid is the same column. With fill = TRUE each such column comes back
-  # complete by its rule (attribute "filled").
-  # A constant with missing values stays a variable (a rain gauge that read
-  # 0 wherever it read: not filled with 0 unasked, see check_series_values()).
-  # a part constant over the data names only a column named for it (a code
-  # review: a 0/1 flag of 1s with a gap, in January's data, became "the month")
+  # A part constant over the data names only a column named for it (a code
+  # review: a 0/1 flag of 1s with a gap, in January's data, became "the month").
   named_as <- function(b, part) {
     key <- c("the year" = "year|^yr", "the quarter" = "quarter|qtr", "the month" = "month|^mon$|^mo$")[[part]]
     grepl(key, b, ignore.case = TRUE)
   }
+  # Judged on the rows where a column is given (at least 3, and at least
+  # half of them): a column missing where rows were added to complete the
+  # grid is the same column. With fill = TRUE each such column comes back
+  # complete by its rule (attribute "filled"). A constant with missing
+  # values stays a variable (a rain gauge that read 0 wherever it read: not
+  # filled with 0 unasked, see check_series_values()).
   rule <- function(col, b) {
     ok <- which(!is.na(col))
     complete <- length(ok) == length(col)
@@ -1040,9 +1051,9 @@ clock_columns <- function(df, time, fill = FALSE) {
     }, TRUE)
     if (any(hit)) return(list(what = names(parts)[which(hit)[1]], value = parts[[which(hit)[1]]]))
     if (length(unique(y)) == 1) return(NULL)
-    b <- diff(y) / diff(ok)
-    if (all(abs(b - b[1]) <= 1e-12 * max(1, abs(b[1])))) {
-      return(list(what = "steps evenly: a row count or a schedule", value = y[1] + b[1] * (seq_along(col) - ok[1])))
+    slope <- diff(y) / diff(ok)
+    if (all(abs(slope - slope[1]) <= 1e-12 * max(1, abs(slope[1])))) {
+      return(list(what = "steps evenly: a row count or a schedule", value = y[1] + slope[1] * (seq_along(col) - ok[1])))
     }
     NULL
   }

@@ -138,8 +138,7 @@ impute_series_dit <- function(v, level, n_samples, period, dit, seed, threads, t
                           transform = tf, dit = fit, options = o, strategy = strategy,
                           n_windows_trained = dim(train)[1], fit_seconds = fit_seconds, variables = colnames(v)),
                      class = "ditimpute_series_dit_model")
-  step(sprintf("Drawing %s sample path%s of %s missing value%s", format(n_samples, big.mark = ","),
-               if (n_samples == 1) "" else "s", format(sum(miss), big.mark = ","), if (sum(miss) == 1) "" else "s"))
+  step(drawing_step_text(n_samples, sum(miss)))
   res <- series_dit_draw(model, resid, level, n_samples, sub_seed(seed, 100), threads, call = call)
   point <- series_dit_back(res$point, model)
   lower <- series_dit_back(res$lower, model)
