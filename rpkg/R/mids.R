@@ -84,6 +84,17 @@
 #' dropped (a constant column, say) is kept in `$loggedEvents` without mice's
 #' "Number of logged events" warning: no mice model imputes here.
 #'
+#' **The completed data sets** hold the variables in the form of the
+#' imputed data: a data frame's columns (row names included; a tibble comes
+#' back as a data frame, as from mice), or, for a matrix or `ts`, a `time`
+#' column and the variables; for [impute()], `sequence` and `frame` columns
+#' and the variables. A variable with the name of such an index column keeps
+#' it, and the index gets a dot in front (`.time`). Variables named `.imp` or
+#' `.id` are an input error (mice's long format reserves them). Imputed values
+#' are real numbers: an integer column comes back as a double one with
+#' fractional imputations (rounding imputations tends to bias estimates;
+#' round in the analysis if a count model needs it).
+#'
 #' @param object An imputation from [impute_series()] or [impute()] with
 #'   samples.
 #' @param m The imputations, as `m` of `mice::mice()`: a single number
@@ -166,10 +177,18 @@ mids_of_paths <- function(object, m) {
                                          collapse = ", "),
                                   if (length(odd) > 1) "them" else "it"), call = rlang::caller_env())
   }
+  reserved <- intersect(c(".imp", ".id"), names(data0))
+  if (length(reserved)) {  # mice's long format would take it for its own column and drop it
+    abort_input("object", sprintf("has a variable named \"%s\", a name mice reserves for its own index columns: rename it in x before imputing.",
+                                  reserved[1]), call = rlang::caller_env())
+  }
   mids_notes(object)
-  long <- do.call(rbind, c(list(cbind(.imp = 0L, .id = seq_len(nrow(data0)), data0)),
+  # a data frame's own row names (rows of airquality for June on) become the
+  # mids' row names, as mice does with an .id column
+  ids <- if (is.data.frame(data0) && .row_names_info(data0) > 0) rownames(data0) else seq_len(nrow(data0))
+  long <- do.call(rbind, c(list(cbind(.imp = 0L, .id = ids, data0)),
                            lapply(seq_along(sets), function(k) {
-                             cbind(.imp = k, .id = seq_len(nrow(data0)), as_frame(sets[[k]]))
+                             cbind(.imp = k, .id = ids, as_frame(sets[[k]]))
                            })))
   rownames(long) <- NULL
   # mice::as.mids() sets up mice's own imputation model too and warns
@@ -200,22 +219,37 @@ mids_frame <- function(object) {
     if (is.data.frame(probe)) return(function(vals) object$rebuild(vals))
     time <- object$time
     if (inherits(time, "POSIXlt")) time <- as.POSIXct(time)
+    time_name <- index_name("time", vars)
     return(function(vals) {
       vals <- matrix(as.numeric(vals), nrow(object$x), dimnames = list(NULL, vars))
-      data.frame(time = time, vals, check.names = FALSE)
+      out <- data.frame(time, vals, check.names = FALSE)
+      names(out)[1] <- time_name
+      out
     })
   }
   obj3 <- as3(object)
   vars <- variable_names(object)
   n <- dim(obj3$x)[1]; H <- dim(obj3$x)[2]; d <- dim(obj3$x)[3]
+  frame_name <- index_name("frame", vars)
+  sequence_name <- index_name("sequence", vars)
   function(vals) {
     arr <- if (length(dim(vals)) == 2) array(vals, c(1L, dim(vals))) else vals
     flat <- matrix(aperm(arr, c(2, 1, 3)), n * H, d, dimnames = list(NULL, vars))
     # One H x d sequence has no `sequence` column (a constant one, which mice
     # would log and warn about).
-    if (isTRUE(object$single)) return(data.frame(frame = seq_len(H), flat, check.names = FALSE))
-    data.frame(sequence = rep(seq_len(n), each = H), frame = rep(seq_len(H), n), flat, check.names = FALSE)
+    index <- if (isTRUE(object$single)) list(seq_len(H)) else list(rep(seq_len(n), each = H), rep(seq_len(H), n))
+    names(index) <- if (isTRUE(object$single)) frame_name else c(sequence_name, frame_name)
+    data.frame(index, flat, check.names = FALSE)
   }
+}
+
+# The name of an index column the completed data sets add (time, frame,
+# sequence): a variable of that name keeps it, the index gets dots in front
+# (a review: a variable named `time` was replaced by the time index in
+# with() and complete(), a regression on it silently fitted the calendar).
+index_name <- function(name, vars) {
+  while (name %in% vars) name <- paste0(".", name)
+  name
 }
 
 #' @rdname as_mids

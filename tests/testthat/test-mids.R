@@ -251,3 +251,46 @@ test_that("complete() and with() give what mice gives on the full mids, without 
   expect_equal(summary(mice::pool(ours)), summary(mice::pool(theirs)))
   expect_input_error(mice::complete(imp, 21), "action")
 })
+
+test_that("a variable named like an index column keeps its name and values; mice's reserved names are errors", {
+  skip_if_not_installed("mice")
+  # a review: a variable named `time` was replaced by the time index in with()
+  # and complete(), so lm(y ~ time) regressed on the calendar
+  set.seed(1)
+  X <- ts(cbind(time = cumsum(rnorm(80)), y = cumsum(rnorm(80))), start = c(2000, 1), frequency = 12)
+  X[c(5, 6, 30), "y"] <- NA
+  r <- suppressMessages(impute_series(X, n_samples = 20, seed = 1, threads = 1))
+  c1 <- suppressMessages(mice::complete(r, 1))
+  expect_identical(names(c1), c(".time", "time", "y"))
+  expect_identical(c1$time, as.numeric(X[, "time"]))
+  ours <- suppressMessages(with(r, lm(y ~ time)))
+  path1 <- completions(r, 1)[[1]]
+  expect_equal(coef(ours$analyses[[1]]), coef(lm(path1[, "y"] ~ path1[, "time"])), ignore_attr = TRUE)
+  # impute() of sequences: `frame` and `sequence` likewise
+  spec <- gp_spec(H = 12, d = 2)
+  x <- gp_simulate(spec, n = 3, seed = 2)
+  dimnames(x) <- list(NULL, NULL, c("frame", "b"))
+  x[1, 3:5, 2] <- NA
+  imp <- impute(spec, x, n_samples = 20, seed = 1)
+  c2 <- suppressMessages(mice::complete(imp, 1))
+  expect_identical(names(c2), c("sequence", ".frame", "frame", "b"))
+  expect_identical(c2$frame, as.numeric(t(x[, , 1])))
+  # a data frame's .id column was dropped by mice's long format without a word
+  d <- data.frame(date = as.Date("2021-01-01") + 0:79, y = cumsum(rnorm(80)), .id = rnorm(80))
+  d$y[3:5] <- NA
+  r2 <- suppressMessages(impute_series(d, n_samples = 20, seed = 1, threads = 1))
+  cnd <- expect_input_error(suppressMessages(as_mids(r2)), "object")
+  expect_match(conditionMessage(cnd), "\".id\"", fixed = TRUE)
+})
+
+test_that("complete() keeps a data frame's row names, as mice does", {
+  skip_if_not_installed("mice")
+  aq <- airquality[airquality$Month >= 6, ]
+  aq$date <- as.Date(sprintf("1973-%02d-%02d", aq$Month, aq$Day))
+  aq <- aq[c("date", "Ozone", "Temp")]
+  r <- suppressMessages(impute_series(aq, n_samples = 20, seed = 1, threads = 1))
+  c1 <- suppressMessages(mice::complete(r, 1))
+  expect_identical(rownames(c1), rownames(aq))
+  expect_identical(c1$Temp, aq$Temp)
+  expect_identical(suppressMessages(mice::complete(r, 2)), mice::complete(suppressMessages(as_mids(r)), 2))
+})
