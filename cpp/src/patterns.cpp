@@ -68,6 +68,19 @@ long long blocks_need(int b, int L, int min_gap) {
   return std::max(covered + static_cast<long long>(b - 1) * min_gap, covered + 1);
 }
 
+// H >= 2 and b blocks of L frames, min_gap apart, fit in H frames with one
+// observed.
+void check_blocks_fit(int H, int b, int L, int min_gap) {
+  require_H(H);
+  check_blocks(b, L, min_gap);
+  const long long need = blocks_need(b, L, min_gap);
+  if (need > H)
+    throw input_error("L", plural(b, "block") + " of length " + std::to_string(L) +
+                               (b > 1 ? " separated by at least " + plural(min_gap, "observed frame") : "") +
+                               " need " + std::to_string(need) + " frames (one observed at least), but H = " +
+                               std::to_string(H) + ".");
+}
+
 }  // namespace
 
 std::vector<int> pattern_random(int H, int k, Rng& rng) {
@@ -79,14 +92,7 @@ std::vector<int> pattern_random(int H, int k, Rng& rng) {
 }
 
 std::vector<int> pattern_blocks(int H, int b, int L, Rng& rng, int min_gap) {
-  require_H(H);
-  check_blocks(b, L, min_gap);
-  const long long need = blocks_need(b, L, min_gap);
-  if (need > H)
-    throw input_error("L", plural(b, "block") + " of length " + std::to_string(L) +
-                               (b > 1 ? " separated by at least " + plural(min_gap, "observed frame") : "") +
-                               " need " + std::to_string(need) + " frames (one observed at least), but H = " +
-                               std::to_string(H) + ".");
+  check_blocks_fit(H, b, L, min_gap);
   // Stars and bars (see the header): a uniform b-subset of {0..slack+b-1}.
   const int slack = H - b * L - (b - 1) * min_gap;
   const std::vector<int> c = sorted_subset(slack + b, b, rng);
@@ -97,6 +103,21 @@ std::vector<int> pattern_blocks(int H, int b, int L, Rng& rng, int min_gap) {
     for (int j = 0; j < L; ++j) frames.push_back(start + j);
   }
   return frames;
+}
+
+Mask mask_variable_blocks(int H, int d, int b, int L, Rng& rng, int min_gap) {
+  // all b blocks may fall in one variable
+  check_blocks_fit(H, b, L, min_gap);
+  if (d < 1) throw input_error("d", "the number of variables d must be at least 1, not " + std::to_string(d) + ".");
+  std::vector<int> count(static_cast<std::size_t>(d), 0);
+  for (int i = 0; i < b; ++i) ++count[uniform_below(rng, static_cast<std::uint64_t>(d))];
+  Mask mask(H, d, true);
+  for (int j = 0; j < d; ++j) {
+    if (count[j] == 0) continue;
+    for (int h : pattern_blocks(H, count[j], L, rng, min_gap))
+      mask.observed[static_cast<std::size_t>(h) * d + j] = 0;
+  }
+  return mask;
 }
 
 std::vector<int> pattern_tail(int H, int L) {
@@ -170,6 +191,15 @@ PatternGenerator PatternGenerator::mcar_entries(double rate) {
   return g;
 }
 
+PatternGenerator PatternGenerator::variable_block_entries(int b, int L, int min_gap) {
+  PatternGenerator g;
+  g.kind = Kind::variable_blocks;
+  g.b = b;
+  g.L = L;
+  g.min_gap = min_gap;
+  return g;
+}
+
 std::string PatternGenerator::label() const {
   switch (kind) {
     case Kind::random:
@@ -188,6 +218,11 @@ std::string PatternGenerator::label() const {
       std::snprintf(buf, sizeof buf, "mcar%g", rate);
       return buf;
     }
+    case Kind::variable_blocks: {
+      std::string s = "v" + std::to_string(b) + "x" + std::to_string(L);
+      if (b > 1 && min_gap != 1) s += "/gap" + std::to_string(min_gap);
+      return s;
+    }
   }
   return "?";
 }
@@ -198,6 +233,7 @@ void PatternGenerator::validate() const {
       check_at_least_1("k", k, "the number of random frames k");
       break;
     case Kind::blocks:
+    case Kind::variable_blocks:
       check_blocks(b, L, min_gap);
       break;
     case Kind::tail:
@@ -226,6 +262,7 @@ int PatternGenerator::min_H() const {
     case Kind::random:
       return k + 1;
     case Kind::blocks:
+    case Kind::variable_blocks:
       return static_cast<int>(std::min<long long>(blocks_need(b, L, min_gap), std::numeric_limits<int>::max()));
     case Kind::tail:
       return L + 1;
@@ -253,6 +290,8 @@ Mask PatternGenerator::draw(int H, int d, Rng& rng) const {
       return Mask::from_missing_frames(H, d, frames);
     case Kind::mcar:
       return mask_mcar(H, d, rate, rng);
+    case Kind::variable_blocks:
+      return mask_variable_blocks(H, d, b, L, rng, min_gap);
   }
   return Mask(H, d);
 }

@@ -132,6 +132,65 @@ TEST_CASE("pattern_blocks is uniform over all valid placements (chi-square)", "[
   }
 }
 
+TEST_CASE("mask_variable_blocks: each block in one variable, the rest observed", "[patterns]") {
+  Rng rng(731);
+  const int H = 20, d = 3, b = 3, L = 4;
+  for (int draw = 0; draw < 2000; ++draw) {
+    const Mask m = mask_variable_blocks(H, d, b, L, rng);
+    REQUIRE(m.n_missing() == b * L);
+    int blocks = 0;
+    for (int j = 0; j < d; ++j) {
+      std::vector<int> frames;
+      for (int h = 0; h < H; ++h)
+        if (!m.is_observed(h, j)) frames.push_back(h);
+      // min_gap = 1: blocks of one variable never touch, so its runs are its blocks
+      for (const auto& r : runs(frames)) {
+        REQUIRE(r.second == L);
+        ++blocks;
+      }
+    }
+    REQUIRE(blocks == b);
+  }
+  // With min_gap = 0 two blocks of a variable may touch: 2 blocks of 3 in H = 7
+  // leave one frame observed in their variable.
+  for (int draw = 0; draw < 200; ++draw) REQUIRE(mask_variable_blocks(7, 2, 2, 3, rng, 0).n_missing() == 6);
+}
+
+TEST_CASE("mask_variable_blocks draws variables and placements uniformly (chi-square)", "[patterns]") {
+  // One block of 2 in H = 5 frames of d = 2 variables: 2 x 4 equally likely
+  // (variable, start) cells; two blocks of 1 frame: the variables' block
+  // counts (2, 0), (1, 1), (0, 2) with probabilities 1/4, 1/2, 1/4 (binomial).
+  // Thresholds: 99.9% chi-square quantiles (7 df 24.32, 2 df 13.82).
+  const int draws = 20000;
+  Rng rng(5150);
+  std::map<std::vector<int>, int> cells;
+  for (int i = 0; i < draws; ++i) {
+    const Mask m = mask_variable_blocks(5, 2, 1, 2, rng);
+    const auto miss = m.missing_entries();  // h * d + j, ascending
+    REQUIRE(miss.size() == 2u);
+    REQUIRE(miss[1] == miss[0] + 2);  // the next frame of the same variable
+    ++cells[{miss[0] % 2, miss[0] / 2}];
+  }
+  CHECK(static_cast<int>(cells.size()) == 8);
+  CHECK(chi_square_uniform(cells, 8, draws) < 24.32);
+
+  int counts[3] = {0, 0, 0};  // blocks in variable 0: 0, 1 or 2
+  for (int i = 0; i < draws; ++i) {
+    const Mask m = mask_variable_blocks(9, 2, 2, 1, rng);
+    int in0 = 0;
+    for (int e : m.missing_entries()) in0 += (e % 2 == 0);
+    ++counts[in0];
+  }
+  const double p[3] = {0.25, 0.5, 0.25};
+  double chi2 = 0.0;
+  for (int k = 0; k < 3; ++k) chi2 += (counts[k] - draws * p[k]) * (counts[k] - draws * p[k]) / (draws * p[k]);
+  CHECK(chi2 < 13.82);
+
+  // d = 1: the frame blocks' placements (support checked against brute force).
+  const auto valid = all_placements(7, 2, 2, 1);
+  for (int i = 0; i < 500; ++i) REQUIRE(valid.count(mask_variable_blocks(7, 1, 2, 2, rng).missing_frames()) == 1);
+}
+
 TEST_CASE("pattern_random is uniform over subsets (chi-square)", "[patterns]") {
   // C(5, 2) = 10 subsets; 99.9% quantile of chi-square with 9 df is 27.88.
   Rng rng(77);
@@ -206,6 +265,15 @@ TEST_CASE("PatternGenerator labels", "[patterns]") {
   CHECK(G::fixed_frames({1, 2}).label() == "fixed");
   CHECK(G::mcar_entries(0.1).label() == "mcar0.1");
   CHECK(G::mcar_entries(0.25).label() == "mcar0.25");
+  CHECK(G::variable_block_entries(1, 16).label() == "v1x16");
+  CHECK(G::variable_block_entries(8, 2, 0).label() == "v8x2/gap0");
+  CHECK(G::variable_block_entries(16, 1).label() == "v16x1");
+  // the frames b frame blocks need: any draw may put every block in one variable
+  CHECK(G::variable_block_entries(8, 2).min_H() == G::block_frames(8, 2).min_H());
+  Rng rng(3);
+  const Mask m = G::variable_block_entries(1, 16).draw(17, 3, rng);
+  CHECK(m.n_missing() == 16);
+  CHECK_FALSE(m.frame_level());
 }
 
 TEST_CASE("strategy presets: composition and draws", "[patterns]") {
@@ -334,6 +402,12 @@ TEST_CASE("patterns: bad input names the argument", "[patterns]") {
     require_input_error([&] { mask_mcar(10, 2, r, rng); }, "rate");
   require_input_error([&] { mask_mcar(1, 1, 0.5, rng); }, "H");
   require_input_error([&] { G::mcar_entries(0.0).draw(10, 2, rng); }, "rate");
+  // variable blocks
+  require_input_error([&] { mask_variable_blocks(22, 3, 8, 2, rng); }, "L");  // 8x2 needs 23 frames
+  require_input_error([&] { mask_variable_blocks(10, 0, 1, 2, rng); }, "d");
+  require_input_error([&] { mask_variable_blocks(10, 2, 0, 2, rng); }, "b");
+  require_input_error([&] { mask_variable_blocks(10, 2, 1, 2, rng, -1); }, "min_gap");
+  require_input_error([&] { G::variable_block_entries(1, 16).draw(16, 2, rng); }, "H");
   // fixed frames
   require_input_error([&] { G::fixed_frames({}).draw(10, 1, rng); }, "frames");
   require_input_error([&] { G::fixed_frames({-1, 3}).draw(10, 1, rng); }, "frames");

@@ -190,7 +190,8 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
 #'   observed lie outside it (a review's one-minute DiT imputed such gaps
 #'   with errors well above the exact GP's, and intervals far too wide on
 #'   the one-variable gap). Train with the patterns you will impute, e.g.
-#'   `mask_strategy(c("16x1", "mcar0.2"))`.
+#'   `mask_strategy(c("16x1", "v1x16", "mcar0.2"))` (`"v1x16"`: a block of
+#'   16 frames of one variable, the others observed).
 #' @param steps Optimizer steps (in total, counting resumed ones). `NULL`:
 #'   2000, or no step limit when `time_limit` is given.
 #' @param time_limit Seconds to train for (`NULL`: no limit; training also

@@ -12,6 +12,11 @@
 #' * `"tailL"` (e.g. `"tail16"`): the last `L` frames;
 #' * `"mcarR"` (e.g. `"mcar0.2"`): entries missing completely at random with rate `R`
 #'   (given at least one missing and one observed entry, as [pattern_mcar()]);
+#' * `"vbxL"` (e.g. `"v1x16"`, `"v4x4"`): `b` blocks of `L` frames, each in one
+#'   variable drawn at random, while the other variables stay observed (one
+#'   sensor of several failing); blocks in the same variable are placed as
+#'   `"bxL"` places frame blocks (`min_gap` apart), so they need the frames
+#'   `b` frame blocks need;
 #' * a `ditimpute_pattern` (e.g. from [pattern_frames()]): always those frames.
 #'
 #' `strategy_preset()` gives the strategies of the paper (16 missing frames):
@@ -23,7 +28,7 @@
 #'   named-numeric (`c("16x1" = 1, "8x2" = 1)`: names are generators, values
 #'   weights), or a list of strings and patterns.
 #' @param weights Non-negative weights, one per generator (default: equal).
-#' @param min_gap Observed frames between blocks for `"bxL"` generators.
+#' @param min_gap Observed frames between blocks for `"bxL"` and `"vbxL"` generators.
 #' @param name A preset name.
 #' @return An object of class `ditimpute_strategy`.
 #' @seealso [draw_masks()], [paper_patterns()]
@@ -70,10 +75,12 @@ parse_generator <- function(g, min_gap, call = rlang::caller_env()) {
     if (is.na(k) || k < 1) zero()
     return(list(kind = "random", k = k, label = g))
   }
-  if (grepl("^[0-9]+x[0-9]+$", g)) {
-    bl <- suppressWarnings(as.integer(strsplit(g, "x", fixed = TRUE)[[1]]))
+  if (grepl("^v?[0-9]+x[0-9]+$", g)) {
+    variable <- startsWith(g, "v")
+    bl <- suppressWarnings(as.integer(strsplit(sub("^v", "", g), "x", fixed = TRUE)[[1]]))
     if (anyNA(bl) || any(bl < 1)) zero()
-    return(list(kind = "blocks", b = bl[1], L = bl[2], min_gap = min_gap, label = g))
+    return(list(kind = if (variable) "variable_blocks" else "blocks", b = bl[1], L = bl[2], min_gap = min_gap,
+                label = g))
   }
   if (grepl("^tail[0-9]+$", g)) {
     L <- suppressWarnings(as.integer(sub("tail", "", g)))
@@ -85,7 +92,7 @@ parse_generator <- function(g, min_gap, call = rlang::caller_env()) {
     if (is.na(rate) || rate <= 0 || rate >= 1) abort_input("generators", sprintf("\"%s\": the rate must be in (0, 1).", g), call = call)
     return(list(kind = "mcar", rate = rate, label = g))
   }
-  abort_input("generators", sprintf("\"%s\" is not a generator (try \"16x1\", \"8x2\", \"tail16\" or \"mcar0.2\").", g), call = call)
+  abort_input("generators", sprintf("\"%s\" is not a generator (try \"16x1\", \"8x2\", \"tail16\", \"mcar0.2\" or \"v1x16\").", g), call = call)
 }
 
 #' @rdname mask_strategy

@@ -19,6 +19,7 @@ const char* kind_name(ditimpute::PatternGenerator::Kind kind) {
     case K::tail: return "tail";
     case K::fixed: return "fixed";
     case K::mcar: return "mcar";
+    case K::variable_blocks: return "variable_blocks";
   }
   return "unknown";
 }
@@ -32,6 +33,7 @@ Rcpp::List generator_to_r(const ditimpute::PatternGenerator& g) {
     case K::tail: out["L"] = g.L; break;
     case K::fixed: out["frames"] = one_based(g.frames); break;
     case K::mcar: out["rate"] = g.rate; break;
+    case K::variable_blocks: out["b"] = g.b; out["L"] = g.L; out["min_gap"] = g.min_gap; break;
   }
   out["label"] = g.label();
   return out;
@@ -58,6 +60,11 @@ ditimpute::PatternGenerator generator_from_r(const Rcpp::List& g) {
   } else if (kind == "mcar") {
     out.kind = K::mcar;
     out.rate = Rcpp::as<double>(g["rate"]);
+  } else if (kind == "variable_blocks") {
+    out.kind = K::variable_blocks;
+    out.b = Rcpp::as<int>(g["b"]);
+    out.L = Rcpp::as<int>(g["L"]);
+    out.min_gap = Rcpp::as<int>(g["min_gap"]);
   } else {
     throw ditimpute::input_error("generators", "unknown generator kind \"" + kind + "\".");
   }

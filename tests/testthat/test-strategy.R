@@ -42,3 +42,28 @@ test_that("a bad generator's error names mask_strategy(), not an internal helper
     expect_identical(as.character(cnd$call[[1]]), "mask_strategy")
   }
 })
+
+test_that("\"vbxL\" hides blocks of single variables while the others stay observed", {
+  s <- mask_strategy("v2x5")
+  expect_identical(s$generators[[1]]$kind, "variable_blocks")
+  expect_output(print(s), "v2x5 100.0%")
+  m <- draw_masks(s, 300, H = 24, d = 3, seed = 4)
+  per_frame <- apply(m, c(1, 2), sum)  # missing variables per frame
+  # two blocks of 5 frames, each in one variable: 10 entries, never a whole frame
+  # (both blocks in different variables may overlap in time: up to 2 of 3)
+  expect_true(all(apply(m, 1, sum) == 10))
+  expect_true(all(per_frame <= 2))
+  # each variable's missing frames come in runs of 5 (blocks at least 1 frame apart)
+  runs_ok <- apply(m, c(1, 3), function(v) {
+    r <- rle(v)
+    all(r$lengths[r$values] == 5)
+  })
+  expect_true(all(runs_ok))
+  # the blocks' variables are uniform: each variable holds a block in
+  # 1 - (2/3)^2 = 5/9 of the masks (binomial sd 0.029 at n = 300; 5 sd)
+  hit <- apply(m, c(1, 3), any)
+  expect_true(all(abs(colMeans(hit) - 5 / 9) < 5 * sqrt(5 / 9 * 4 / 9 / 300)))
+  # they need the frames frame blocks need, and name the generator's fault
+  expect_input_error(draw_masks(mask_strategy("v8x2"), 2, H = 22, d = 3), "H")
+  expect_input_error(mask_strategy("v0x2"), "generators")
+})

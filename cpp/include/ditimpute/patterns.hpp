@@ -42,14 +42,23 @@ std::vector<int> pattern_tail(int H, int L);
 // missing from the binomial truncated to 1..H*d-1, then a uniform subset.
 Mask mask_mcar(int H, int d, double rate, Rng& rng);
 
+// b blocks of L frames, each in one variable: every block's variable is drawn
+// uniformly (independently), and the blocks that fall in one variable are
+// placed there as pattern_blocks() places frame blocks (uniformly, at least
+// `min_gap` observed frames apart). The other variables stay observed over a
+// block, as when one sensor of several fails. Needs the frames b frame
+// blocks need (so that any assignment fits; the same input_errors as
+// pattern_blocks()); with d = 1 its frames have pattern_blocks()'s law.
+Mask mask_variable_blocks(int H, int d, int b, int L, Rng& rng, int min_gap = 1);
+
 // One generator of a strategy. Build it with the factories below (or fill
 // the fields for `kind`; draw() validates them either way).
 struct PatternGenerator {
-  enum class Kind { random, blocks, tail, fixed, mcar };
+  enum class Kind { random, blocks, tail, fixed, mcar, variable_blocks };
   Kind kind = Kind::random;
   int k = 0;            // random: number of frames
-  int b = 0, L = 0;     // blocks: count and length; tail: L
-  int min_gap = 1;      // blocks
+  int b = 0, L = 0;     // blocks, variable_blocks: count and length; tail: L
+  int min_gap = 1;      // blocks, variable_blocks
   std::vector<int> frames;  // fixed: 0-based frames
   double rate = 0.0;    // mcar
 
@@ -58,10 +67,12 @@ struct PatternGenerator {
   static PatternGenerator tail_frames(int L);
   static PatternGenerator fixed_frames(std::vector<int> frames);
   static PatternGenerator mcar_entries(double rate);
+  static PatternGenerator variable_block_entries(int b, int L, int min_gap = 1);
 
   // "16x1" (random), "8x2", "4x4", "1x16" (blocks; "/gapG" is appended when
   // the gap is not the default 1, or for blocks of length 1, so that they do
-  // not read as the random "bx1"), "tail16", "fixed", "mcar0.1".
+  // not read as the random "bx1"), "tail16", "fixed", "mcar0.1", "v1x16"
+  // (variable blocks; "/gapG" appended when the gap is not 1).
   std::string label() const;
   // Throws input_error naming the bad field ("k", "b", "L", "min_gap",
   // "frames", "rate") for parameters that are wrong at any H.
