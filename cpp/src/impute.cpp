@@ -20,6 +20,7 @@ std::vector<Mask> masks_from_nan(const Batch& x, const std::string& arg, bool al
   std::vector<Mask> masks;
   masks.reserve(x.n);
   const std::size_t S = x.seq_size();
+  std::vector<int> empty;  // sequences with every entry missing, named together
   for (int i = 0; i < x.n; ++i) {
     Mask m(x.H, x.d, true);
     const double* v = x.seq(i);
@@ -32,9 +33,18 @@ std::vector<Mask> masks_from_nan(const Batch& x, const std::string& arg, bool al
     if (miss == 0 && !allow_complete)
       throw input_error(arg, "sequence " + std::to_string(i + 1) +
                                  " has no missing value (NA): there is nothing to impute.");
-    if (miss == static_cast<int>(S))
-      throw input_error(arg, "sequence " + std::to_string(i + 1) + " has no observed value: every entry is missing.");
+    if (miss == static_cast<int>(S)) empty.push_back(i + 1);
     masks.push_back(std::move(m));
+  }
+  if (!empty.empty()) {
+    // all of them at once (a review: windows cut from a series with a long
+    // outage failed one by one, the first one named each time)
+    std::string list;
+    for (std::size_t k = 0; k < empty.size() && k < 20; ++k) list += (k ? ", " : "") + std::to_string(empty[k]);
+    if (empty.size() > 20) list += ", ... (" + std::to_string(empty.size()) + " in all)";
+    throw input_error(arg, (empty.size() == 1 ? "sequence " + list + " has" : "sequences " + list + " have") +
+                               " no observed value (every entry missing): there is nothing to condition on; drop " +
+                               (empty.size() == 1 ? "it" : "them") + " from " + arg + ".");
   }
   return masks;
 }

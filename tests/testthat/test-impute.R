@@ -302,6 +302,12 @@ test_that("bad imputation input gives classed errors naming the argument", {
   expect_input_error(impute(spec, x), "x")                            # no missing value
   xm <- x; xm[5, ] <- NA
   expect_input_error(impute(spec, matrix(NA_real_, 20, 2)), "x")      # no observed value
+  # every all-missing sequence named at once, not the first one per call
+  xs <- gp_simulate(spec, 5, seed = 2)
+  xs[1, 3, 1] <- NA
+  xs[c(2, 4), , ] <- NA
+  cnd <- expect_input_error(impute(spec, xs), "x")
+  expect_match(conditionMessage(cnd), "sequences 2, 4 have no observed value", fixed = TRUE)
   expect_input_error(impute(spec, xm[, 1, drop = FALSE]), "x")       # another d
   expect_input_error(impute(spec, rbind(xm, xm)), "x")               # another H
   expect_input_error(impute(spec, xm, level = 1), "level")
