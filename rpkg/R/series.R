@@ -243,8 +243,12 @@
 #' frames of the series itself (every `H / 4` frames): entries already missing
 #' are shown to the network as missing and kept out of the loss, and the
 #' training masks are half one block of a length drawn from the series' own
-#' gaps (capped at `H / 2`), half the paper's scattered frames and one long
-#' block. The core then draws the `n_samples` paths block by block: the
+#' gaps (capped at `H / 2`; a block of one variable where the gap leaves
+#' other variables observed, of whole frames where every variable is
+#' missing), half the paper's scattered frames and one long block. (Trained
+#' on frame blocks only, the DiT's error on single-variable gaps of four
+#' multivariate series was 1.13x what it is with single-variable blocks,
+#' geometric mean of 12 runs; `bench/results/dit_series_variable_gaps.md`.) The core then draws the `n_samples` paths block by block: the
 #' frames are cut into blocks of `H / 2`, and each block is drawn from a
 #' window holding `H / 4` frames before it (the path's own values) and `H / 4`
 #' after it (the observed values ahead), so a gap that ends inside the window

@@ -79,3 +79,26 @@ test_that("transform = \"none\" still models the data on their own scale; imposs
   dit <- expect_input_error(dit_series(z, transform = "log"), "transform")
   expect_identical(conditionMessage(dit), conditionMessage(gp))
 })
+
+test_that("the DiT's series masks draw a single-variable gap as one variable's block, a whole-frame gap once as frames", {
+  # the strategy alone (no training): ditimpute:::series_dit_strategy()
+  miss <- matrix(FALSE, 60, 3, dimnames = list(NULL, c("a", "b", "c")))
+  miss[10:14, 2] <- TRUE          # one sensor out for 5 frames, the others observed
+  miss[30:32, ] <- TRUE           # every variable out for 3 frames
+  miss[40, 1] <- TRUE             # a single entry
+  s <- ditimpute:::series_dit_strategy(miss, H = 24)
+  labels <- vapply(s$generators, `[[`, "", "label")
+  kinds <- vapply(s$generators, `[[`, "", "kind")
+  expect_identical(labels, c("4x1", "1x6", "1x3", "v1x1", "v1x5"))
+  expect_identical(kinds[labels == "v1x5"], "variable_blocks")
+  # half the draws the series' gaps, one share each (the whole-frame gap once, not once per variable)
+  expect_equal(s$weights, c(0.25, 0.25, rep(0.5 / 3, 3)))
+  m <- draw_masks(s, 400, H = 24, d = 3, seed = 1)
+  v5 <- which(labels == "v1x5")
+  # masks with exactly 5 entries in one variable and none elsewhere: about a sixth of them
+  one_var <- apply(m, 1, function(k) sum(k) == 5 && sum(colSums(k) > 0) == 1)
+  expect_gt(mean(one_var), 0.10)
+  # a univariate series: unchanged, whole frames
+  expect_identical(vapply(ditimpute:::series_dit_strategy(miss[, 2, drop = FALSE], H = 24)$generators, `[[`, "", "label"),
+                   c("4x1", "1x6", "1x3", "1x5"))
+})
