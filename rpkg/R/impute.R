@@ -145,6 +145,7 @@ impute.ditimpute_dit <- function(object, x, n_samples = 100, level = 0.95, point
   if (!isTRUE(warned) && length(info$value_center) == cfg$d && length(info$value_scale) == cfg$d) {
     warn_off_scale(cases$arr, info$value_center, info$value_scale, "DiT")
   }
+  warn_untrained_patterns(object, cases$arr)
   if (!is.null(batch_size)) opts$batch_size <- check_count(batch_size, arg = "batch_size")
   sopts <- sampler_options(method = method, steps = steps)
   if (is.null(control_variate)) control_variate <- isTRUE(cfg$gp %in% c("residual", "score"))

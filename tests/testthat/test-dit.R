@@ -484,3 +484,23 @@ test_that("a DiT knows its variables' names: another order is an input error, ot
   expect_identical(dit_load(file)$train_info$variables, c("temp", "load"))
   unlink(file)
 })
+
+test_that("impute() warns when a DiT trained on whole-frame masks is given gaps of single variables", {
+  skip_if_no_torch()
+  fit <- tiny_fit(steps = 4)  # masks "6x1" and "2x3": whole frames
+  x <- gp_simulate(tiny_spec(), 3, seed = 2)
+  frames <- x
+  frames[, 5:8, ] <- NA
+  expect_no_warning(impute(fit, frames, n_samples = 40, seed = 1), class = "ditimpute_warning_patterns")
+  one <- x
+  one[2, 5:8, 1] <- NA   # variable 1 out, variable 2 observed
+  one[3, 10, ] <- NA
+  w <- expect_warning(impute(fit, one, n_samples = 40, seed = 1), class = "ditimpute_warning_patterns")
+  expect_match(conditionMessage(w), "1 of 3 sequences", fixed = TRUE)
+  expect_match(conditionMessage(w), "v1x16", fixed = TRUE)
+  # a DiT trained with entry-level masks among its patterns: nothing to say
+  mixed <- dit_fit(gp_simulate(tiny_spec(), 120, seed = 1), dit_config(24, 2, width = 32, depth = 1, heads = 2),
+                   strategy = mask_strategy(c("6x1", "v1x4")), steps = 4, batch_size = 16, seed = 1, threads = 1,
+                   progress = FALSE)
+  expect_no_warning(impute(mixed, one, n_samples = 40, seed = 1), class = "ditimpute_warning_patterns")
+})
