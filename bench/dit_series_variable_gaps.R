@@ -23,6 +23,7 @@ suppressPackageStartupMessages({
   library(ditimpute)
   library(imputeTS)
 })
+source(file.path("bench", "md_table.R"))
 args <- commandArgs(trailingOnly = TRUE)
 label <- if (length(args)) args[1] else "run"
 hide_seed <- if (length(args) > 1) as.integer(args[2]) else 1L
@@ -111,8 +112,7 @@ show <- tab[, c("series", "method", "gaps", "values", "mae_sd", "rmse_sd", "cove
 show$mae_sd <- sprintf("%.4f", show$mae_sd); show$rmse_sd <- sprintf("%.4f", show$rmse_sd)
 show$coverage95 <- ifelse(is.na(show$coverage95), "", sprintf("%.3f", show$coverage95))
 show$seconds <- ifelse(is.na(show$seconds), "", sprintf("%.1f", show$seconds))
-fmt <- c(paste("|", paste(names(show), collapse = " | "), "|"), paste0(paste(rep("|---", ncol(show)), collapse = ""), "|"),
-         apply(show, 1, function(r) paste("|", paste(trimws(r), collapse = " | "), "|")))
+fmt <- md_table_lines(show)
 out <- "bench/results/dit_series_variable_gaps.md"
 head <- if (file.exists(out)) character() else
   c("# The DiT on single-variable gaps (bench/dit_series_variable_gaps.R)", "",

@@ -15,6 +15,7 @@
 #   Rscript bench/dit_training_patterns.R [steps]
 # Appends to bench/results/dit_training_patterns.md.
 suppressPackageStartupMessages(library(ditimpute))
+source(file.path("bench", "md_table.R"))
 args <- commandArgs(trailingOnly = TRUE)
 steps <- if (length(args)) as.integer(args[1]) else 600L
 threads <- as.integer(Sys.getenv("DITIMPUTE_BENCH_THREADS", "1"))
@@ -68,8 +69,7 @@ for (p in names(patterns)) {
 tab <- do.call(rbind, rows)
 num <- vapply(tab, is.numeric, TRUE) & names(tab) != "missing"
 tab[num] <- lapply(tab[num], function(v) sprintf("%.3f", v))
-fmt <- c(paste("|", paste(names(tab), collapse = " | "), "|"), paste0(paste(rep("|---", ncol(tab)), collapse = ""), "|"),
-         apply(tab, 1, function(r) paste("|", paste(trimws(r), collapse = " | "), "|")))
+fmt <- md_table_lines(tab)
 out <- "bench/results/dit_training_patterns.md"
 head <- if (file.exists(out)) character() else
   c("# DiTs trained on frame masks and on mixed masks, scored on patterns of both kinds (bench/dit_training_patterns.R)", "",

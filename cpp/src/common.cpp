@@ -238,6 +238,11 @@ int Mask::n_missing() const {
 }
 
 void Mask::require_proper(const std::string& arg) const {
+  // a mask whose entries disagree with its shape (observed resized by hand)
+  // read past its end
+  if (H < 1 || d < 1 || observed.size() != static_cast<std::size_t>(H) * static_cast<std::size_t>(d))
+    throw input_error(arg, "the pattern holds " + std::to_string(observed.size()) + " entries, not H x d = " +
+                               std::to_string(H) + " x " + std::to_string(d) + ".");
   const int miss = n_missing();
   if (miss == 0) throw input_error(arg, "the pattern has no missing value: there is nothing to impute.");
   if (miss == static_cast<int>(observed.size()))

@@ -365,7 +365,22 @@ std::unique_ptr<Conditional> make_conditional_dense(const GaussianProcess& gp, c
 }
 
 // ------------------------------------------------------------ index helpers --
+namespace {
+
+// 0-based indices inside 0..n-1 (a review: an index of -7 read garbage, one
+// of 100,000 crashed).
+void check_indices(const std::vector<int>& idx, Eigen::Index n, const char* arg) {
+  for (int i : idx)
+    if (i < 0 || i >= n)
+      throw input_error(arg, std::string("index ") + std::to_string(i) + " is outside 0.." + std::to_string(n - 1) +
+                                 " (0-based).");
+}
+
+}  // namespace
+
 Matrix gather(const Matrix& A, const std::vector<int>& rows, const std::vector<int>& cols) {
+  check_indices(rows, A.rows(), "rows");
+  check_indices(cols, A.cols(), "cols");
   Matrix out(rows.size(), cols.size());
   for (std::size_t q = 0; q < cols.size(); ++q)
     for (std::size_t p = 0; p < rows.size(); ++p) out(p, q) = A(rows[p], cols[q]);
@@ -373,6 +388,9 @@ Matrix gather(const Matrix& A, const std::vector<int>& rows, const std::vector<i
 }
 
 Matrix covariance_entries(const GaussianProcess& gp, const std::vector<int>& rows, const std::vector<int>& cols) {
+  const Eigen::Index n = gp.Gamma().rows() * gp.Lambda().rows();
+  check_indices(rows, n, "rows");
+  check_indices(cols, n, "cols");
   return kron_entries(gp.Gamma(), gp.Lambda(), rows, cols);
 }
 

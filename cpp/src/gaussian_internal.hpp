@@ -33,7 +33,9 @@ Eigen::MatrixXd lower_gram(const Eigen::MatrixXd& L);
 // Strict check of a covariance given by the caller (non-empty, square, finite,
 // symmetric relative to its largest entry, positive definite), then its lower
 // Cholesky factor; input_error(arg) otherwise.
-Eigen::MatrixXd checked_cholesky(const Eigen::MatrixXd& S, const std::string& arg);
+// With `strict_pivots`, a pivot at rounding level of its own row's variance
+// (n machine epsilons) is an input_error too: numerically singular.
+Eigen::MatrixXd checked_cholesky(const Eigen::MatrixXd& S, const std::string& arg, bool strict_pivots = false);
 
 }  // namespace detail
 }  // namespace ditimpute

@@ -9,6 +9,7 @@
 #include <Eigen/Cholesky>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,7 +23,7 @@ namespace detail {
 // Strict check of a covariance given by the caller, then its lower Cholesky
 // factor. Symmetry is judged relative to the largest entry so that scaling a
 // matrix does not change the verdict.
-Eigen::MatrixXd checked_cholesky(const Matrix& S, const std::string& arg) {
+Eigen::MatrixXd checked_cholesky(const Matrix& S, const std::string& arg, bool strict_pivots) {
   if (S.rows() == 0 || S.rows() != S.cols())
     throw input_error(arg, arg + " must be a non-empty square matrix, not " + dims(S.rows(), S.cols()) + ".");
   if (!S.allFinite()) throw input_error(arg, arg + " has non-finite entries (NA, NaN or Inf).");
@@ -32,13 +33,31 @@ Eigen::MatrixXd checked_cholesky(const Matrix& S, const std::string& arg) {
   Eigen::LLT<Matrix> llt(S);
   if (llt.info() != Eigen::Success)
     throw input_error(arg, arg + " is not positive definite (its Cholesky factorisation fails).");
-  return llt.matrixL();
+  Eigen::MatrixXd L = llt.matrixL();
+  if (strict_pivots) {
+    // A pivot at rounding level passes the factorisation but is no pivot:
+    // frames that repeat one another (a sinusoidal embedding whose period
+    // divides a frame difference) gave conditionals with sd 1e-8 and
+    // kappa = Inf (a review). Judged against each row's own variance, so
+    // that rows on different scales do not decide for one another.
+    const double tol = static_cast<double>(S.rows()) * std::numeric_limits<double>::epsilon();
+    for (Eigen::Index i = 0; i < S.rows(); ++i)
+      if (L(i, i) * L(i, i) <= tol * S(i, i))
+        throw input_error(arg, arg + " is numerically singular (row " + std::to_string(i + 1) +
+                                   " is, to rounding, a combination of the rows before it): add a small nugget to "
+                                   "its diagonal.");
+  }
+  return L;
 }
 
 }  // namespace detail
 
 GaussianProcess::GaussianProcess(Matrix Gamma, Matrix Lambda, RowMatrix mean) {
-  LG_ = detail::checked_cholesky(Gamma, "Gamma");
+  // Gamma strictly: repeated frames make a model that contradicts itself
+  // wherever they are observed with different values. Lambda as given: a
+  // singular one (a total column beside its parts) states an exact relation
+  // between variables, which gp_fit() warns of and the conditionals honour.
+  LG_ = detail::checked_cholesky(Gamma, "Gamma", true);
   LL_ = detail::checked_cholesky(Lambda, "Lambda");
   if (mean.rows() != Gamma.rows() || mean.cols() != Lambda.rows())
     throw input_error("mean", "mean must be H x d = " + dims(Gamma.rows(), Lambda.rows()) + ", not " +

@@ -169,8 +169,25 @@ void check_options(const GpFitOptions& o, int H) {
     throw input_error("validation", "validation must lie between 0 and 0.5.");
   if (o.patience < 1) throw input_error("patience", "patience must be at least 1.");
   if (H < 2) throw input_error("x", "windows need at least 2 frames.");
-  if (o.fixed_Gamma.size() > 0 && (o.fixed_Gamma.rows() != H || o.fixed_Gamma.cols() != H))
-    throw input_error("Gamma", "a fixed Gamma must be H x H with H the windows' length.");
+  if (o.fixed_Gamma.size() > 0) {
+    // a C++ field (R has no such argument), named as such
+    const Matrix& G = o.fixed_Gamma;
+    if (G.rows() != H || G.cols() != H)
+      throw input_error("fixed_Gamma", "a fixed Gamma must be H x H with H the windows' length.");
+    if (!G.allFinite()) throw input_error("fixed_Gamma", "a fixed Gamma must hold finite values.");
+    // a review: an asymmetric one was fitted with and returned as given
+    const double tol = 1e-10 * G.cwiseAbs().maxCoeff();  // relative, as GaussianProcess judges it
+    if ((G - G.transpose()).cwiseAbs().maxCoeff() > tol)
+      throw input_error("fixed_Gamma", "a fixed Gamma must be symmetric (a covariance).");
+  }
+}
+
+// The error when the starting Gamma cannot be factorised: the lengthscale's
+// unless Gamma was given.
+[[noreturn]] void singular_start(const GpFitOptions& o) {
+  if (o.fixed_Gamma.size() > 0)
+    throw input_error("fixed_Gamma", "the fixed Gamma is not positive definite (numerically singular).");
+  throw input_error("lengthscale", "the starting lengthscale gives a numerically singular Gamma; add a nugget.");
 }
 
 }  // namespace
@@ -643,8 +660,7 @@ GpFitResult gp_fit_em_centred(const Batch& x, const GpFitOptions& options) {
   k.lengthscale = ell;
   Factored G;
   const Matrix Gamma0 = gamma_of(k, H, nugget, options);
-  if (!factor(Gamma0, G))
-    throw input_error("lengthscale", "the starting lengthscale gives a numerically singular Gamma; add a nugget.");
+  if (!factor(Gamma0, G)) singular_start(options);
   // The penalty's target D: the observed variances over Gamma's mean diagonal
   // at the start (an entry's variance is Gamma_hh Lambda_jj).
   LambdaPrior prior;
@@ -1106,8 +1122,7 @@ GpFitResult gp_fit_lbfgs_centred(const Batch& x, const GpFitOptions& options) {
   {
     Kernel k = res.kernel;
     Factored G;
-    if (!factor(gamma_of(k, H, p.nugget, options), G))
-      throw input_error("lengthscale", "the starting lengthscale gives a numerically singular Gamma; add a nugget.");
+    if (!factor(gamma_of(k, H, p.nugget, options), G)) singular_start(options);
   }
   Eval ev = evaluate(s, options, p);
   res.evaluations = 1;

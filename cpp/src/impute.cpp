@@ -289,6 +289,22 @@ Imputation summarise_samples(const Batch& x, std::vector<Mask> masks, std::vecto
   options.validate();
   if (masks.size() != static_cast<std::size_t>(x.n) || samples.size() != masks.size())
     throw input_error("samples", "there must be one mask and one sample matrix per sequence.");
+  // The masks must be x's own (a review: a mask of another shape wrote one
+  // sequence's draws into the next one's, or past the end): H x d, and
+  // missing exactly where x is NaN.
+  for (int i = 0; i < x.n; ++i) {
+    const Mask& m = masks[static_cast<std::size_t>(i)];
+    if (m.H != x.H || m.d != x.d || m.observed.size() != x.seq_size())
+      throw input_error("masks", "the mask of sequence " + std::to_string(i + 1) + " is " + std::to_string(m.H) +
+                                     " x " + std::to_string(m.d) + " (" + std::to_string(m.observed.size()) +
+                                     " entries), not " + std::to_string(x.H) + " x " + std::to_string(x.d) + ".");
+    const double* v = x.seq(i);
+    for (std::size_t k = 0; k < x.seq_size(); ++k)
+      if ((m.observed[k] != 0) == std::isnan(v[k]))
+        throw input_error("masks", "the mask of sequence " + std::to_string(i + 1) +
+                                       " does not match its missing values (NaN): entry " + std::to_string(k + 1) +
+                                       (std::isnan(v[k]) ? " is NaN but marked observed." : " is observed but marked missing."));
+  }
   Imputation out = empty_imputation(x);
   const bool finite = options.region == "finite";
   parallel_for(x.n, options.threads, [&](int i) {

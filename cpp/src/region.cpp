@@ -84,16 +84,40 @@ Matrix quantile_intervals(const Matrix& samples, double level) {
   return out;
 }
 
+namespace {
+
+// The sample counts below grow like 2 / (1 - level): a level of 1 or more
+// (or NaN) has none, and one within 1e-8 of 1 would need hundreds of
+// millions (a review: these loops never returned for level = 1).
+void check_count_level(double level) {
+  if (!(level > 0.0 && level < 1.0)) {
+    std::ostringstream msg;  // the level as given (1.5), not std::to_string's 1.500000
+    msg << "level must lie strictly between 0 and 1, not " << level << ".";
+    throw input_error("level", msg.str());
+  }
+  if (2.0 / (1.0 - level) > 1e8)
+    throw input_error("level", "a level this close to 1 needs over 10^8 samples; give at most 1 - 2e-8.");
+}
+
+}  // namespace
+
 int min_samples_split(double level) {
-  // Smallest Z with ceil((m + 1) level) <= m for m = Z - floor(Z / 2).
-  for (int Z = 2;; ++Z) {
+  check_count_level(level);
+  // Smallest Z with ceil((m + 1) level) <= m for m = Z - floor(Z / 2); the
+  // condition holds from m ~ level / (1 - level) on, so the search starts
+  // a little below that.
+  const int from = std::max(2, 2 * static_cast<int>(level / (1.0 - level)) - 8);
+  for (int Z = from;; ++Z) {
     const int m = Z - Z / 2;
     if (static_cast<int>(std::ceil((m + 1) * level - 1e-12)) <= m) return Z;
   }
 }
 
 int min_samples_intervals(double level) {
-  for (int Z = 1;; ++Z)
+  check_count_level(level);
+  // holds from Z ~ 2 / (1 - level) - 1 on
+  const int from = std::max(1, static_cast<int>(2.0 / (1.0 - level)) - 4);
+  for (int Z = from;; ++Z)
     if (static_cast<int>(std::floor((Z + 1) * (1.0 - level) / 2.0 + 1e-12)) >= 1) return Z;
 }
 

@@ -315,6 +315,20 @@ TEST_CASE("gaussian: bad input names the argument", "[gaussian][errors]") {
   require_input_error([&] { GaussianProcess(Gbad, L, mu); }, "Gamma");
   Gbad = Matrix::Ones(H, H);  // rank one: PSD but singular
   require_input_error([&] { GaussianProcess(Gbad, L, mu); }, "Gamma");
+  // frames that repeat one another (a sinusoidal embedding of period 4: frames
+  // 4 apart are one point) pass a Cholesky with pivots at rounding level (a
+  // review: the conditional then had sd 1e-8 and kappa Inf, without an error)
+  for (int Hs : {5, 8, 13}) {
+    Kernel ks = make_kernel(KernelType::laplace, 1.0);
+    ks.embedding.kind = Embedding::Kind::sinusoidal;
+    ks.embedding.period = 4.0;
+    require_input_error([&] { GaussianProcess(kernel_matrix(ks, Hs), Matrix::Identity(1, 1), RowMatrix::Zero(Hs, 1)); },
+                        "Gamma");
+    // a nugget makes it a covariance again
+    Matrix Gn = kernel_matrix(ks, Hs);
+    Gn.diagonal().array() += 1e-6;
+    CHECK_NOTHROW(GaussianProcess(Gn, Matrix::Identity(1, 1), RowMatrix::Zero(Hs, 1)));
+  }
   require_input_error([&] { GaussianProcess(G, L, RowMatrix::Zero(H, d + 1)); }, "mean");
   require_input_error([&] { GaussianProcess(G, L, RowMatrix::Zero(H - 1, d)); }, "mean");
 
@@ -323,6 +337,16 @@ TEST_CASE("gaussian: bad input names the argument", "[gaussian][errors]") {
   require_input_error([&] { make_conditional(gp, Mask(H, d, false)); }, "pattern");  // all missing
   require_input_error([&] { make_conditional(gp, Mask(H + 1, d, true)); }, "pattern");
   require_input_error([&] { make_conditional_dense(gp, Mask(H, d, false)); }, "pattern");
+  // a mask whose entries disagree with its shape (a review: taken as a pattern)
+  Mask short_mask(H, d, true);
+  short_mask.observed.resize(static_cast<std::size_t>(H));
+  short_mask.observed[0] = 0;
+  require_input_error([&] { make_conditional(gp, short_mask); }, "pattern");
+  // covariance entries by index: inside 0..Hd-1 (a review: -7 read garbage, 100,000 crashed)
+  require_input_error([&] { covariance_entries(gp, {-7}, {0}); }, "rows");
+  require_input_error([&] { covariance_entries(gp, {0}, {H * d}); }, "cols");
+  require_input_error([&] { gather(Matrix::Identity(3, 3), {0}, {3}); }, "cols");
+  CHECK(covariance_entries(gp, {0}, {H * d - 1})(0, 0) == Approx(G(0, H - 1) * L(0, d - 1)).margin(1e-12));
 
   Rng rng(1);
   Mask entry(H, d);

@@ -521,6 +521,22 @@ TEST_CASE("gp_fit_em rejects bad input naming the argument", "[gp_fit]") {
     bad.shrinkage = v;
     CHECK(arg_of(x, bad) == "shrinkage");
   }
+  // a fixed Gamma: named as such, and a covariance (a review: an asymmetric one
+  // was fitted with and returned as given; -I and NaN blamed the lengthscale)
+  const Matrix G = kernel_matrix(matern(2.0), H);
+  bad = opt;
+  bad.fixed_Gamma = G;
+  bad.fixed_Gamma(0, 1) += 0.5;
+  CHECK(arg_of(x, bad) == "fixed_Gamma");
+  bad.fixed_Gamma = -Matrix::Identity(H, H);
+  CHECK(arg_of(x, bad) == "fixed_Gamma");
+  bad.fixed_Gamma = G;
+  bad.fixed_Gamma(2, 2) = std::numeric_limits<double>::quiet_NaN();
+  CHECK(arg_of(x, bad) == "fixed_Gamma");
+  bad.fixed_Gamma = Matrix::Identity(H + 1, H + 1);
+  CHECK(arg_of(x, bad) == "fixed_Gamma");
+  bad.fixed_Gamma = G;
+  CHECK(arg_of(x, bad) == "no error");
 }
 
 TEST_CASE("Early stopping returns the parameters where the held-out error was lowest", "[gp_fit][validation]") {

@@ -5,6 +5,7 @@
 #include "ditimpute/chisq.hpp"
 #include "ditimpute/impute.hpp"
 #include "ditimpute/patterns.hpp"
+#include "test_helpers.hpp"
 
 #include <cmath>
 #include <limits>
@@ -55,6 +56,35 @@ TEST_CASE("masks_from_nan and group_by_pattern", "[impute]") {
   CHECK_THROWS_AS(masks_from_nan(full), input_error);  // nothing to impute
   x.at(1, 0, 0) = std::numeric_limits<double>::infinity();
   CHECK_THROWS_AS(masks_from_nan(x), input_error);
+}
+
+TEST_CASE("summarise_samples takes only the cases' own masks", "[impute]") {
+  // a review: a mask of another shape wrote one case's draws into the next
+  // case's values, or past the end of the batch
+  const GaussianProcess gp = small_process(12, 2);
+  Rng rng(4);
+  const Batch x = cases_with_gaps(gp, 3, rng);
+  const auto masks = masks_from_nan(x);
+  std::vector<Matrix> samples;
+  for (const Mask& m : masks) samples.push_back(Matrix::Random(50, m.n_missing()));
+  ImputeOptions o;
+  o.n_samples = 50;
+  o.level = 0.9;
+  CHECK_NOTHROW(summarise_samples(x, masks, samples, o));
+  auto wrong = masks;
+  wrong[0] = Mask(24, 1);  // as many entries, another shape
+  wrong[0].observed = masks[0].observed;
+  testing::require_input_error([&] { summarise_samples(x, wrong, samples, o); }, "masks");
+  wrong = masks;
+  wrong[1] = Mask(1000, 2);
+  testing::require_input_error([&] { summarise_samples(x, wrong, samples, o); }, "masks");
+  // the right shape, but missing where x is observed
+  wrong = masks;
+  const int k = masks[2].observed_entries()[0];
+  wrong[2].observed[static_cast<std::size_t>(k)] = 0;
+  auto more = samples;
+  more[2] = Matrix::Random(50, wrong[2].n_missing());
+  testing::require_input_error([&] { summarise_samples(x, wrong, more, o); }, "masks");
 }
 
 TEST_CASE("A complete case passes through the pipeline; a batch of complete cases is an input error", "[impute]") {

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "ditimpute/region.hpp"
+#include "test_helpers.hpp"
 
 #include <cmath>
 
@@ -150,6 +151,21 @@ TEST_CASE("Finite-sample split regions and order intervals hold their level at s
   CHECK(in_quantile_interval / reps < in_interval / reps);
   CHECK(min_samples_split(0.95) == 37);  // m = 19, k = ceil(20 * 0.95) = 19
   CHECK(min_samples_intervals(0.95) == 39);
+  // the counts at other levels against a search from the smallest count (the
+  // functions start theirs near the answer)
+  for (double lv : {0.1, 0.5, 0.8, 0.9, 0.95, 0.975, 0.99, 0.999, 0.9999, 1 - 1e-6}) {
+    int split = 2, inter = 1;
+    while (static_cast<int>(std::ceil((split - split / 2 + 1) * lv - 1e-12)) > split - split / 2) ++split;
+    while (static_cast<int>(std::floor((inter + 1) * (1.0 - lv) / 2.0 + 1e-12)) < 1) ++inter;
+    CHECK(min_samples_split(lv) == split);
+    CHECK(min_samples_intervals(lv) == inter);
+  }
+  // a level of 1 or more, or NaN, has no count (these loops never returned)
+  for (double lv : {1.0, 1.5, std::nan(""), 0.0, -0.5, 1 - 1e-9}) {
+    testing::require_input_error([&] { min_samples_split(lv); }, "level");
+    testing::require_input_error([&] { min_samples_intervals(lv); }, "level");
+    testing::require_input_error([&] { min_samples_finite(lv); }, "level");
+  }
   CHECK_THROWS_AS(l2_region_split(normal_matrix(20, sd, rng), 0.95), input_error);
   CHECK_THROWS_AS(order_intervals(normal_matrix(20, sd, rng), 0.95), input_error);
 }

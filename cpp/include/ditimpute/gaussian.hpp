@@ -22,7 +22,10 @@ class GaussianProcess {
  public:
   // Throws input_error naming "Gamma", "Lambda" or "mean" when a matrix is
   // not square, not symmetric, not positive definite, not finite, or when
-  // the dimensions disagree. `mean` is H x d.
+  // the dimensions disagree; Gamma too when it is numerically singular (a
+  // Cholesky pivot within H machine epsilons of its row's variance: frames
+  // that repeat one another; a nugget fixes it). A singular Lambda is taken
+  // as an exact relation between variables. `mean` is H x d.
   GaussianProcess(Matrix Gamma, Matrix Lambda, RowMatrix mean);
 
   int H() const { return static_cast<int>(Gamma_.rows()); }
@@ -149,7 +152,8 @@ std::unique_ptr<Conditional> make_conditional(const GaussianProcess& gp, const M
 // Cholesky. Slow; for tests and the benchmark baseline only.
 std::unique_ptr<Conditional> make_conditional_dense(const GaussianProcess& gp, const Mask& mask);
 
-// A(rows, cols) with index lists (Eigen 3.3 has no index-array slicing).
+// A(rows, cols) with index lists (Eigen 3.3 has no index-array slicing);
+// input_error "rows" / "cols" for an index outside the matrix.
 Matrix gather(const Matrix& A, const std::vector<int>& rows, const std::vector<int>& cols);
 // Conditioning on Q = Gamma^{-1} (x) Lambda^{-1} (kronecker_solve.cpp);
 // make_conditional picks it. `cg` selects the matrix-free path.
@@ -157,7 +161,8 @@ std::unique_ptr<Conditional> make_conditional_precision(const GaussianProcess& g
                                                         const ConditionalOptions& options);
 
 // Entries (rows, cols) of Cov(vec X) = Gamma (x) Lambda, by 0-based vec index,
-// without forming the Hd x Hd matrix.
+// without forming the Hd x Hd matrix; input_error "rows" / "cols" for an
+// index outside 0..Hd-1.
 Matrix covariance_entries(const GaussianProcess& gp, const std::vector<int>& rows, const std::vector<int>& cols);
 
 }  // namespace ditimpute

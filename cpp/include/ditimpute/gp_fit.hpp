@@ -99,7 +99,8 @@ struct GpFitOptions {
   // Stop when an iteration raises the objective by less than
   // tol * (number of observed entries).
   double tol = 1e-7;
-  // When non-empty (H x H, SPD), Gamma is fixed to it and only the mean and
+  // When non-empty (H x H, symmetric positive definite: input_error
+  // "fixed_Gamma" otherwise), Gamma is fixed to it and only the mean and
   // Lambda are fitted (kernel, lengthscale and nugget are then ignored).
   Matrix fixed_Gamma;
   GpFitSearch search = GpFitSearch::expected;

@@ -1,5 +1,7 @@
 // Missing patterns and masking strategies (cpp/DESIGN.md; the paper's
 // section 6.1). Frame indices here are 0-based; the R front end adds 1.
+// Error messages number frames from 1, as users of the front end see them
+// ("frame index 6 is outside 1..5" for the 0-based index 5).
 //
 // Every pattern leaves at least one frame (entry, for MCAR) observed and
 // misses at least one. Random draws are exact and take bounded time: subsets
