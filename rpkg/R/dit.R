@@ -568,17 +568,22 @@ warn_untrained_patterns <- function(object, arr, call = rlang::caller_env()) {
   if (!inherits(s, "ditimpute_strategy") || d < 2) return(invisible(FALSE))
   kinds <- vapply(s$generators, function(g) g$kind %||% "", "")[s$weights > 0]
   if (!all(kinds %in% c("random", "blocks", "tail", "fixed"))) return(invisible(FALSE))
-  per_frame <- apply(is.na(arr), c(1, 2), sum)
-  partial <- apply(per_frame > 0 & per_frame < d, 1, any)
+  per_frame <- rowSums(is.na(arr), dims = 2)  # n x H: missing variables per frame
+  partial <- rowSums(per_frame > 0 & per_frame < d) > 0
   if (!any(partial)) return(invisible(FALSE))
   n <- dim(arr)[1]
-  cli::cli_warn(c(sprintf(paste("The DiT was trained on masks that hide whole frames only, and %s of %s have frames",
+  H <- dim(arr)[2]
+  k <- sum(partial)
+  # a strategy that fits the model's window (lengths from H)
+  example <- sprintf("mask_strategy(c(\"%dx1\", \"1x%d\", \"v1x%d\", \"mcar0.2\"))", max(1L, H %/% 6L),
+                     max(2L, H %/% 4L), max(2L, H %/% 4L))
+  cli::cli_warn(c(sprintf(paste("The DiT was trained on masks that hide whole frames only, and %d of %s %s frames",
                                 "with some variables missing while others are observed: a pattern it has not learnt,",
                                 "which it can impute without using the observed variables (on GP data its error on one",
                                 "variable's gap was 1.6x the exact GP's, every interval covering)."),
-                          sum(partial), plural(n, "sequence")),
-                  i = paste("Train it with such patterns among its masks, e.g. strategy =",
-                            "mask_strategy(c(\"16x1\", \"1x16\", \"v1x16\", \"mcar0.2\")) (see ?mask_strategy).")),
+                          k, plural(n, "sequence"), if (k == 1) "has" else "have"),
+                  i = sprintf("Train it with such patterns among its masks, e.g. strategy = %s (see ?mask_strategy).",
+                              example)),
                 class = c("ditimpute_warning_patterns", "ditimpute_warning"), call = call)
   invisible(TRUE)
 }

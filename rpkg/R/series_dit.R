@@ -78,21 +78,24 @@ series_dit_options <- function(dit, period, n_time, call = rlang::caller_env()) 
 
 # Training masks: one block of each of the series' own gap lengths (capped
 # at half a window), in proportion to how often each occurs, for half of the
-# draws; the paper's scattered frames and one long block for the rest. A gap
-# of some variables while others are observed is drawn as such ("v1xL": one
-# variable's block), a gap of every variable as whole frames ("1xL", counted
-# once, not once per variable): on single-variable gaps of 1-5 days in
-# EuStockMarkets, frame blocks alone left the DiT unused to reading the other
-# variables at a gap (bench/results/dit_series_defaults.md).
+# draws; the paper's scattered frames and one long block for the rest. A run
+# of frames where every variable is missing is drawn as whole frames ("1xL",
+# once, not once per variable); a variable's run of missing values in frames
+# where others are observed as a block of that variable ("v1xL"), so that
+# sensors failing at staggered times give both (a review). On single-variable
+# gaps of four multivariate series, frame blocks alone left the DiT's error
+# 1.13x higher (bench/results/dit_series_variable_gaps.md).
 series_dit_strategy <- function(miss, H) {
-  runs <- gap_runs(miss, seq_len(nrow(miss)))
   all_missing <- rowSums(miss) == ncol(miss)
-  whole <- vapply(seq_len(nrow(runs)), function(i) all(all_missing[runs$start[i]:runs$end[i]]), TRUE)
-  # a whole-frame gap appears once per variable: keep its first
-  first <- !duplicated(runs[c("start", "end")])
-  keep <- !whole | first
-  lens <- pmin(runs$length[keep], H %/% 2)
-  kinds <- ifelse(whole[keep], "1x%d", "v1x%d")
+  whole <- rle(all_missing)
+  whole_lens <- whole$lengths[whole$values]
+  partial <- miss & !all_missing
+  part_lens <- unlist(lapply(seq_len(ncol(partial)), function(j) {
+    r <- rle(partial[, j])
+    r$lengths[r$values]
+  }))
+  lens <- pmin(c(whole_lens, part_lens), H %/% 2)
+  kinds <- rep(c("1x%d", "v1x%d"), c(length(whole_lens), length(part_lens)))
   gens <- c(sprintf("%dx1", max(1L, H %/% 6L)), sprintf("1x%d", max(2L, H %/% 4L)))
   w <- c(0.25, 0.25)
   if (length(lens)) {

@@ -98,6 +98,16 @@ test_that("the DiT's series masks draw a single-variable gap as one variable's b
   # masks with exactly 5 entries in one variable and none elsewhere: about a sixth of them
   one_var <- apply(m, 1, function(k) sum(k) == 5 && sum(colSums(k) > 0) == 1)
   expect_gt(mean(one_var), 0.10)
+  # sensors failing at staggered times (a review: no generator hid the frames
+  # where all three were out): the common stretch as whole frames, the rest
+  # per variable
+  st <- matrix(FALSE, 60, 3, dimnames = list(NULL, c("a", "b", "c")))
+  st[10:16, "a"] <- TRUE
+  st[8:14, "b"] <- TRUE
+  st[c(9:18), "c"] <- TRUE
+  s2 <- ditimpute:::series_dit_strategy(st, H = 24)
+  expect_identical(vapply(s2$generators, `[[`, "", "label"), c("4x1", "1x6", "1x5", "v1x1", "v1x2", "v1x4"))
+  expect_equal(s2$weights, c(0.25, 0.25, 0.5 * c(1, 1, 2, 1) / 5))
   # a univariate series: unchanged, whole frames
   expect_identical(vapply(ditimpute:::series_dit_strategy(miss[, 2, drop = FALSE], H = 24)$generators, `[[`, "", "label"),
                    c("4x1", "1x6", "1x3", "1x5"))
