@@ -807,6 +807,49 @@ TEST_CASE("structural_moments gives each version's conditional moments, whatever
   CHECK(one[0].sd == ref2.sd);
 }
 
+TEST_CASE("structural_paths gives each candidate's own draw and moments, whatever the thread count", "[structural]") {
+  // Proper multiple imputation's paths: one draw under each candidate (a
+  // draw of the parameters), path i from seeds[i], equal to the bit to its
+  // own structural_conditional() call on one thread or several.
+  StructuralSpec s = seasonal_spec();
+  s.trend = StructuralSpec::Trend::level;
+  const int T = 240, d = 2;
+  Rng rng(31);
+  RowMatrix y(T, d);
+  fill_standard_normal(rng, y.data(), static_cast<std::size_t>(y.size()));
+  for (int t = 100; t < 130; ++t) y(t, 0) = std::nan("");
+  y(0, 1) = std::nan("");
+  std::vector<StructuralCandidate> cands;
+  std::vector<std::uint64_t> seeds;
+  for (int k = 0; k < 4; ++k) {
+    StructuralCandidate c;
+    c.spec = s;
+    c.spec.level_rate = 0.02 * (k + 1);
+    c.Lambda = Matrix::Identity(d, d);
+    c.Lambda(0, 1) = c.Lambda(1, 0) = 0.1 * k;
+    c.trend = Matrix::Zero(2, d);
+    cands.push_back(c);
+    seeds.push_back(1000 + 17 * k);
+  }
+  std::vector<SmoothedConditional> ref;
+  for (std::size_t k = 0; k < cands.size(); ++k) ref.push_back(structural_conditional(y, cands[k], 1, seeds[k], 1));
+  for (const int threads : {1, 2, 3}) {
+    INFO("threads " << threads);
+    const std::vector<SmoothedConditional> got = structural_paths(y, cands, seeds, threads);
+    REQUIRE(got.size() == cands.size());
+    for (std::size_t k = 0; k < cands.size(); ++k) {
+      CHECK(got[k].missing == ref[k].missing);
+      CHECK(got[k].mean == ref[k].mean);
+      CHECK(got[k].sd == ref[k].sd);
+      CHECK(got[k].samples == ref[k].samples);
+      REQUIRE(got[k].samples.rows() == 1);
+    }
+  }
+  // the candidates differ, so their paths do
+  CHECK(ref[0].mean != ref[3].mean);
+  testing::require_input_error([&] { structural_paths(y, cands, {1, 2}, 1); }, "seeds");
+}
+
 TEST_CASE("the filter's block-wise transition: a trend, a Matern 5/2 and harmonics with a Matern 3/2 envelope "
           "equal the dense law",
           "[structural]") {

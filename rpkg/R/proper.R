@@ -254,8 +254,13 @@ series_proper_intervals <- function(model, v, level, n_samples, seed, threads, c
     core_call(cpp_structural_impute(y, cand, list(n_samples = 1L, seed = sub_seed(seed, 1001 + k), threads = threads)),
               call = call)
   }
+  # every path in one core call, side by side on the threads (each path a
+  # smoothing of the whole series under its own parameters); path k is what
+  # draw_path(cands[[k]], k) gives
+  paths <- core_call(cpp_structural_paths(y, cands, vapply(seq_len(n_samples), function(k) sub_seed(seed, 1001 + k), 0),
+                                          list(threads = threads)), call = call)
   for (k in seq_len(n_samples)) {
-    res <- draw_path(cands[[k]], k)
+    res <- paths[[k]]
     # A draw more than 10 sds from its own conditional mean (probability
     # 1.5e-23 per entry for a Gaussian draw) is the core's backward sampler
     # failing numerically. It did under a few parameter draws (a level form

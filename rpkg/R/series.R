@@ -477,7 +477,9 @@
 #'   at 21-60 frames from 83.3% to 86.0%, with the same MAE
 #'   (`bench/results/series_ends_proper.md`); between observed values they
 #'   change little (`bench/results/series_fresh_datasets_gp_proper.md`). Each
-#'   proper path costs a Kalman smoothing of the whole series, hence the
+#'   proper path costs a Kalman smoothing of the whole series (the paths
+#'   run side by side on `threads`: 1.95-2.02x faster on 2 threads than one
+#'   after another, `bench/results/series_proper_paths.md`), hence the
 #'   bound; it grows with the variables too, and a single missing first or
 #'   last value is an end gap: on a few thousand frames of a dozen
 #'   variables, two of them missing only in the first frame, the default

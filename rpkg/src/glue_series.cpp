@@ -109,6 +109,29 @@ Rcpp::List cpp_structural_impute(Eigen::MatrixXd y, Rcpp::List candidate, Rcpp::
   DITIMPUTE_GLUE_END
 }
 
+// The paths of proper multiple imputation (structural.hpp's
+// structural_paths()): one draw under each candidate of the list, path k from
+// seeds[k]; options: list(threads). A list of list(mean, sd, samples), as
+// cpp_structural_impute() gives for one candidate and n_samples = 1.
+// [[Rcpp::export]]
+Rcpp::List cpp_structural_paths(Eigen::MatrixXd y, Rcpp::List candidates, Rcpp::NumericVector seeds,
+                                Rcpp::List options) {
+  DITIMPUTE_GLUE_BEGIN
+  const int threads = glue::get_or<int>(options, "threads", 0);
+  std::vector<ditimpute::StructuralCandidate> cands;
+  for (R_xlen_t i = 0; i < candidates.size(); ++i) cands.push_back(candidate_from_r(candidates[i]));
+  std::vector<std::uint64_t> s;
+  for (R_xlen_t i = 0; i < seeds.size(); ++i) s.push_back(glue::seed_from_double(seeds[i]));
+  const std::vector<ditimpute::SmoothedConditional> res = ditimpute::structural_paths(series_from_r(y), cands, s, threads);
+  Rcpp::List out(static_cast<R_xlen_t>(res.size()));
+  for (std::size_t i = 0; i < res.size(); ++i)
+    out[static_cast<R_xlen_t>(i)] =
+        Rcpp::List::create(Rcpp::Named("mean") = Rcpp::wrap(res[i].mean), Rcpp::Named("sd") = Rcpp::wrap(res[i].sd),
+                           Rcpp::Named("samples") = Rcpp::wrap(res[i].samples));
+  return out;
+  DITIMPUTE_GLUE_END
+}
+
 // Each variable's standardised one-step prediction errors of y (T x d,
 // standardised, NA = missing) under a fitted candidate: a T x d matrix, NaN
 // where none counts (structural.hpp).

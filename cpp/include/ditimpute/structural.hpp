@@ -146,4 +146,15 @@ std::vector<SmoothedConditional> structural_moments(const std::vector<RowMatrix>
                                                     const StructuralCandidate& candidate, int threads,
                                                     bool fixed_line = false);
 
+// The paths of proper multiple imputation: one draw of y's missing entries
+// under each candidate (a draw of the form and parameters), path i from
+// seed seeds[i], with its conditional means and sds. The paths run in
+// parallel on up to `threads` threads, each on one (one path gets them all);
+// result i is what structural_conditional(y, candidates[i], 1, seeds[i], ...)
+// returns, whatever the thread count. input_error "seeds" when the counts
+// differ.
+std::vector<SmoothedConditional> structural_paths(const RowMatrix& y,
+                                                  const std::vector<StructuralCandidate>& candidates,
+                                                  const std::vector<std::uint64_t>& seeds, int threads);
+
 }  // namespace ditimpute
