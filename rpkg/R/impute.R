@@ -424,10 +424,11 @@ print.summary.ditimpute_imputation <- function(x, ...) {
 #' @param object An imputation from [impute()] or [impute_series()].
 #' @param parm Not used: every missing entry is returned, and a `parm` other than `NULL` is an input error.
 #' @param level Confidence level; by default the imputation's. At another
-#'   level, an [impute_series()] result with exact intervals (the fitted
-#'   model's conditional law, `proper = FALSE`) gives the exact intervals of
-#'   that law; other imputations give the sample paths' order statistics
-#'   (which needs enough paths: 199 at 0.99). A calibrated imputation is
+#'   level, an [impute_series()] result of `method = "gp"` gives the
+#'   intervals of the same Gaussian law as at its own level (the fitted
+#'   model's exact conditional, or with proper draws the mixture's mean and
+#'   variance, as `predict()` of it does); other imputations give the sample
+#'   paths' order statistics (which needs enough paths: 199 at 0.99). A calibrated imputation is
 #'   calibrated at its own level only: another level is an input error
 #'   (impute again at that level with the calibration).
 #' @param ... Unused: a named argument here is an input error.

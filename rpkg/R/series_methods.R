@@ -517,8 +517,11 @@ logLik.ditimpute_series_dit_model <- function(object, ...) {
 #' y[40:55] <- NA
 #' imp <- impute_series(y, n_samples = 20, seed = 1)
 #' r <- residuals(imp)
-#' # acf() and Box.test() leave out the lag pairs with a missing value
+#' # the first value has no residual (NA), nor have the missing ones:
+#' # Box.test() leaves out the lag pairs with a missing value, acf() needs
+#' # na.action = na.pass to do so (it stops at an NA otherwise)
 #' Box.test(r, lag = 10, type = "Ljung-Box")
+#' acf(r, na.action = na.pass, plot = FALSE)$acf[2:4]
 #' qqnorm(r); qqline(r)
 #' # the years of the three largest standardised errors
 #' time(r)[order(-abs(r))[1:3]]
@@ -542,6 +545,49 @@ residuals.ditimpute_imputation <- function(object, ...) {
                               "no residuals. residuals() is for impute_series() results; for the imputation's errors",
                               "against known values, see imputation_metrics()."))
 }
+
+# coef(), fitted() (and residuals() of a gp_fit()) have no defined meaning
+# for these results: the defaults returned NULL without a word, which a
+# report then printed as nothing (a review). Errors that say where the
+# numbers are instead.
+no_model_method <- function(method, object) {
+  if (inherits(object, "ditimpute_series_imputation")) {
+    where <- if (method == "coef") {
+      "the fitted model is object$model (print(object$model) and summary(object) show its form and parameters)"
+    } else {
+      "the completed series is completed_series(object); the one-step errors are residuals(object)"
+    }
+    abort_input("object", sprintf("is an impute_series() result: %s() is not defined for it; %s.", method, where),
+                call = rlang::caller_env())
+  }
+  if (inherits(object, "ditimpute_gp")) {
+    where <- if (method == "coef") {
+      "its parameters are object$kernel, object$nugget, object$Lambda and object$mean (print(object) shows them)"
+    } else {
+      "it fits a law to windows, not values: impute() with it gives imputations, imputation_metrics() their errors"
+    }
+    abort_input("object", sprintf("is a Gaussian-process model: %s() is not defined for it; %s.", method, where),
+                call = rlang::caller_env())
+  }
+  abort_input("object", sprintf(paste("is a result of impute(), which fits no model to the data (the spec or DiT was",
+                                      "given): %s() is not defined for it; see imputation_metrics() for its errors",
+                                      "against known values."), method), call = rlang::caller_env())
+}
+
+#' @export
+coef.ditimpute_imputation <- function(object, ...) no_model_method("coef", object)
+
+#' @export
+fitted.ditimpute_imputation <- function(object, ...) no_model_method("fitted", object)
+
+#' @export
+coef.ditimpute_gp <- function(object, ...) no_model_method("coef", object)
+
+#' @export
+fitted.ditimpute_gp <- function(object, ...) no_model_method("fitted", object)
+
+#' @export
+residuals.ditimpute_gp <- function(object, ...) no_model_method("residuals", object)
 
 # Each variable's standardised one-step prediction errors of v (T x d, the
 # data's scale, NA = missing) under a fitted model or model set: T x d, NA

@@ -403,3 +403,19 @@ test_that("coverage()'s print pools the per-entry intervals over entries, as the
   expect_match(paste(capture.output(print(sub)), collapse = " "),
                sprintf("Per-entry 95%% intervals contain %.1f%%", 100 * sum(sub$interval_coverage * k) / sum(k)), fixed = TRUE)
 })
+
+test_that("coef(), fitted() and a fitted GP's residuals() are errors that say where the numbers are", {
+  # a review: they returned NULL without a word
+  spec <- gp_spec(24, d = 2, kernel = gp_kernel("matern32", lengthscale = 3))
+  x <- gp_simulate(spec, 20, seed = 1)
+  x[1, 3:8, 1] <- NA
+  f <- gp_fit(x, seed = 1)
+  for (fn in list(coef, fitted, residuals)) expect_match(conditionMessage(expect_input_error(fn(f), "object")), "Gaussian-process model")
+  expect_match(conditionMessage(expect_input_error(coef(spec), "object")), "object$Lambda", fixed = TRUE)
+  imp <- impute(spec, x[1:2, , ], n_samples = 20, seed = 1)
+  expect_input_error(coef(imp), "object")
+  expect_input_error(fitted(imp), "object")
+  s <- suppressWarnings(impute_series(replace(AirPassengers, 30:35, NA), n_samples = 20, seed = 1, threads = 1))
+  expect_match(conditionMessage(expect_input_error(coef(s), "object")), "object$model", fixed = TRUE)
+  expect_match(conditionMessage(expect_input_error(fitted(s), "object")), "completed_series", fixed = TRUE)
+})

@@ -247,3 +247,21 @@ test_that("as_mids() says once that improper completions leave out the parameter
   expect_message(as_mids(improper), class = "ditimpute_improper_message")
   expect_message(as_mids(improper), class = "ditimpute_improper_message")
 })
+
+test_that("confint() of a proper imputation at another level uses the mixture's Gaussian law, as at its own level", {
+  # a review: at any other level it switched to the paths' order statistics,
+  # so a 94.99% interval came out wider than the 95% one
+  m <- ts(cbind(a = as.numeric(mdeaths), b = as.numeric(fdeaths)), start = 1974, frequency = 12)
+  m[10:14, 1] <- NA; m[40:45, 2] <- NA; m[70:72, ] <- NA   # an end gap: proper draws
+  im <- suppressWarnings(impute_series(m, n_samples = 50, seed = 1, threads = 1, transform = "none"))
+  expect_true(isTRUE(im$model$proper))
+  c95 <- confint(im, level = 0.95)
+  c9499 <- confint(im, level = 0.9499)
+  c50 <- confint(im, level = 0.5)
+  expect_true(all(c9499$upper - c9499$lower <= c95$upper - c95$lower))
+  expect_equal(c9499$upper - c9499$lower, c95$upper - c95$lower, tolerance = 1e-3)
+  # symmetric about the point on the data's own scale, widths in the ratio of the normal quantiles
+  expect_equal(c50$upper - c50$estimate, c50$estimate - c50$lower, tolerance = 1e-8)
+  expect_equal((c50$upper - c50$lower) / (c95$upper - c95$lower), rep(qnorm(0.75) / qnorm(0.975), nrow(c50)),
+               tolerance = 1e-8)
+})

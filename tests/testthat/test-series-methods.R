@@ -898,3 +898,16 @@ test_that("predict() says when never-negative data are forecast below 0, as impu
   ap <- impute_series(AirPassengers, n_samples = 30, seed = 1, threads = 1, transform = "log")
   expect_no_warning(predict(ap, 12, seed = 1, threads = 1), class = "ditimpute_warning_negative")
 })
+
+test_that("print() says when a self-calibration left the intervals unchanged", {
+  # a review: "then self-calibrated" on UKgas, whose intervals were identical
+  # to the uncalibrated ones (too few hidden gaps to narrow them)
+  x <- replace(UKgas, c(20:24, 60:63), NA)
+  cal <- suppressWarnings(impute_series(x, n_samples = 50, seed = 1, calibrate = TRUE, threads = 1))
+  raw <- suppressWarnings(impute_series(x, n_samples = 50, seed = 1, threads = 1))
+  expect_true(all(cal$calibration$factors$interval == 0))
+  expect_equal(cal$lower, raw$lower)
+  out <- paste(capture.output(print(cal)), collapse = " ")
+  expect_match(out, "left them unchanged", fixed = TRUE)
+  expect_no_match(out, "then self-calibrated", fixed = TRUE)
+})
