@@ -504,9 +504,10 @@
 #'   `batch_size` (32), `sample_steps` (sampler steps, 20) and `time_limit`
 #'   (seconds of training at most, the step count still capping it; default
 #'   none: a run cut by time is not repeatable step for step). The defaults
-#'   train in about a minute on a 150 x 4 series on one idle core; the
-#'   structural GP still imputes better on the series measured
-#'   (`bench/results/dit_series_defaults.md`; see [dit_fit()]).
+#'   train in about 7 s on a 150 x 4 series on one idle core (a minute or
+#'   more on a loaded machine); the structural GP still imputes better on
+#'   the series measured (`bench/results/dit_series_defaults.md`; see
+#'   [dit_fit()]).
 #' @param seed Optional seed; without one [set.seed()] makes results repeatable.
 #' @param threads CPU threads (default: the process's budget, see [threads]: option `ditimpute.threads`, `DITIMPUTE_THREADS`, 1 in a worker or when busy cores would make spinning threads collide, else all cores).
 #' @param progress Report each stage as it starts and its time when it ends

@@ -35,6 +35,8 @@ series_trend_path <- function(trend, n_time) {
 # 0.0075 against 0.0106 (structural GP 0.0062) and 95% intervals covering
 # 91.9% against 95.2%; 1,500 and 3,000 steps lowered the MAE no further and
 # covered 87% and 79% (the model fits the ~35 windows of a short series).
+# With single-variable blocks among the masks (2026-12-07): MAE 0.00663
+# against 0.00703, trained in 7 s on an idle core.
 series_dit_options <- function(dit, period, n_time, call = rlang::caller_env()) {
   if (!is.list(dit)) {
     abort_input("dit", "must be a list of options (H, width, depth, heads, steps, batch_size, sample_steps, time_limit).",
