@@ -263,12 +263,12 @@
 #' naming `n_samples`). A network trained for a minute on the few windows of a
 #' short series is far from that: on Seatbelts (192 months, 4 variables, 8
 #' interior gaps of 1-12 months per run, 7 runs) the DiT's 90% intervals
-#' covered 78.6% of the hidden values (68-86% per run) and the GP's 85.7%,
-#' with MAE 40.5 against 29.9 (`bench/results/series_dit_short_coverage.md`).
+#' covered 82.8% of the hidden values (75-91% per run) and the GP's 85.7%,
+#' with MAE 36.1 against 29.9 (`bench/results/series_dit_short_coverage.md`).
 #' `calibrate = TRUE` (or [calibrate()] on the result) self-calibrates them
 #' as for the GP, its rounds drawn with the trained network: there it took
-#' the DiT's coverage from 78.6% to 84.4% (mean width 129 to 147; the GP's
-#' 85.7% to 86.0%) for 45-59 s per call on 2 loaded cores. It cannot close
+#' the DiT's coverage from 82.8% to 83.4% (mean width 130 to 132; the GP's
+#' 85.7% to 86.0%) for 20-23 s per call on 2 cores. It cannot close
 #' the gap: the values its rounds hide were among the network's training
 #' windows, so the rounds see it more accurate than on a real gap. On such
 #' series use the default `method = "gp"`.
