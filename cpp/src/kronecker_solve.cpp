@@ -33,6 +33,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -67,8 +68,14 @@ Matrix block_pcg(const Block& apply, const Block& precond, const Matrix& B, doub
       if (R.col(c).norm() > target(c)) active.push_back(c);
     if (active.empty()) return X;
     if (it >= max_iter)
-      throw numeric_error("conjugate gradients did not reach a relative residual of " + std::to_string(tol) +
-                          " in " + std::to_string(max_iter) + " iterations (Q_mm is ill-conditioned).");
+    {
+      // the tolerance as given (1e-10, not std::to_string's 0.000000), and
+      // either cause: a review's cg_max_iter = 1 was blamed on Q_mm
+      std::ostringstream msg;
+      msg << "conjugate gradients did not reach a relative residual of " << tol << " in " << max_iter
+          << " iterations (Q_mm is ill-conditioned, or cg_max_iter is too small).";
+      throw numeric_error(msg.str());
+    }
     const Eigen::Index a = static_cast<Eigen::Index>(active.size());
     Matrix Pa(m, a), Ra(m, a), Za(m, a);
     for (Eigen::Index c = 0; c < a; ++c) Pa.col(c) = P.col(active[c]);
@@ -212,6 +219,9 @@ class PrecisionConditional final : public Conditional {
         max_iter_(options.cg_max_iter > 0 ? options.cg_max_iter : 10 * n_missing() + 100), mu_(gp.mean()),
         Gamma_(gp.Gamma()), Lambda_(gp.Lambda()), LG_(gp.chol_Gamma()), LL_(gp.chol_Lambda()) {
     if (!(std::isfinite(tol_) && tol_ > 0.0 && tol_ < 1.0)) throw input_error("cg_tol", "cg_tol must lie in (0, 1).");
+    if (options.cg_max_iter < 0)
+      throw input_error("cg_max_iter", "cg_max_iter must be 0 (automatic) or more, not " +
+                                           std::to_string(options.cg_max_iter) + ".");
     const double m = n_missing();
     check_memory(8.0 * (4.0 * H_ * H_ + 4.0 * d_ * d_), "x", "the factors of Gamma and Lambda and their inverses");
     Gi_ = inverse_from_factor(LG_);

@@ -282,6 +282,15 @@ LatentProcess structural_process(const StructuralSpec& s) {
       throw input_error("model", "a fitted period needs bounds of at least 2 frames around its starting value.");
     if (!positive(s.season_var) || !positive(s.periodic_lengthscale) || !positive(s.season_decay))
       throw input_error("model", "the season needs a finite variance, periodic lengthscale and decay > 0.");
+    // harmonics: 0 (automatic) or up to the Nyquist frequency of the shortest
+    // period (a review: -1 was read as automatic, 100 at period 12 gave a
+    // state of 204 with frequencies above Nyquist)
+    const int nyquist = static_cast<int>(std::floor((free_period(s) ? s.period_min : s.period) / 2.0));
+    if (s.harmonics < 0 || s.harmonics > nyquist)
+      throw input_error("model", "a season of period " + std::to_string(static_cast<int>(std::floor(
+                                     free_period(s) ? s.period_min : s.period))) +
+                                     " holds 0 (automatic) to " + std::to_string(nyquist) + " harmonics, not " +
+                                     std::to_string(s.harmonics) + ".");
     const int K = harmonics_of(s);
     // exp(-2 sin^2(pi tau / P) / lp^2) = exp(-z) (I_0(z) + 2 sum_k I_k(z) cos(k w tau)), z = 1 / lp^2:
     // harmonic k has weight 2 exp(-z) I_k(z); the constant I_0 term is left to the level and the mean.

@@ -68,6 +68,21 @@ TEST_CASE("precision and CG paths equal the dense conditional", "[gaussian][prec
   // which kappa(Q_mm) (< 1e4 here) turns into < 1e-6 relative error.
   CHECK(rel(pr->mean(x), m0) < 1e-10);
   CHECK(rel(cg->mean(x), m0) < 1e-6);
+  // a CG capped below what it needs says so, with its tolerance as given (a
+  // review: "a relative residual of 0.000000", blamed on Q_mm alone)
+  ConditionalOptions capped;
+  capped.method = ConditionalMethod::cg;
+  capped.cg_max_iter = 1;
+  try {
+    make_conditional(gp, mask, capped)->mean(x);
+    FAIL("one CG iteration reached the tolerance");
+  } catch (const numeric_error& e) {
+    const std::string msg = e.what();
+    CHECK(msg.find("1e-10") != std::string::npos);
+    CHECK(msg.find("cg_max_iter") != std::string::npos);
+  }
+  capped.cg_max_iter = -1;
+  testing::require_input_error([&] { make_conditional(gp, mask, capped); }, "cg_max_iter");
   CHECK(rel(Matrix(cg->mean(x.seq(1)).transpose()), Matrix(m0.row(1))) < 1e-6);
   const Matrix S = de->covariance();
   CHECK(rel(pr->covariance(), S) < 1e-10);

@@ -567,6 +567,21 @@ TEST_CASE("a cycle's period is fitted within its bounds and beats a fixed wrong 
   testing::require_input_error([&] { structural_process(bad); }, "model");
 }
 
+TEST_CASE("a season's harmonics: 0 (automatic) up to the period's Nyquist frequency", "[structural]") {
+  // a review: -1 was read as automatic, and 100 at period 12 gave a state of
+  // 204 coordinates with frequencies above Nyquist
+  StructuralSpec s = seasonal_spec();
+  s.period = 12.0;
+  for (int k : {0, 1, 6}) {
+    s.harmonics = k;
+    CHECK_NOTHROW(structural_process(s));
+  }
+  for (int k : {-1, 7, 100}) {
+    s.harmonics = k;
+    testing::require_input_error([&] { structural_process(s); }, "model");
+  }
+}
+
 TEST_CASE("a cycle's fitted period never leaves it below the same form with the period held at its start",
           "[structural]") {
   // Hourly-like series: a daily cycle of drifting amplitude on a random-walk

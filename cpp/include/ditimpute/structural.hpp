@@ -43,7 +43,7 @@ struct StructuralSpec {
   bool seasonal = false;
   double period = 0.0;  // frames (seasonal only); the fit's starting value when it is fitted
   double period_min = 0.0, period_max = 0.0;  // seasonal only: fitted within these when period_max > period_min
-  int harmonics = 0;    // seasonal only; 0 = min(3, floor(period / 2))
+  int harmonics = 0;    // seasonal only; 0 = min(3, floor(period / 2)); at most floor(period / 2)
   double level_rate = 1e-2, slope_rate = 1e-6;
   double smooth_var = 0.5, smooth_lengthscale = 10.0;
   double season_var = 0.0, periodic_lengthscale = 1.0, season_decay = 100.0;
