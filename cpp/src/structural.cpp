@@ -12,6 +12,7 @@
 #include <limits>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace ditimpute {
@@ -536,7 +537,7 @@ StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& o) 
     const LatentProcess proc = structural_process(cand.spec);
     double ll = 0.0;
     long used = 0;
-    if (d == 1 || d * proc.dimension() > 120) {
+    if (d == 1 || d * proc.dimension() > kMaxJointState) {
       // u scores the common values already unless the form's own start takes fewer.
       std::vector<Univariate> rescored;
       if (proc.diffuse_count() < common) evaluate(ctx, cand.spec, false, rescored, common);
@@ -703,12 +704,12 @@ std::vector<SmoothedConditional> structural_moments(const std::vector<RowMatrix>
   const int n = static_cast<int>(ys.size());
   std::vector<SmoothedConditional> out(ys.size());
   if (n == 1) {
-    out[0] = structural_conditional(ys[0], candidate, 0, 0, threads, 120, fixed_line);
+    out[0] = structural_conditional(ys[0], candidate, 0, 0, threads, kMaxJointState, fixed_line);
     return out;
   }
   parallel_for(n, threads, [&](int i) {
     out[static_cast<std::size_t>(i)] =
-        structural_conditional(ys[static_cast<std::size_t>(i)], candidate, 0, 0, 1, 120, fixed_line);
+        structural_conditional(ys[static_cast<std::size_t>(i)], candidate, 0, 0, 1, kMaxJointState, fixed_line);
   });
   return out;
 }
@@ -727,7 +728,21 @@ std::vector<SmoothedConditional> structural_paths(const RowMatrix& y,
   }
   // Each path smooths the whole series under its own parameters (a review's
   // 1,416 x 11 series: 100 paths one after another took 365 s); on several
-  // threads they run side by side.
+  // threads they run side by side, each holding a smoother of the whole
+  // series at once: as many at a time as the memory limit holds (a review:
+  // 20 paths of 3,000 x 11 peaked at 456 MB on one thread, 998 MB on four,
+  // which each smoother's own check did not see). A path's smoother is the
+  // joint one of d x the form's state, or one variable's at a time.
+  const int T = static_cast<int>(y.rows()), d = static_cast<int>(y.cols());
+  double per_path = 0.0;
+  for (const StructuralCandidate& c : candidates) {
+    const double p = structural_process(c.spec).dimension();
+    const double state = (d == 1 || d * p <= kMaxJointState) ? d * p : p;
+    per_path = std::max(per_path, 8.0 * T * (state * (state + 1.0) / 2.0 + state));
+  }
+  if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  const int fit = static_cast<int>(std::min<double>(threads, std::floor(memory_limit() / std::max(per_path, 1.0))));
+  threads = std::max(1, fit);  // one path at a time still gets its own check
   parallel_for(n, threads, [&](int i) {
     check_cancelled();  // between paths (a no-op on workers)
     const std::size_t k = static_cast<std::size_t>(i);

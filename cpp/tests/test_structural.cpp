@@ -863,6 +863,16 @@ TEST_CASE("structural_paths gives each candidate's own draw and moments, whateve
   // the candidates differ, so their paths do
   CHECK(ref[0].mean != ref[3].mean);
   testing::require_input_error([&] { structural_paths(y, cands, {1, 2}, 1); }, "seeds");
+  // under a memory limit that holds one path's smoother but not two, the
+  // paths run one at a time (a review: memory grew with the threads), with
+  // the same results
+  const double n_state = d * structural_process(s).dimension();
+  const double one_path = 8.0 * T * (n_state * (n_state + 1.0) / 2.0 + n_state);
+  const double before = memory_limit();
+  set_memory_limit(1.5 * one_path);
+  const std::vector<SmoothedConditional> tight = structural_paths(y, cands, seeds, 4);
+  set_memory_limit(before);
+  for (std::size_t k = 0; k < cands.size(); ++k) CHECK(tight[k].samples == ref[k].samples);
 }
 
 TEST_CASE("the filter's block-wise transition: a trend, a Matern 5/2 and harmonics with a Matern 3/2 envelope "

@@ -414,8 +414,9 @@ print.summary.ditimpute_imputation <- function(x, ...) {
 #' imputation's own level they are the intervals it holds: exact (`mean +/- z
 #' sd`, or its image on the data's scale) for a Gaussian process, [gp_smooth()]
 #' and [impute_series()], the samples' finite-sample intervals for a sampler.
-#' At another level they are rebuilt from the samples as [impute()] builds a
-#' sampler's: the order statistics `s_(a)` and `s_(Z + 1 - a)`, `a =
+#' At another level an [impute_series()] result of `method = "gp"` gives its
+#' Gaussian law's intervals at that level (see `level`); other imputations
+#' are rebuilt from the samples as [impute()] builds a sampler's: the order statistics `s_(a)` and `s_(Z + 1 - a)`, `a =
 #' floor((Z + 1)(1 - level) / 2)`, which hold the level for draws
 #' exchangeable with the truth and are a little wide for a few samples (for an
 #' exact imputer, impute again at that level for its exact intervals). They

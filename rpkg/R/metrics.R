@@ -399,7 +399,7 @@ print.ditimpute_coverage_curve <- function(x, ...) {
   }
   if (!is.null(attr(x, "paths"))) {
     cat(sprintf(paste0("Regions and intervals at each level rebuilt from the imputation's %d sample paths (quantiles);",
-                       " its own intervals are exact and can differ: coverage() without `levels` scores them.\n"),
+                       " its own intervals (exact, or Gaussian over proper draws) can differ: coverage() without `levels` scores them.\n"),
                 attr(x, "paths")))
   }
   invisible(x)

@@ -1460,10 +1460,11 @@ series_interval_text <- function(x) {
     sprintf("exact (the fitted model's conditional law; %d sample paths drawn)", as.integer(x$n_samples))
   }
   if (!is.null(x$calibration)) {
-    applied <- x$calibration$factors$interval
     # a review: "then self-calibrated" where no factor was applied (narrowing
-    # needs 200 hidden gaps, UKgas had 20) read as if the intervals had moved
-    how <- if (length(applied) && all(applied == 0)) {
+    # needs 200 hidden gaps, UKgas had 20) read as if the intervals had moved;
+    # the factors applied to the imputed entries decide (another group's
+    # factor may be non-zero where no imputed entry falls)
+    how <- if (isFALSE(x$calibration_moved)) {
       paste(how, "(self-calibration fitted, but left them unchanged: see calibration$factors)")
     } else {
       paste(how, "then self-calibrated")

@@ -417,6 +417,9 @@ apply_series_calibration <- function(imputation, calibration, call = rlang::call
   }
   imputation$method <- paste(imputation$method, "(calibrated)")
   imputation$calibration <- calibration
+  # whether any factor applied to an imputed entry moved its interval
+  # (print() says when none did)
+  imputation$calibration_moved <- any(q != 0)
   imputation
 }
 

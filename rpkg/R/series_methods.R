@@ -551,9 +551,13 @@ residuals.ditimpute_imputation <- function(object, ...) {
 # report then printed as nothing (a review). Errors that say where the
 # numbers are instead.
 no_model_method <- function(method, object) {
+  if (inherits(object, c("ditimpute_series_model", "ditimpute_series_model_set", "ditimpute_series_dit_model"))) {
+    abort_input("object", sprintf("is the model of an impute_series() result: %s() is not defined for it; print(object) shows what was fitted.",
+                                  method), call = rlang::caller_env())
+  }
   if (inherits(object, "ditimpute_series_imputation")) {
     where <- if (method == "coef") {
-      "the fitted model is object$model (print(object$model) and summary(object) show its form and parameters)"
+      "the fitted model is object$model (print(object$model) and summary(object) show what was fitted)"
     } else {
       "the completed series is completed_series(object); the one-step errors are residuals(object)"
     }
@@ -569,8 +573,8 @@ no_model_method <- function(method, object) {
     abort_input("object", sprintf("is a Gaussian-process model: %s() is not defined for it; %s.", method, where),
                 call = rlang::caller_env())
   }
-  abort_input("object", sprintf(paste("is a result of impute(), which fits no model to the data (the spec or DiT was",
-                                      "given): %s() is not defined for it; see imputation_metrics() for its errors",
+  abort_input("object", sprintf(paste("is an imputation under a given model (impute(), gp_smooth()), which fits none",
+                                      "to the data: %s() is not defined for it; see imputation_metrics() for its errors",
                                       "against known values."), method), call = rlang::caller_env())
 }
 
@@ -588,6 +592,15 @@ fitted.ditimpute_gp <- function(object, ...) no_model_method("fitted", object)
 
 #' @export
 residuals.ditimpute_gp <- function(object, ...) no_model_method("residuals", object)
+
+#' @export
+coef.ditimpute_series_model <- function(object, ...) no_model_method("coef", object)
+
+#' @export
+coef.ditimpute_series_model_set <- function(object, ...) no_model_method("coef", object)
+
+#' @export
+coef.ditimpute_series_dit_model <- function(object, ...) no_model_method("coef", object)
 
 # Each variable's standardised one-step prediction errors of v (T x d, the
 # data's scale, NA = missing) under a fitted model or model set: T x d, NA

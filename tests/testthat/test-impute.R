@@ -417,5 +417,6 @@ test_that("coef(), fitted() and a fitted GP's residuals() are errors that say wh
   expect_input_error(fitted(imp), "object")
   s <- suppressWarnings(impute_series(replace(AirPassengers, 30:35, NA), n_samples = 20, seed = 1, threads = 1))
   expect_match(conditionMessage(expect_input_error(coef(s), "object")), "object$model", fixed = TRUE)
+  expect_input_error(coef(s$model), "object")
   expect_match(conditionMessage(expect_input_error(fitted(s), "object")), "completed_series", fixed = TRUE)
 })

@@ -265,3 +265,14 @@ test_that("confint() of a proper imputation at another level uses the mixture's 
   expect_equal((c50$upper - c50$lower) / (c95$upper - c95$lower), rep(qnorm(0.75) / qnorm(0.975), nrow(c50)),
                tolerance = 1e-8)
 })
+
+test_that("proper draws are the same on one thread or two", {
+  # the paths run side by side in one core call; each path's numbers are its own
+  m <- ts(cbind(a = as.numeric(mdeaths), b = as.numeric(fdeaths)), start = 1974, frequency = 12)
+  m[1:2, 1] <- NA; m[30:36, 2] <- NA
+  one <- suppressWarnings(impute_series(m, n_samples = 30, seed = 3, threads = 1, proper = TRUE))
+  two <- suppressWarnings(impute_series(m, n_samples = 30, seed = 3, threads = 2, proper = TRUE))
+  expect_identical(one$samples, two$samples)
+  expect_identical(one$lower, two$lower)
+  expect_identical(one$point, two$point)
+})

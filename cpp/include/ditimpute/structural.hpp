@@ -132,8 +132,11 @@ RowMatrix structural_innovations(const RowMatrix& y, const StructuralCandidate& 
 // most `max_joint_state` coordinates (d times the process's); beyond, each
 // variable is smoothed on its own (Lambda's off-diagonal ignored) in
 // parallel. Missing entries in frame-major order (t * d + j).
+// The largest joint state (d times the process's coordinates) smoothed as one.
+constexpr int kMaxJointState = 120;
+
 SmoothedConditional structural_conditional(const RowMatrix& y, const StructuralCandidate& candidate, int Z,
-                                           std::uint64_t seed, int threads, int max_joint_state = 120,
+                                           std::uint64_t seed, int threads, int max_joint_state = kMaxJointState,
                                            bool fixed_line = false);
 
 // The exact conditional means and sds (no draws) of the missing entries of
