@@ -484,8 +484,11 @@
 #'   last value is an end gap: on a few thousand frames of a dozen
 #'   variables, two of them missing only in the first frame, the default
 #'   can take several times as long as `proper = FALSE` for intervals that
-#'   hardly differ. Give `proper = FALSE` where an end gap is only a frame or
-#'   two and time matters. What the draws cannot repair
+#'   hardly differ; on long series the paths dominate (a review: 100 proper
+#'   paths of 35,064 hours x 3 variables took 178 s on one loaded core, the
+#'   fit 12 s, plug-in paths under a second;
+#'   `bench/results/reviews_2026-12-07_session75.md`). Give `proper = FALSE`
+#'   where an end gap is only a frame or two and time matters. What the draws cannot repair
 #'   is a model that does not fit the series: on series simulated from the
 #'   fitted models of nine real series of 40-50 frames, the default draws'
 #'   90% intervals covered 89.7% of long gaps (plug-in 86.1%), on the real
@@ -503,7 +506,10 @@
 #'   network, default 64, 2, 4), `steps` (training steps, default 800),
 #'   `batch_size` (32), `sample_steps` (sampler steps, 20) and `time_limit`
 #'   (seconds of training at most, the step count still capping it; default
-#'   none: a run cut by time is not repeatable step for step). The defaults
+#'   none: a run cut by time is not repeatable step for step; it bounds the
+#'   training only: drawing the paths follows, 92 s for 100 paths of a year
+#'   of 11 hourly variables on one loaded core after 19 s of training in a
+#'   review, `bench/results/reviews_2026-12-07_session75.md`). The defaults
 #'   train in about 7 s on a 150 x 4 series on one idle core (a minute or
 #'   more on a loaded machine); the structural GP still imputes better on
 #'   the series measured (`bench/results/dit_series_defaults.md`; see
@@ -713,7 +719,7 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
     }
   }
   warn_fit_stretch(fitted, v)
-  step(drawing_step_text(n_samples, sum(is.na(v))))
+  step(drawing_step_text(n_samples, sum(is.na(v)), proper, nrow(v)))
   iv <- series_smoothness_advice((if (proper) series_proper_intervals else series_model_intervals)(fitted, v, level,
                                                                                                    n_samples, seed, threads))
   fitted$proper <- proper
@@ -941,9 +947,15 @@ frame_input <- function(x, arg, call, keep = character()) {
 }
 
 # The progress stage of drawing the paths (both methods).
-drawing_step_text <- function(n_samples, n_missing) {
-  sprintf("Drawing %s sample path%s of %s missing value%s", format(n_samples, big.mark = ","),
-          if (n_samples == 1) "" else "s", format(n_missing, big.mark = ","), if (n_missing == 1) "" else "s")
+drawing_step_text <- function(n_samples, n_missing, proper = FALSE, n_time = NA) {
+  # proper draws cost a smoothing of the whole series per path (a review: 100
+  # paths of 35,064 x 3 took 178 s behind a bare "Drawing 100 sample paths",
+  # plug-in ones 0.4-0.8 s); short enough for cli's one line
+  out <- sprintf("Drawing %s %spath%s of %s missing value%s", format(n_samples, big.mark = ","),
+                 if (proper) "proper " else "sample ", if (n_samples == 1) "" else "s", format(n_missing, big.mark = ","),
+                 if (n_missing == 1) "" else "s")
+  if (proper) out <- sprintf("%s (each smooths %s frames)", out, format(n_time, big.mark = ","))
+  out
 }
 
 # Text for cli's messages with the data's own braces doubled: a value or

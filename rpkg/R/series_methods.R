@@ -263,16 +263,22 @@ print.ditimpute_series_forecast <- function(x, ...) {
       r <- range(x$horizon)
       if (r[1] == r[2]) sprintf(" (horizon %d)", r[1]) else sprintf(" (horizons %d-%d)", r[1], r[2])
     }
-    cat(sprintf("<ditimpute_series_forecast> %s beyond the series' end%s%s\n", plural(length(unique(x$frame)), "frame"), h,
-                if (is.null(attr(x, "method"))) "" else sprintf("; %s", attr(x, "method"))))
-    cat(sprintf("  %s intervals of the model%s; a forecast is a gap at the series' end (see ?predict.ditimpute_series_imputation)\n",
-                percent_list(level),
-                if (isTRUE(attr(x, "proper"))) " (proper draws)" else ""))
+    # wrapped to the console's width (a review: 120-190 characters ran off a
+    # knitted page)
+    head <- c(sprintf("<ditimpute_series_forecast> %s beyond the series' end%s%s", plural(length(unique(x$frame)), "frame"),
+                      h, if (is.null(attr(x, "method"))) "" else sprintf("; %s", attr(x, "method"))),
+              sprintf("%s intervals of the model%s; a forecast is a gap at the series' end (see ?predict.ditimpute_series_imputation)",
+                      percent_list(level), if (isTRUE(attr(x, "proper"))) " (proper draws)" else ""))
+    cat(strwrap(head[1], width = getOption("width"), exdent = 2), sep = "\n")
+    cat(strwrap(head[2], width = getOption("width"), indent = 2, exdent = 2), sep = "\n")
   }
   df <- x
   class(df) <- "data.frame"
   attr(df, "samples") <- NULL
   attr(df, "history") <- NULL
+  # a numeric time (a ts's 1987.25) as text, so that print(digits = 3) rounds
+  # the values only (a review: quarters printed as 1987 1987 1988 1988)
+  if (is.numeric(df$time)) df$time <- format(df$time, digits = 7)
   print(df, row.names = FALSE, ...)
   invisible(x)
 }

@@ -911,3 +911,16 @@ test_that("print() says when a self-calibration left the intervals unchanged", {
   expect_match(out, "left them unchanged", fixed = TRUE)
   expect_no_match(out, "then self-calibrated", fixed = TRUE)
 })
+
+test_that("a forecast prints its times whatever `digits`, and its header within the console's width", {
+  # a review: print(fc, digits = 3) showed UKgas's quarters as 1987 1987 1988 1988,
+  # and the header lines ran to 120-190 characters in a knitted document
+  imp <- suppressWarnings(impute_series(replace(UKgas, c(20:22), NA), n_samples = 40, seed = 1, threads = 1))
+  fc <- predict(imp, n.ahead = 4)
+  old <- options(width = 60)
+  on.exit(options(old))
+  out <- capture.output(print(fc, digits = 3))
+  expect_true(all(nchar(out[1:2]) <= 60))
+  expect_true(any(grepl("1987.25", out, fixed = TRUE)))
+  expect_true(any(grepl("1987.75", out, fixed = TRUE)))
+})
