@@ -84,6 +84,11 @@ constexpr int kAutoSampledMissing = 1000;
 //    sqrt(g' I_c^{-1} g), is below gradient_tol.
 enum class GpFitMethod { em, lbfgs };
 
+// Input errors name the argument a user of the R front end gives (gp_fit()'s
+// `lower`, `upper`, `nugget_bounds`, `draws`) where it differs from the field
+// below: lengthscale_lower -> "lower", lengthscale_upper -> "upper",
+// nugget_lower / nugget_upper -> "nugget_bounds", estep_draws -> "draws";
+// fixed_Gamma, which R does not set, is named "fixed_Gamma".
 struct GpFitOptions {
   // Kernel type, embedding and the starting lengthscale; variance is forced to 1.
   Kernel kernel;
