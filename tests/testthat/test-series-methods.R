@@ -924,3 +924,20 @@ test_that("a forecast prints its times whatever `digits`, and its header within 
   expect_true(any(grepl("1987.25", out, fixed = TRUE)))
   expect_true(any(grepl("1987.75", out, fixed = TRUE)))
 })
+
+test_that("progress reports each further fit of a group of variables", {
+  # a review: on 11 variables one line stood for 2-3 minutes of fits
+  m <- ts(cbind(a = as.numeric(mdeaths), b = as.numeric(fdeaths)), start = 1974, frequency = 12)
+  m[10:14, 1] <- NA; m[40:45, 2] <- NA
+  said <- character()
+  withCallingHandlers(suppressWarnings(impute_series(m, n_samples = 20, seed = 1, threads = 1, separate = "all",
+                                                     proper = FALSE, progress = TRUE)),
+                      message = function(mm) {
+                        said <<- c(said, conditionMessage(mm))
+                        invokeRestart("muffleMessage")
+                      })
+  expect_true(any(grepl("Fitting a variable on its own: a (72 frames)", said, fixed = TRUE)))
+  expect_true(any(grepl("Fitting a variable on its own: b (72 frames)", said, fixed = TRUE)))
+  expect_identical(ditimpute:::fitting_step_text(c("x{1}", "b", "c", "d", "e"), 1200),
+                   "Fitting a group on its own: x{{1}}, b, c and 2 more (1,200 frames)")
+})
