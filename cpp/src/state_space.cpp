@@ -726,6 +726,11 @@ double StateSpaceGP::log_likelihood(const Mask& mask, const double* x, long* use
   return filter(mask, x, nullptr, used, innovations, condition_on);
 }
 
+double smoother_bytes(int frames, int state) {
+  const double n = state;
+  return 8.0 * frames * (n * (n + 1.0) / 2.0 + n);
+}
+
 SmoothedConditional StateSpaceGP::conditional(const Mask& mask, const double* x, int Z, Rng& rng,
                                               bool rts_moments) const {
   const int H = this->H(), d = this->d(), p = process_.dimension(), n = d * p;
@@ -735,8 +740,8 @@ SmoothedConditional StateSpaceGP::conditional(const Mask& mask, const double* x,
   SmoothedConditional out;
   out.missing = mask.missing_entries();
   const int m = static_cast<int>(out.missing.size());
-  const double tri = n * (n + 1.0) / 2.0;
-  check_memory(8.0 * H * (tri + n) + 8.0 * 3.0 * m, "x",
+  const double tri = n * (n + 1.0) / 2.0;  // the stored moments of a frame: tri + n doubles
+  check_memory(smoother_bytes(H, n) + 8.0 * 3.0 * m, "x",
                "the state-space smoother of " + std::to_string(H) + " frames (state dimension " + std::to_string(n) +
                    ")");
   check_memory(8.0 * Z * static_cast<double>(m) + 8.0 * 2.0 * n * Z, "n_samples",

@@ -573,6 +573,13 @@ StructuralFit fit_structural(const RowMatrix& y, const StructuralFitOptions& o) 
 
 namespace {
 
+// Whether d variables under a form of `form_dimension` coordinates are
+// smoothed jointly (else one variable at a time, Lambda's off-diagonal
+// ignored).
+bool joint_smoothing(int d, int form_dimension, int max_joint_state) {
+  return d == 1 || d * form_dimension <= max_joint_state;
+}
+
 // The conditional of y's missing entries under the latent process `proc`
 // with mean path `mean`: the joint smoother when the form's state (of
 // `form_dimension` coordinates a variable) is small enough, else each
@@ -590,7 +597,7 @@ SmoothedConditional smoothed(const RowMatrix& y, const LatentProcess& proc, doub
       mask.observed[static_cast<std::size_t>(t) * d + j] = obs ? 1 : 0;
       if (!obs) ys(t, j) = 0.0;
     }
-  if (d == 1 || d * form_dimension <= max_joint_state) {
+  if (joint_smoothing(d, form_dimension, max_joint_state)) {
     const StateSpaceGP ss(proc, nugget, Lambda, mean);
     Rng rng(case_seed(seed, 0));
     return ss.conditional(mask, ys.data(), Z, rng);
@@ -736,9 +743,8 @@ std::vector<SmoothedConditional> structural_paths(const RowMatrix& y,
   const int T = static_cast<int>(y.rows()), d = static_cast<int>(y.cols());
   double per_path = 0.0;
   for (const StructuralCandidate& c : candidates) {
-    const double p = structural_process(c.spec).dimension();
-    const double state = (d == 1 || d * p <= kMaxJointState) ? d * p : p;
-    per_path = std::max(per_path, 8.0 * T * (state * (state + 1.0) / 2.0 + state));
+    const int p = structural_process(c.spec).dimension();
+    per_path = std::max(per_path, smoother_bytes(T, joint_smoothing(d, p, kMaxJointState) ? d * p : p));
   }
   if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
   const int fit = static_cast<int>(std::min<double>(threads, std::floor(memory_limit() / std::max(per_path, 1.0))));

@@ -951,8 +951,7 @@ frame_input <- function(x, arg, call, keep = character()) {
        })
 }
 
-# The progress stage of drawing the paths (both methods).
-# The stage of fitting one group of variables (after the first fit of all):
+# The progress stage of fitting one group of variables (after the first fit of all):
 # its names, at most three, for cli's one line.
 fitting_step_text <- function(names, n_time) {
   shown <- if (length(names) > 3) sprintf("%s and %d more", paste(names[1:3], collapse = ", "), length(names) - 3) else
@@ -961,6 +960,7 @@ fitting_step_text <- function(names, n_time) {
           format(n_time, big.mark = ","))
 }
 
+# The progress stage of drawing the paths (both methods).
 drawing_step_text <- function(n_samples, n_missing, proper = FALSE, n_time = NA) {
   # proper draws cost a smoothing of the whole series per path (a review: 100
   # paths of 35,064 x 3 took 178 s behind a bare "Drawing 100 sample paths",

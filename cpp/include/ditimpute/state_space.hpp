@@ -98,6 +98,12 @@ struct SmoothedConditional {
   Matrix samples;            // Z x m joint conditional draws (0 x m when Z = 0)
 };
 
+// Bytes a smoothing of `frames` frames with a state of `state` coordinates
+// holds at once (its filtered moments, frames (state (state + 1) / 2 + state)
+// doubles): what StateSpaceGP::conditional() checks against the memory
+// limit, and what running several smoothings side by side multiplies.
+double smoother_bytes(int frames, int state);
+
 class StateSpaceGP {
  public:
   // Validates: input_error "kernel" unless state_space_supported() (names the

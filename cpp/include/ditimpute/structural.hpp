@@ -120,6 +120,9 @@ RowMatrix structural_mean(const StructuralCandidate& candidate, int T);
 // mean is the candidate's stored line.
 RowMatrix structural_innovations(const RowMatrix& y, const StructuralCandidate& candidate);
 
+// The largest joint state (d times the process's coordinates) smoothed as one.
+constexpr int kMaxJointState = 120;
+
 // The exact conditional of y's missing entries under a fitted candidate, with
 // Z joint draws from Rng(seed). A stationary form's line is the least-squares
 // line through y's own observed values (the candidate's when y is the series
@@ -132,9 +135,6 @@ RowMatrix structural_innovations(const RowMatrix& y, const StructuralCandidate& 
 // most `max_joint_state` coordinates (d times the process's); beyond, each
 // variable is smoothed on its own (Lambda's off-diagonal ignored) in
 // parallel. Missing entries in frame-major order (t * d + j).
-// The largest joint state (d times the process's coordinates) smoothed as one.
-constexpr int kMaxJointState = 120;
-
 SmoothedConditional structural_conditional(const RowMatrix& y, const StructuralCandidate& candidate, int Z,
                                            std::uint64_t seed, int threads, int max_joint_state = kMaxJointState,
                                            bool fixed_line = false);
