@@ -45,6 +45,9 @@ std::string to_string(KernelType type) {
 }
 
 double kernel_value(const Kernel& kernel, double r) {
+  // A negative or NaN distance is a caller's error, not a covariance (the
+  // Laplace kernel gave exp(+u) > variance for r < 0: a review).
+  if (!(r >= 0.0)) throw input_error("r", "a kernel's distance r must be >= 0, not " + std::to_string(r) + ".");
   const double u = r / kernel.lengthscale;
   switch (kernel.type) {
     case KernelType::laplace: return kernel.variance * std::exp(-u);

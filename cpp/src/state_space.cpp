@@ -231,6 +231,11 @@ LatentProcess LatentProcess::matern(const Kernel& kernel) {
 }
 
 void LatentProcess::transition(double delta, Matrix& A, Matrix& Q) const {
+  // a step back in time has no Markov transition (a review: delta -1 gave a
+  // matrix whose noise Q was not a covariance)
+  if (!(delta >= 0.0) || !std::isfinite(delta)) {
+    throw input_error("delta", "a transition's time step delta must be finite and >= 0, not " + std::to_string(delta) + ".");
+  }
   A = Matrix::Zero(n_, n_);
   Q = Matrix::Zero(n_, n_);
   int o = 0;

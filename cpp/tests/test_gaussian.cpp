@@ -88,6 +88,10 @@ using testing::require_input_error;
 
 TEST_CASE("kernels: values, names and validation", "[gaussian]") {
   CHECK(kernel_value(make_kernel(KernelType::laplace, 2.0, 3.0), 1.0) == Approx(3.0 * std::exp(-0.5)));
+  // a distance is >= 0: a negative one gave exp(+u) above the variance
+  CHECK_THROWS_AS(kernel_value(make_kernel(KernelType::laplace, 2.0, 3.0), -1.0), input_error);
+  CHECK_THROWS_AS(kernel_value(make_kernel(KernelType::rbf, 2.0), std::nan("")), input_error);
+  CHECK(kernel_value(make_kernel(KernelType::rbf, 2.0), 0.0) == Approx(1.0));
   CHECK(kernel_value(make_kernel(KernelType::rbf, 2.0), 2.0) == Approx(std::exp(-0.5)));
   const double s3 = std::sqrt(3.0), s5 = std::sqrt(5.0);
   CHECK(kernel_value(make_kernel(KernelType::matern32, 1.0), 1.0) == Approx((1 + s3) * std::exp(-s3)));

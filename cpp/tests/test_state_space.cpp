@@ -13,6 +13,7 @@
 #include <Eigen/Cholesky>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,11 @@ TEST_CASE("state-space transitions reproduce the kernel", "[state_space]") {
       const Eigen::SelfAdjointEigenSolver<Matrix> es(Pinf - A * Pinf * A.transpose());
       CHECK(es.eigenvalues().minCoeff() > 0.0);
     }
+    // no step back in time, and a step must be a number
+    CHECK_THROWS_AS(ss.transition(-1.0), input_error);
+    CHECK_THROWS_AS(ss.transition(std::numeric_limits<double>::quiet_NaN()), input_error);
+    CHECK_THROWS_AS(ss.transition(std::numeric_limits<double>::infinity()), input_error);
+    CHECK_NOTHROW(ss.transition(0.0));
   }
 }
 

@@ -35,7 +35,7 @@ struct Kernel {
   Embedding embedding;
 };
 
-// gamma(r) for distance r >= 0.
+// gamma(r) for distance r >= 0 (input_error "r" when r < 0 or NaN).
 double kernel_value(const Kernel& kernel, double r);
 // H x H matrix Gamma_ij = k(||e_i - e_j||). Validates the kernel
 // (input_error "lengthscale", "variance", "scale", "radius", "period", "H").

@@ -71,7 +71,7 @@ class LatentProcess {
   int diffuse_count() const { return n_diffuse_; }
   double diffuse() const { return diffuse_; }
   const std::vector<LatentBlock>& blocks() const { return blocks_; }
-  // A(delta) and Q(delta), n x n (delta >= 0).
+  // A(delta) and Q(delta), n x n (delta >= 0 and finite, else input_error "delta").
   void transition(double delta, Matrix& A, Matrix& Q) const;
   Matrix initial_covariance() const;  // P0
   Vector readout() const;             // h
@@ -154,7 +154,7 @@ class StateSpaceGP {
   // Transition A(delta) of one component's state (p x p; its noise is
   // Q(delta)) and the covariance of its starting state (for a Matern kernel
   // the stationary Pinf, so that Cov(f(t + delta), f(t)) = (A Pinf)(0, 0) =
-  // k(delta)).
+  // k(delta)); input_error "delta" unless delta is finite and >= 0.
   Matrix transition(double delta) const;
   Matrix stationary_covariance() const { return process_.initial_covariance(); }
 
