@@ -123,6 +123,8 @@ test_that("gp_fit uses a repeatable random subset of n_windows windows", {
   b <- gp_fit(s$x, n_windows = 10, seed = 5)
   expect_length(a$fit$windows, 10)
   expect_identical(a$fit$windows, b$fit$windows)
+  # the print says the windows are a subset (30 given)
+  expect_output(print(a), "on 10 of 30 windows \\(chosen at random: n_windows\\)")
   expect_identical(a$Lambda, b$Lambda)
   set.seed(9); c1 <- gp_fit(s$x, n_windows = 10)
   set.seed(9); c2 <- gp_fit(s$x, n_windows = 10)
