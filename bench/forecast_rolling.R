@@ -11,6 +11,8 @@
 # and 95% coverage by horizon group (1, 2-3, 4-6, 7-12), MAE over each
 # series' naive MAE, and per-series coverage. Origins of a series overlap,
 # so the values are not independent. One thread.
+# Since 2026-12-07 also predict(calibrate = TRUE) of the same fits, and the
+# intervals' interval scores by horizon.
 # Usage: Rscript bench/forecast_rolling.R [out.md]
 suppressPackageStartupMessages(library(ditimpute))
 args <- commandArgs(trailingOnly = TRUE)
@@ -27,6 +29,7 @@ gaussian <- function(p) {
 }
 started <- Sys.time()
 seconds <- 0
+seconds_cal <- 0
 rows <- list()
 for (nm in names(series)) {
   x <- series[[nm]]
@@ -45,12 +48,16 @@ for (nm in names(series)) {
                  l95 = if (is.null(r$l95)) na else as.numeric(r$l95), u95 = if (is.null(r$u95)) na else as.numeric(r$u95))
     }
     t0 <- proc.time()[["elapsed"]]
-    rows[[length(rows) + 1]] <- one("ditimpute", {
-      imp <- suppressWarnings(impute_series(tr, n_samples = 100, seed = o, threads = 1, progress = FALSE))
-      fc <- predict(imp, n.ahead = h, level = c(0.8, 0.95), seed = o, threads = 1)
-      list(est = fc$estimate, l80 = fc$lower_80, u80 = fc$upper_80, l95 = fc$lower_95, u95 = fc$upper_95)
-    })
+    imp <- tryCatch(suppressWarnings(impute_series(tr, n_samples = 100, seed = o, threads = 1, progress = FALSE)),
+                    error = function(e) NULL)
+    fc_list <- function(fc) list(est = fc$estimate, l80 = fc$lower_80, u80 = fc$upper_80, l95 = fc$lower_95, u95 = fc$upper_95)
+    rows[[length(rows) + 1]] <- one("ditimpute", fc_list(predict(imp, n.ahead = h, level = c(0.8, 0.95), seed = o, threads = 1)))
     seconds <- seconds + proc.time()[["elapsed"]] - t0
+    # the same fit, its forecast calibrated on the series' own past (predict(calibrate = TRUE))
+    t0 <- proc.time()[["elapsed"]]
+    rows[[length(rows) + 1]] <- one("ditimpute calibrated", fc_list(suppressWarnings(
+      predict(imp, n.ahead = h, level = c(0.8, 0.95), seed = o, threads = 1, calibrate = TRUE))))
+    seconds_cal <- seconds_cal + proc.time()[["elapsed"]] - t0
     rows[[length(rows) + 1]] <- one("arima", gaussian(stats::predict(
       if (f > 1) stats::arima(tr, order = c(0, 1, 1), seasonal = list(order = c(0, 1, 1), period = f), method = "ML")
       else stats::arima(tr, order = c(1, 1, 1), method = "ML"), n.ahead = h)))
@@ -74,7 +81,7 @@ d$c95 <- d$y >= d$l95 & d$y <= d$u95
 d$ae <- abs(d$y - d$est)
 naive_mae <- tapply(d$ae[d$method == "naive"], d$series[d$method == "naive"], mean)
 d$sae <- d$ae / naive_mae[d$series]
-methods <- c("ditimpute", "arima", "StructTS", "HoltWinters", "naive", "snaive")
+methods <- c("ditimpute", "ditimpute calibrated", "arima", "StructTS", "HoltWinters", "naive", "snaive")
 iv <- d[!is.na(d$l80), ]
 pct <- function(v) sprintf("%.1f", 100 * mean(v))
 cov_row <- function(m) {
@@ -83,6 +90,15 @@ cov_row <- function(m) {
   by95 <- vapply(levels(d$hg), function(g) pct(z$c95[z$hg == g]), "")
   sprintf("| %s | %s | %s | %s | %s |", m, paste(by80, collapse = " | "), pct(z$c80), paste(by95, collapse = " | "), pct(z$c95))
 }
+# interval scores (a = 0.2 and 0.05: 2 / a = 10 and 40) in units of the series' naive MAE
+iv$s80 <- (iv$u80 - iv$l80 + 10 * pmax(iv$l80 - iv$y, 0) + 10 * pmax(iv$y - iv$u80, 0)) / naive_mae[iv$series]
+iv$s95 <- (iv$u95 - iv$l95 + 40 * pmax(iv$l95 - iv$y, 0) + 40 * pmax(iv$y - iv$u95, 0)) / naive_mae[iv$series]
+score_row <- function(m) {
+  z <- iv[iv$method == m, ]
+  f <- function(v, g) sprintf("%.2f", mean(v[z$hg == g]))
+  sprintf("| %s | %s | %.2f | %s | %.2f |", m, paste(vapply(levels(d$hg), function(g) f(z$s80, g), ""), collapse = " | "),
+          mean(z$s80), paste(vapply(levels(d$hg), function(g) f(z$s95, g), ""), collapse = " | "), mean(z$s95))
+}
 mae_row <- function(m) {
   z <- d[d$method == m, ]
   sprintf("| %s | %s | %.3f |", m, paste(vapply(levels(d$hg), function(g) sprintf("%.3f", mean(z$sae[z$hg == g])), ""),
@@ -90,7 +106,7 @@ mae_row <- function(m) {
 }
 per_series <- vapply(names(series), function(s) {
   z <- iv[iv$series == s, ]
-  cells <- vapply(methods[1:4], function(m) {
+  cells <- vapply(methods[1:5], function(m) {
     y <- z[z$method == m, ]
     if (!nrow(y)) "-" else sprintf("%s / %s", pct(y$c80), pct(y$c95))
   }, "")
@@ -103,20 +119,27 @@ per_series <- vapply(names(series), function(s) {
 dit <- d[d$method == "ditimpute", ]
 positive <- dit$series %in% c("AirPassengers", "UKDriverDeaths", "USAccDeaths", "lynx", "sunspot.year", "Nile")
 lines <- c("# predict() at rolling origins against base R's forecasters (bench/forecast_rolling.R)", "",
-           sprintf(paste("`Rscript bench/forecast_rolling.R` on %s (%.1f min; ditimpute's fits and forecasts %.0f s),",
+           sprintf(paste("`Rscript bench/forecast_rolling.R` on %s (%.1f min; ditimpute's fits and forecasts %.0f s, the",
+                         "calibrated forecasts of the same fits %.0f s more),",
                          "ditimpute from %s, one thread. %d origins, %d forecast values per method (fewer where a fit",
                          "failed); origins of a series overlap."),
                    format(started, "%Y-%m-%d %H:%M UTC", tz = "UTC"), as.numeric(difftime(Sys.time(), started, units = "mins")),
-                   seconds, find.package("ditimpute"), length(unique(paste(dit$series, dit$origin))), nrow(dit)), "",
+                   seconds, seconds_cal, find.package("ditimpute"), length(unique(paste(dit$series, dit$origin))), nrow(dit)), "",
            "## Coverage (%) of 80% and 95% intervals by horizon", "",
            "| method | 80%: 1 | 2-3 | 4-6 | 7-12 | all | 95%: 1 | 2-3 | 4-6 | 7-12 | all |",
-           "|---|---|---|---|---|---|---|---|---|---|---|", vapply(methods[1:4], cov_row, ""), "",
+           "|---|---|---|---|---|---|---|---|---|---|---|", vapply(methods[1:5], cov_row, ""), "",
+           "## Interval score over each series' naive MAE, by horizon", "",
+           paste("The interval score (Gneiting and Raftery 2007) of a central (1 - a) interval [l, u]: u - l + (2 / a) (l - y) where",
+                 "y < l, + (2 / a) (y - u) where y > u; lower is better: it rewards narrow intervals and charges misses, so",
+                 "widening that buys coverage shows here whether it was worth its width."), "",
+           "| method | 80%: 1 | 2-3 | 4-6 | 7-12 | all | 95%: 1 | 2-3 | 4-6 | 7-12 | all |",
+           "|---|---|---|---|---|---|---|---|---|---|---|", vapply(methods[1:5], score_row, ""), "",
            "## MAE over each series' naive MAE, by horizon", "",
            "| method | 1 | 2-3 | 4-6 | 7-12 | all |", "|---|---|---|---|---|---|",
            vapply(methods, mae_row, ""), "",
            "## Per series: coverage 80% / 95%, and MAE over naive", "",
-           "| series | origins | ditimpute | arima | StructTS | HoltWinters | MAE ditimpute | arima | snaive |",
-           "|---|---|---|---|---|---|---|---|---|", per_series, "",
+           "| series | origins | ditimpute | calibrated | arima | StructTS | HoltWinters | MAE ditimpute | arima | snaive |",
+           "|---|---|---|---|---|---|---|---|---|---|", per_series, "",
            sprintf(paste("ditimpute's 95%% lower bounds below 0 on series that cannot be negative (AirPassengers,",
                          "UKDriverDeaths, USAccDeaths, lynx, sunspot.year, Nile): %d of %d forecast values (sunspot.year %d)."),
                    sum(dit$l95[positive] < 0), sum(positive), sum(dit$l95[dit$series == "sunspot.year"] < 0)))

@@ -15,10 +15,12 @@
 # 2026-12-05: gp_predict), the same with `proper = FALSE` (plug-in draws:
 # gp_predict_plugin) and impute_series() of the training frames followed by h
 # missing ones (gp_endgap: the horizon is an end gap, which the class step
-# mimics; proper draws).
+# mimics; proper draws); since 2026-12-07 also the first forecast calibrated
+# on the series' own past (gp_predict_calibrated: predict(calibrate = TRUE)).
 # Scores per series pooled over its origins: MASE (MAE over the in-sample
 # seasonal naive MAE of the training frames), the 90% intervals' coverage
-# and their mean width in the same units; then over the series: the
+# and their mean width and interval score (Gneiting-Raftery: width + 20 x
+# the miss beyond the interval; lower is better) in the same units; then over the series: the
 # geometric mean of each method's MASE over auto.arima's, and the coverage
 # of all forecast values (values of one forecast path are correlated: read
 # differences of a few points as noise).
@@ -55,6 +57,11 @@ methods <- list(
   gp_predict = function(train, h) {
     imp <- impute_series(train, level = 0.9, n_samples = 100, seed = 1)
     fc <- stats::predict(imp, n.ahead = h, seed = 1)
+    list(point = fc$estimate, lower = fc$lower, upper = fc$upper)
+  },
+  gp_predict_calibrated = function(train, h) {
+    imp <- impute_series(train, level = 0.9, n_samples = 100, seed = 1)
+    fc <- stats::predict(imp, n.ahead = h, seed = 1, calibrate = TRUE)
     list(point = fc$estimate, lower = fc$lower, upper = fc$upper)
   },
   gp_predict_plugin = function(train, h) {
@@ -112,6 +119,7 @@ utils::write.csv(d, gzfile("bench/results/series_forecast.csv.gz"), row.names = 
 d$ae <- abs(d$point - d$truth) / d$scale
 d$cover <- d$lower <= d$truth & d$truth <= d$upper
 d$width <- (d$upper - d$lower) / d$scale
+d$iscore <- d$width + 20 * (pmax(d$lower - d$truth, 0) + pmax(d$truth - d$upper, 0)) / d$scale
 meths <- names(methods)
 per <- do.call(rbind, lapply(split(d, list(d$series, d$method), drop = TRUE), function(s)
   data.frame(series = s$series[1], method = s$method[1], mase = mean(s$ae), coverage = mean(s$cover), width = mean(s$width))))
@@ -136,19 +144,20 @@ summ <- data.frame(method = meths,
                    best_on = as.integer(best),
                    coverage90 = sprintf("%.3f", sapply(meths, function(k) mean(d$cover[d$method == k]))),
                    width = sprintf("%.2f", sapply(meths, function(k) mean(d$width[d$method == k]))),
+                   interval_score = sprintf("%.2f", sapply(meths, function(k) mean(d$iscore[d$method == k]))),
                    seconds_per_forecast = sprintf("%.2f", sapply(meths, function(k) mean(do.call(rbind, secs)$seconds[do.call(rbind, secs)$method == k]))))
 by_step <- do.call(rbind, lapply(split(d, list(d$method, cut(d$step / d$h, c(0, 1/3, 2/3, 1), labels = c("first third", "second third", "last third"))), drop = TRUE),
   function(s) data.frame(method = s$method[1], part = as.character(cut(s$step[1] / s$h[1], c(0, 1/3, 2/3, 1), labels = c("first third", "second third", "last third"))),
                          mase = sprintf("%.3f", mean(s$ae)), coverage90 = sprintf("%.3f", mean(s$cover)))))
 by_step <- by_step[order(match(by_step$method, meths), match(by_step$part, c("first third", "second third", "last third"))), ]
 md <- c("# Forecasts against forecasting packages (bench/series_forecast.R)", "",
-        readLines("bench/series_forecast.R", n = 24) |> sub(pattern = "^# ?", replacement = ""), "",
+        readLines("bench/series_forecast.R", n = 27) |> sub(pattern = "^# ?", replacement = ""), "",
         sprintf("`Rscript bench/series_forecast.R %d` on %s (ditimpute %s, forecast %s, %s); %d series, %d forecasts per method, %.0f s in all. Load average at the end: %s (2 cores).",
                 origins, format(started, "%Y-%m-%d %H:%M UTC", tz = "UTC"), as.character(utils::packageVersion("ditimpute")),
                 as.character(utils::packageVersion("forecast")), R.version.string, nrow(wide), nrow(unique(d[d$method == "auto.arima", c("series", "origin")])),
                 as.numeric(difftime(Sys.time(), started, units = "secs")), paste(readLines("/proc/loadavg"), collapse = "")), "",
         "## Summary (series where every method gave a forecast)", "", tab_md(summ), "",
-        "`mase_over_auto.arima`: geometric mean over the series of the method's MASE over auto.arima's; `best_on`: series on which the method has the smallest MASE; `coverage90`: of all forecast values; `width`: mean 90% width in MASE units.", "",
+        "`mase_over_auto.arima`: geometric mean over the series of the method's MASE over auto.arima's; `best_on`: series on which the method has the smallest MASE; `coverage90`: of all forecast values; `width`: mean 90% width in MASE units; `interval_score`: mean interval score in MASE units.", "",
         "## By part of the horizon (all series)", "", tab_md(by_step), "",
         "## MASE by series", "", tab_md(fmt(wide)), "", "## 90% coverage by series", "", tab_md(fmt(covw)))
 writeLines(md, "bench/results/series_forecast.md")

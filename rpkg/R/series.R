@@ -439,7 +439,10 @@
 #'   90% by more than one standard error, all gaps of 2-5 values (by 0.8-2.4
 #'   points). Shrinking the factors, one pooled factor, or leaving alone the
 #'   groups whose miscalibration was within one or two standard errors did
-#'   no better.
+#'   no better. [predict()][predict.ditimpute_series_imputation()] of a
+#'   result imputed with `calibrate = TRUE` (a series without gaps too)
+#'   calibrates its forecasts by default, on the model's forecasts of the
+#'   series' own past rather than on its gaps.
 #' @param proper `TRUE` for *proper* multiple imputation (`method = "gp"`):
 #'   each sample path is drawn under its own draw of the model's form and
 #'   parameters: the form (stationary, level or trend; smooth, seasonal or
@@ -729,6 +732,7 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
                                                                                                    n_samples, seed, threads))
   fitted$proper <- proper
   fitted$proper_asked <- proper_asked
+  fitted$calibrate_asked <- calibrate  # predict(calibrate = "auto") follows it
   fitted$seconds <- proc.time()[["elapsed"]] - start
   out <- new_series_imputation(input, v, iv, fitted, level, n_samples, NULL, truth)
   series_zero_width_check(out)
