@@ -56,8 +56,8 @@
 #' later frame hidden, the model and its parameters as fitted (plug-in;
 #' nothing is refitted, so each origin costs one Kalman smoothing per level).
 #' Per variable and lead group (1, 2-3, 4-6, 7-12, 13-24, 25-48, ... frames
-#' after the last observed frame: the horizon, plus the frames at the
-#' series' end without an observed value), the observed values' distance
+#' after the variable's last observed value: the horizon, plus the frames at
+#' the series' end where it is missing), the observed values' distance
 #' outside the model's intervals, in half-widths, gives a conformal quantile
 #' at each level; the groups' quantiles are made non-decreasing in the lead
 #' (a weighted isotonic fit: a model that misses its past misses it more the
@@ -161,15 +161,15 @@
 #'   `samples`: the `n_samples x (n.ahead d)` joint draws of the forecast
 #'   entries on the data's scale, columns in the rows' order (for sums or
 #'   maxima over the horizon), and with `calibrate`, `calibration`: per
-#'   variable (a column when there are several) and lead group (`leads`:
-#'   frames after the last observed frame), the backtest values, the share
+#'   variable (a column when there are several) and lead group its forecast
+#'   uses (`leads`: frames after its last observed value), the backtest values, the share
 #'   of them the model's own intervals covered (`covered_80`, ...), the
 #'   factors applied (`widen_80`, ..., in half-widths; NA where that level
 #'   was left as the model's) and where each came from (`from_80`, ...:
 #'   `"own"` the group's errors, `"pooled"` all leads', `"carried"` the
 #'   farthest scored group's, `"none"`), before the isotonic fit; with
-#'   attributes `origins`, `trailing` (frames at the end without an observed
-#'   value) and `widened`. It prints with a header; it is a data frame
+#'   attributes `origins`, `trailing` (per variable, the frames at the end
+#'   after its last observed value) and `widened`. It prints with a header; it is a data frame
 #'   for everything else.
 #' @seealso [impute_series()], [logLik.ditimpute_series_imputation()].
 #' @examples
@@ -324,10 +324,14 @@ forecast_calibration_leads <- 500L
 # origins intervals cannot be shown to be too wide (the gaps' calibration
 # narrows only on 200 hidden gaps, series_narrow_min_gaps). Per variable
 # (a review: pooled, one variable's factors moved with the others forecast
-# beside it). Leads count from the last frame with an observed value, so a
+# beside it). A variable's leads count from its last observed value, so a
 # series whose last frames are missing is calibrated at the leads its
 # forecast has (the horizon plus those frames; a review: frames 16-18 past
-# the last observation had taken the factors of leads 1-3). A group with too
+# the last observation had taken the factors of leads 1-3); where other
+# variables are observed in those frames, their values are not in the
+# backtests (every variable is hidden after an origin), so such a
+# variable's factor is that of forecasting it with nothing observed beside
+# it: on the cautious side. A group with too
 # few scores for a level takes the factor of all leads' scores pooled; where
 # those are too few as well, that level is left as the model gives it (said
 # by predict()). The groups' factors are then made non-decreasing in the
@@ -346,8 +350,11 @@ series_forecast_calibration <- function(model, v, n.ahead, level, threads, call 
                 call = call)
   }
   origins <- unique(cand[round(seq(1, length(cand), length.out = min(forecast_calibration_origins, length(cand))))])
-  trail <- n - last  # frames at the end without an observed value
-  span <- n.ahead + trail  # the leads the forecast has, from the last observed frame
+  # per variable, the frames at the end after its last observed value: its
+  # forecast's horizon h is lead trail + h from its last observation
+  trail <- vapply(seq_len(d), function(j) n - max(c(0L, which(!is.na(v[, j])))), 0L)
+  names(trail) <- colnames(v)
+  span <- n.ahead + max(trail)  # the farthest lead the forecast has
   reach <- min(last - min(origins), max(span, forecast_calibration_leads))  # the leads scored
   versions <- lapply(origins, function(o) {
     w <- v[seq_len(min(last, o + reach)), , drop = FALSE]
@@ -371,6 +378,7 @@ series_forecast_calibration <- function(model, v, n.ahead, level, threads, call 
     }, origins, versions, bands))
   })
   factors <- array(NA_real_, c(n_groups, length(level), d))
+  out <- array(NA_real_, c(n.ahead, length(level), d))
   table <- NULL
   for (j in seq_len(d)) {
     rows <- data.frame(variable = colnames(v)[j], group = seq_len(n_groups), stringsAsFactors = FALSE)
@@ -398,24 +406,23 @@ series_forecast_calibration <- function(model, v, n.ahead, level, threads, call 
       for (b in seq_len(n_groups)[-1]) if (counts[b] == 0) q[b] <- q[b - 1]  # beyond the origins' reach
       q <- pmax(q, 0)  # widened only (see above)
       factors[, k, j] <- q
+      out[, k, j] <- q[findInterval(trail[j] + seq_len(n.ahead), breaks)]
       pct <- format_percent_label(level[k])
       if (k == 1) rows$backtest_values <- counts
       rows[[paste0("covered_", pct)]] <- vapply(seq_len(n_groups), function(b) if (counts[b]) mean(sc$score[g == b] <= 0) else NA_real_, 0)
       rows[[paste0("widen_", pct)]] <- q
       rows[[paste0("from_", pct)]] <- source
     }
-    table <- rbind(table, rows)
+    # the groups its forecast uses: leads trail + 1 .. trail + n.ahead
+    table <- rbind(table, rows[rows$group %in% findInterval(trail[j] + seq_len(n.ahead), breaks), , drop = FALSE])
   }
   ends <- c(breaks[-1] - 1L, max(span, reach))
   lead_label <- ifelse(breaks == ends, as.character(breaks), paste0(breaks, "-", ends))
-  # the forecast's horizons 1..n.ahead are leads trail + 1 .. trail + n.ahead
-  at <- findInterval(trail + seq_len(n.ahead), breaks)
-  table <- table[table$group %in% at, , drop = FALSE]
   table$leads <- lead_label[table$group]
   table <- table[, c(if (d > 1) "variable", "leads", "backtest_values",
                      setdiff(names(table), c("variable", "leads", "backtest_values", "group")))]
   rownames(table) <- NULL
-  list(factors = factors[at, , , drop = FALSE], table = table, origins = length(origins), trail = trail)
+  list(factors = out, table = table, origins = length(origins), trail = trail)
 }
 
 # The non-decreasing sequence closest to y in weighted least squares (weights

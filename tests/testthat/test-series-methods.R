@@ -1018,10 +1018,20 @@ test_that("a calibrated forecast counts leads from the last observed frame, per 
   imp <- suppressWarnings(impute_series(y, n_samples = 50, seed = 1, threads = 1))
   fc <- predict(imp, n.ahead = 3, level = 0.8, proper = FALSE, seed = 1, threads = 1, calibrate = TRUE)
   tab <- attr(fc, "calibration")
-  expect_identical(attr(tab, "trailing"), 15L)
+  expect_identical(attr(tab, "trailing"), c(x = 15L))
   expect_identical(tab$leads, "13-24")
   raw <- predict(imp, n.ahead = 3, level = 0.8, proper = FALSE, seed = 1, threads = 1)
   expect_equal(fc$upper, raw$upper + tail(tab$widen_80, 1) * (raw$upper - raw$lower) / 2, tolerance = 1e-6)
+  # staggered ends: a variable whose last 4 values are missing (the other
+  # observed) is calibrated at leads 5-7 for horizons 1-3
+  st <- datasets::Seatbelts[, c("front", "rear")]
+  st[189:192, "rear"] <- NA
+  stimp <- suppressWarnings(impute_series(st, separate = "all", n_samples = 50, seed = 1, threads = 1))
+  sf <- predict(stimp, n.ahead = 3, level = 0.8, proper = FALSE, seed = 1, threads = 1, calibrate = TRUE)
+  stab <- attr(sf, "calibration")
+  expect_identical(attr(stab, "trailing"), c(front = 0L, rear = 4L))
+  expect_identical(stab$leads[stab$variable == "front"], c("1", "2-3"))
+  expect_identical(stab$leads[stab$variable == "rear"], c("4-6", "7-12"))
   # variables modelled apart are calibrated apart: a variable's intervals as
   # when it is forecast alone
   sb <- datasets::Seatbelts[, c("front", "rear")]
