@@ -202,7 +202,8 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
 #' @param lr,weight_decay Peak learning rate and weight decay.
 #' @param lr_schedule Learning-rate decay over the run: `"cosine"` (down to
 #'   `lr_min * lr`), `"linear"` or `"constant"`.
-#' @param warmup_steps Steps of linear learning-rate warm-up from `lr / warmup_steps`.
+#' @param warmup_steps Steps of linear learning-rate warm-up from `lr / warmup_steps`
+#'   (a run shorter than it never reaches `lr`; print() says so).
 #' @param lr_min Final learning rate as a share of `lr` (cosine and linear schedules).
 #' @param patience Early stopping: stop after this many validation records
 #'   (every `val_every` steps) without a new best validation loss; 0 = never.
@@ -689,7 +690,14 @@ print.ditimpute_dit <- function(x, ...) {
     if (identical(x$train_info$stop_reason, "early_stop")) cat(" (stopped early)")
     if (isTRUE(x$train_info$restored_best)) cat(sprintf("; weights of step %d (best validation)", x$train_info$best_step))
   }
+  # a run shorter than its warm-up never trained at the rate asked (the
+  # default 200 steps against a quick steps = 100)
   cat("\n")
+  w <- x$train_info$options$warmup_steps
+  if (!is.null(w) && w > x$steps) {
+    cat(strwrap(sprintf("learning-rate warm-up (%d steps) was longer than the run: the rate never reached lr (set warmup_steps lower)",
+                        as.integer(w)), width = getOption("width", 80), indent = 2, exdent = 4), sep = "\n")
+  }
   if (!is.null(x$strategy)) { cat("  masks: "); print(x$strategy) }
   h <- x$history
   if (nrow(h) > 0) {

@@ -97,6 +97,9 @@ test_that("a DiT trains, reports its loss curve, prints and plots", {
   expect_true(all(is.finite(fit$history$train_loss)))
   expect_true(any(is.finite(fit$history$val_loss)))
   expect_output(print(fit), "DiT for H = 24, d = 2")
+  # 30 steps under the default 200-step warm-up: said; under a 5-step one, not
+  expect_output(print(fit), "learning-rate warm-up \\(200 steps\\) was longer than the run")
+  expect_false(any(grepl("warm-up", capture.output(print(tiny_fit(warmup_steps = 5))))))
   expect_output(print(summary(fit)), "Loss curve")
   f <- tempfile(fileext = ".png"); grDevices::png(f); plot(fit); grDevices::dev.off()
   expect_gt(file.size(f), 1000)
