@@ -86,7 +86,7 @@
 #' `bench/results/forecast_calibration.md`). What
 #' it cannot do: on a model that is right it only adds width (80% intervals
 #' of 30 AR(1) series of 150 values covering 79.3% of the next 20 raw and
-#' 82.8% calibrated, in this package's tests); and the errors it learns from
+#' 82.8% calibrated with plug-in draws, in this package's tests); and the errors it learns from
 #' are in-sample (the parameters were fitted to those values too), so where
 #' the series' future departs from its past it moves them only part of the
 #' way: on five series no rule was chosen on
@@ -169,7 +169,9 @@
 #'   `"own"` the group's errors, `"pooled"` all leads', `"carried"` the
 #'   farthest scored group's, `"none"`), before the isotonic fit; with
 #'   attributes `origins`, `trailing` (per variable, the frames at the end
-#'   after its last observed value) and `widened`. It prints with a header; it is a data frame
+#'   after its last observed value), `widened` (whether any factor is above
+#'   0) and `calibrated` (the share of horizons x levels x variables with a
+#'   factor). It prints with a header; it is a data frame
 #'   for everything else.
 #' @seealso [impute_series()], [logLik.ditimpute_series_imputation()].
 #' @examples
@@ -238,7 +240,7 @@ predict.ditimpute_series_imputation <- function(object, n.ahead = 1, level = obj
     if (any(left > 0)) {
       cli::cli_warn(sprintf(paste("The %s intervals are left as the model gives them %s: forecasts of the series' own",
                                   "past from %s give too few errors for a conformal quantile at %s (attr(, \"calibration\"))."),
-                            percent_list(level[left > 0]), if (all(left[left > 0] == 1)) "everywhere" else "at some horizons",
+                            percent_list(level[left > 0]), if (all(left[left > 0] == 1)) "everywhere" else "at some horizons or variables",
                             plural(cal$origins, "origin"), if (sum(left > 0) == 1) "that level" else "those levels"),
                     class = c("ditimpute_warning_calibration", "ditimpute_warning"))
     }
@@ -273,7 +275,8 @@ predict.ditimpute_series_imputation <- function(object, n.ahead = 1, level = obj
             method = sub(" (calibrated)", "", object$method, fixed = TRUE),  # the raw model's intervals (Details)
             proper = proper, samples = samples,
             calibration = if (!is.null(cal)) structure(cal$table, origins = cal$origins, trailing = cal$trail,
-                                                       widened = any(cal$factors > 0, na.rm = TRUE)))
+                                                       widened = any(cal$factors > 0, na.rm = TRUE),
+                                                       calibrated = mean(!is.na(cal$factors))))
 }
 
 # The interval columns of a forecast at `level` (sorted): lower and upper
@@ -361,11 +364,15 @@ series_forecast_calibration <- function(model, v, n.ahead, level, threads, call 
     w[-seq_len(o), ] <- NA
     w
   })
+  # leads beyond the reach form groups of their own (a review: 385-600 was
+  # labelled as scored where only 385-500 had been)
   breaks <- forecast_horizon_breaks(max(span, reach))
+  if (span > reach) breaks <- sort(unique(c(breaks, reach + 1L)))
   n_groups <- length(breaks)
   # per level, the scored entries' variable, lead and score
-  scored <- lapply(level, function(l) {
-    bands <- series_model_bands(model, versions, l, threads, call = call)
+  all_bands <- series_model_bands(model, versions, level, threads, call = call)
+  scored <- lapply(seq_along(level), function(l) {
+    bands <- lapply(all_bands, function(b) b$bands[[l]])
     do.call(rbind, Map(function(o, w, b) {
       k <- seq(o + 1L, nrow(w))
       ij <- cbind(rep(k, d), rep(seq_len(d), each = length(k)))
@@ -392,6 +399,8 @@ series_forecast_calibration <- function(model, v, n.ahead, level, threads, call 
         if (counts[b] >= need) conformal_quantile(sc$score[g == b], level[k]) else if (counts[b] > 0) pooled else NA_real_
       }, 0)
       source <- ifelse(counts >= need, "own", ifelse(counts > 0, if (is.na(pooled)) "none" else "pooled", "carried"))
+      # "carried" only where an earlier group has a factor to carry
+      source[source == "carried" & !(cumsum(!is.na(q)) > 0)] <- "none"
       # Non-decreasing in the lead: a model that misses its own past misses
       # it more the farther out, and the groups' separate quantiles (a few
       # dozen correlated values each) went up and down (mdeaths' 95%
@@ -442,15 +451,26 @@ isotonic_increasing <- function(y, w) {
   rep(val, size)
 }
 
-# What a forecast's header and plot say of its calibration ("" without one).
-forecast_calibration_text <- function(cal) {
+# What a forecast's header (and, short, its plot) says of its calibration
+# ("" without one): widened, calibrated and not widened, or not calibrated
+# (too few backtest errors), and whether some intervals were left as the
+# model's (a review: "fell inside them as often as asked" was printed where
+# nothing could be calibrated, and where the isotonic fit had pooled an
+# under-covering group away).
+forecast_calibration_text <- function(cal, short = FALSE) {
   if (is.null(cal)) return("")
-  if (isFALSE(attr(cal, "widened"))) {
-    return(sprintf(", not widened: its forecasts of the series' own past from %s fell inside them as often as asked (attr(, \"calibration\"))",
-                   plural(attr(cal, "origins"), "origin")))
+  share <- attr(cal, "calibrated") %||% 1
+  if (share == 0) {
+    return(if (short) ", not calibrated (too few backtests)" else
+      ", not calibrated: too few forecasts of the series' own past (attr(, \"calibration\"))")
   }
-  sprintf(", widened where its forecasts of the series' own past from %s fell outside them (attr(, \"calibration\"))",
-          plural(attr(cal, "origins"), "origin"))
+  widened <- !isFALSE(attr(cal, "widened"))
+  if (short) return(if (widened) ", widened by calibration" else ", calibrated: not widened")
+  sprintf("%s from %s%s (attr(, \"calibration\"))",
+          if (widened) ", widened where its forecasts of the series' own past" else ", calibrated on its forecasts of the series' own past",
+          plural(attr(cal, "origins"), "origin"),
+          paste0(if (widened) " fell outside them" else ", not widened",
+                 if (share < 1) "; some left as the model's (too few backtests)" else ""))
 }
 
 # The forecast's intervals (bands of series_*_intervals(), entries ij) moved
@@ -624,7 +644,7 @@ plot.ditimpute_series_forecast <- function(x, ...) {
                   subtitle = sprintf("%s; %s intervals of the model%s%s", attr(x, "method") %||% "",
                                      percent_list(level),
                                      if (isTRUE(attr(x, "proper"))) " (proper draws)" else "",
-                                     if (is.null(attr(x, "calibration"))) "" else ", calibrated on its forecasts of the past")) +
+                                     forecast_calibration_text(attr(x, "calibration"), short = TRUE))) +
     plot_theme())
 }
 

@@ -1392,12 +1392,15 @@ level_bands <- function(v, ij, back, mean, sd, level) {
 # The per-entry intervals (list(lower, upper), as series_model_intervals()
 # gives them) of each series in `vs`, versions of one series with other
 # entries missing (the rounds of a self-calibration): one core call for all,
-# the versions in parallel, no draws.
+# the versions in parallel, no draws. With several levels, `bands` holds
+# each level's (lower and upper are the first level's), from the same call
+# (a review: predict(calibrate = TRUE) had smoothed every version once per
+# level, 0.80 s for three levels of a 20,000-frame series against 0.30 s).
 series_model_bands <- function(model, vs, level, threads, call = rlang::caller_env()) {
   if (inherits(model, "ditimpute_series_model_set")) {
     out <- lapply(vs, function(v) {
       na <- matrix(NA_real_, nrow(v), ncol(v), dimnames = dimnames(v))
-      list(lower = na, upper = na)
+      list(lower = na, upper = na, bands = rep(list(list(lower = na, upper = na)), length(level)))
     })
     for (g in seq_along(model$parts)) {
       cols <- model$groups[[g]]
@@ -1405,6 +1408,10 @@ series_model_bands <- function(model, vs, level, threads, call = rlang::caller_e
       for (r in seq_along(vs)) {
         out[[r]]$lower[, cols] <- part[[r]]$lower
         out[[r]]$upper[, cols] <- part[[r]]$upper
+        for (k in seq_along(level)) {
+          out[[r]]$bands[[k]]$lower[, cols] <- part[[r]]$bands[[k]]$lower
+          out[[r]]$bands[[k]]$upper[, cols] <- part[[r]]$bands[[k]]$upper
+        }
       }
     }
     return(out)
@@ -1414,7 +1421,7 @@ series_model_bands <- function(model, vs, level, threads, call = rlang::caller_e
   models <- lapply(vs, series_profile_refit, model = model)
   res <- core_call(cpp_structural_moments(Map(scale_cols, vs, models), model$candidate,
                                           list(threads = threads)), call = call)
-  Map(function(v, m, r) series_bands(m, v, r$mean, r$sd, level)[c("lower", "upper")], vs, models, res)
+  Map(function(v, m, r) series_bands(m, v, r$mean, r$sd, level)[c("lower", "upper", "bands")], vs, models, res)
 }
 
 # The model with its fixed seasonal shape (series_profile()) estimated again

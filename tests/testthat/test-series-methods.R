@@ -1002,7 +1002,9 @@ test_that("predict(calibrate = TRUE) widens each lead group by the conformal qua
   }
   # beyond the origins' reach (49 leads) the farthest group's factor
   far <- predict(imp, n.ahead = 200, level = 0.8, proper = FALSE, seed = 1, threads = 1, calibrate = TRUE)
-  expect_identical(tail(attr(far, "calibration")$from_80, 2), c("carried", "carried"))
+  # (the groups end at the reach: 49, then 50-96, ... carried; a review)
+  expect_identical(tail(attr(far, "calibration")$leads, 4), c("49", "50-96", "97-192", "193-200"))
+  expect_identical(tail(attr(far, "calibration")$from_80, 3), rep("carried", 3))
   expect_equal(tail(attr(far, "calibration")$widen_80, 1), q[length(q)], tolerance = 1e-6)
   # printed, and kept by rows taken from the forecast
   expect_output(print(cal), "widened where its forecasts of the series' own past from 20 origins fell outside them",
@@ -1089,6 +1091,13 @@ test_that("calibrated forecasts cover what a wrong model's forecasts miss, and a
   expect_warning(fc <- predict(short, n.ahead = 1, level = c(0.8, 0.99), seed = 1, threads = 1, calibrate = TRUE),
                  "left as the model gives them everywhere", class = "ditimpute_warning_calibration")
   expect_identical(attr(attr(fc, "calibration"), "origins"), 10L)
+  # said in the header too, and a forecast with nothing calibrated says so
+  expect_output(print(fc), "some left as the model's \\(too few backtests\\)", width = 250)
+  tiny <- impute_series(as.numeric(datasets::LakeHuron)[1:8], n_samples = 50, seed = 1, threads = 1)
+  expect_warning(ft <- predict(tiny, n.ahead = 2, level = 0.95, seed = 1, threads = 1, calibrate = TRUE),
+                 class = "ditimpute_warning_calibration")
+  expect_output(print(ft), "not calibrated: too few forecasts of the series' own past", width = 250)
+  expect_identical(unique(attr(ft, "calibration")$from_95), "none")
   plain <- predict(short, n.ahead = 1, level = c(0.8, 0.99), seed = 1, threads = 1)
   expect_equal(fc$upper_99, pmax(plain$upper_99, fc$upper_80))
   expect_true(is.na(attr(fc, "calibration")$widen_99))
