@@ -240,10 +240,16 @@ predict.ditimpute_series_imputation <- function(object, n.ahead = 1, level = obj
     iv$bands <- apply_forecast_calibration(iv$bands, ij, ij[, 1] - n_time, cal, model)
     left <- apply(is.na(cal$factors), 2, mean)  # per level: the share of horizons x variables left as the model's
     if (any(left > 0)) {
+      # how many a conformal quantile needs at each such level, and the most
+      # errors a variable had (a review: say the numbers)
+      need <- vapply(level[left > 0], min_group_size, 0)
       cli::cli_warn(sprintf(paste("The %s intervals are left as the model gives them %s: forecasts of the series' own",
-                                  "past from %s give too few errors for a conformal quantile at %s (attr(, \"calibration\"))."),
+                                  "past from %s give too few errors for a conformal quantile at %s (at most %s a",
+                                  "variable; needed: %s; attr(, \"calibration\"))."),
                             percent_list(level[left > 0]), if (all(left[left > 0] == 1)) "everywhere" else "at some horizons or variables",
-                            plural(cal$origins, "origin"), if (sum(left > 0) == 1) "that level" else "those levels"),
+                            plural(cal$origins, "origin"), if (sum(left > 0) == 1) "that level" else "those levels",
+                            format(cal$most_errors, big.mark = ","),
+                            paste(sprintf("%d at %s%%", as.integer(need), format_percent_label(level[left > 0])), collapse = ", ")),
                     class = c("ditimpute_warning_calibration", "ditimpute_warning"))
     }
   }
@@ -433,7 +439,8 @@ series_forecast_calibration <- function(model, v, n.ahead, level, threads, call 
   table <- table[, c(if (d > 1) "variable", "leads", "backtest_values",
                      setdiff(names(table), c("variable", "leads", "backtest_values", "group")))]
   rownames(table) <- NULL
-  list(factors = out, table = table, origins = length(origins), trail = trail)
+  list(factors = out, table = table, origins = length(origins), trail = trail,
+       most_errors = max(tabulate(scored[[1]]$variable, d)))
 }
 
 # The non-decreasing sequence closest to y in weighted least squares (weights
