@@ -690,9 +690,9 @@ print.ditimpute_dit <- function(x, ...) {
     if (identical(x$train_info$stop_reason, "early_stop")) cat(" (stopped early)")
     if (isTRUE(x$train_info$restored_best)) cat(sprintf("; weights of step %d (best validation)", x$train_info$best_step))
   }
+  cat("\n")
   # a run shorter than its warm-up never trained at the rate asked (the
   # default 200 steps against a quick steps = 100)
-  cat("\n")
   w <- x$train_info$options$warmup_steps
   if (!is.null(w) && w > x$steps) {
     cat(strwrap(sprintf("learning-rate warm-up (%d steps) was longer than the run: the rate never reached lr (set warmup_steps lower)",

@@ -242,6 +242,26 @@ draw_in_runs <- function(runs, len) {
   list(start = runs$first[i] + k - (upto[i] - room[i]) - 1L, len = len, run = i)
 }
 
+# How far each value y lies out of its interval [lower, upper], in
+# half-widths (<= 0 inside), on the model's scale of its variable (`cols`;
+# Box-Cox, log or bounded where transformed: the intervals are symmetric
+# there): the score of the gaps' self-calibration and of predict()'s.
+model_scale_scores <- function(lower, upper, y, cols, tr) {
+  lo <- on_model_scale(lower, cols, tr)
+  hi <- on_model_scale(upper, cols, tr)
+  y <- on_model_scale(y, cols, tr)
+  pmax(lo - y, y - hi) / pmax((hi - lo) / 2, .Machine$double.eps)
+}
+
+# Intervals moved out by q half-widths each (in by a negative q) on the
+# model's scale, and mapped back: list(lower, upper).
+widen_on_model_scale <- function(lower, upper, q, cols, tr) {
+  lo <- on_model_scale(lower, cols, tr)
+  hi <- on_model_scale(upper, cols, tr)
+  half <- (hi - lo) / 2
+  list(lower = from_model_scale_vec(lo - q * half, cols, tr), upper = from_model_scale_vec(hi + q * half, cols, tr))
+}
+
 calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds, share, seed, threads,
                              call = rlang::caller_env()) {
   if (!is.null(object$calibration)) abort_input("object", "is already calibrated.", call = call)
@@ -292,11 +312,7 @@ calibrate_series <- function(object, missing, level, groups, n_groups, n_rounds,
   calibration_round_scores <- function(r, mask, xr, iv) {
     idx <- which(mask)
     # Scores on the model's scale (Box-Cox or log where transformed: intervals are symmetric there).
-    cj <- col(v)[idx]
-    lo <- on_model_scale(iv$lower[idx], cj, model$transform); hi <- on_model_scale(iv$upper[idx], cj, model$transform)
-    y <- on_model_scale(v[idx], cj, model$transform)
-    half <- (hi - lo) / 2
-    list(score = pmax(lo - y, y - hi) / pmax(half, .Machine$double.eps),
+    list(score = model_scale_scores(iv$lower[idx], iv$upper[idx], v[idx], col(v)[idx], model$transform),
          gap = run_lengths(is.na(xr))[idx], run = run_ids(is.na(xr))[idx], round = rep(r, length(idx)),
          end = if (is.null(ends)) logical(length(idx)) else end_runs(is.na(xr))[idx],  # no end gaps: none
          hidden = length(idx) / sum(!miss))
@@ -405,11 +421,9 @@ apply_series_calibration <- function(imputation, calibration, call = rlang::call
   if (!is.null(calibration$grouping$end_group)) g[end_runs(miss)[miss]] <- calibration$grouping$end_group
   q <- calibration$factors$interval[g]
   tr <- imputation$model$transform %||% list(lambda = rep(NA_real_, ncol(miss)))
-  cj <- col(miss)[miss]
-  lo <- on_model_scale(imputation$lower[miss], cj, tr); hi <- on_model_scale(imputation$upper[miss], cj, tr)
-  half <- (hi - lo) / 2
-  imputation$lower[miss] <- from_model_scale_vec(lo - q * half, cj, tr)
-  imputation$upper[miss] <- from_model_scale_vec(hi + q * half, cj, tr)
+  moved <- widen_on_model_scale(imputation$lower[miss], imputation$upper[miss], q, col(miss)[miss], tr)
+  imputation$lower[miss] <- moved$lower
+  imputation$upper[miss] <- moved$upper
   if (nrow(imputation$record)) {
     ij <- cbind(imputation$record$frame, match(imputation$record$variable, colnames(imputation$x)))
     imputation$record$lower <- imputation$lower[ij]

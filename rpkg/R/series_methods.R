@@ -385,11 +385,8 @@ series_forecast_calibration <- function(model, v, n.ahead, level, threads, call 
       k <- seq(o + 1L, nrow(w))
       ij <- cbind(rep(k, d), rep(seq_len(d), each = length(k)))
       ij <- ij[!is.na(v[ij]), , drop = FALSE]
-      cj <- ij[, 2]
-      lo <- on_model_scale(b$lower[ij], cj, model$transform)
-      hi <- on_model_scale(b$upper[ij], cj, model$transform)
-      y <- on_model_scale(v[ij], cj, model$transform)
-      data.frame(variable = cj, lead = ij[, 1] - o, score = pmax(lo - y, y - hi) / pmax((hi - lo) / 2, .Machine$double.eps))
+      data.frame(variable = ij[, 2], lead = ij[, 1] - o,
+                 score = model_scale_scores(b$lower[ij], b$upper[ij], v[ij], ij[, 2], model$transform))
     }, origins, versions, bands))
   })
   factors <- array(NA_real_, c(n_groups, length(level), d))
@@ -495,11 +492,10 @@ apply_forecast_calibration <- function(bands, ij, h, cal, model) {
     q <- cal$factors[cbind(h, k, cj)]
     ok <- !is.na(q)
     if (!any(ok)) next
-    lo <- on_model_scale(bands[[k]]$lower[ij], cj, tr)
-    hi <- on_model_scale(bands[[k]]$upper[ij], cj, tr)
-    half <- (hi - lo) / 2
-    bands[[k]]$lower[ij[ok, , drop = FALSE]] <- from_model_scale_vec(lo[ok] - q[ok] * half[ok], cj[ok], tr)
-    bands[[k]]$upper[ij[ok, , drop = FALSE]] <- from_model_scale_vec(hi[ok] + q[ok] * half[ok], cj[ok], tr)
+    at <- ij[ok, , drop = FALSE]
+    moved <- widen_on_model_scale(bands[[k]]$lower[at], bands[[k]]$upper[at], q[ok], cj[ok], tr)
+    bands[[k]]$lower[at] <- moved$lower
+    bands[[k]]$upper[at] <- moved$upper
   }
   for (k in seq_along(bands)[-1]) {  # levels in increasing order
     bands[[k]]$lower[ij] <- pmin(bands[[k]]$lower[ij], bands[[k - 1]]$lower[ij])

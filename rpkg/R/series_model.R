@@ -1400,21 +1400,17 @@ series_model_bands <- function(model, vs, level, threads, call = rlang::caller_e
   if (inherits(model, "ditimpute_series_model_set")) {
     out <- lapply(vs, function(v) {
       na <- matrix(NA_real_, nrow(v), ncol(v), dimnames = dimnames(v))
-      list(lower = na, upper = na, bands = rep(list(list(lower = na, upper = na)), length(level)))
+      list(bands = rep(list(list(lower = na, upper = na)), length(level)))
     })
     for (g in seq_along(model$parts)) {
       cols <- model$groups[[g]]
       part <- series_model_bands(model$parts[[g]], lapply(vs, function(v) v[, cols, drop = FALSE]), level, threads, call)
-      for (r in seq_along(vs)) {
-        out[[r]]$lower[, cols] <- part[[r]]$lower
-        out[[r]]$upper[, cols] <- part[[r]]$upper
-        for (k in seq_along(level)) {
-          out[[r]]$bands[[k]]$lower[, cols] <- part[[r]]$bands[[k]]$lower
-          out[[r]]$bands[[k]]$upper[, cols] <- part[[r]]$bands[[k]]$upper
-        }
+      for (r in seq_along(vs)) for (k in seq_along(level)) {
+        out[[r]]$bands[[k]]$lower[, cols] <- part[[r]]$bands[[k]]$lower
+        out[[r]]$bands[[k]]$upper[, cols] <- part[[r]]$bands[[k]]$upper
       }
     }
-    return(out)
+    return(lapply(out, function(o) c(o$bands[[1]], o)))  # lower and upper: the first level's
   }
   # Each version's seasonal shape estimated without its hidden values, as a
   # real gap's is (series_profile_refit()).
