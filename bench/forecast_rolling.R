@@ -13,10 +13,18 @@
 # so the values are not independent. One thread.
 # Since 2026-12-07 also predict(calibrate = TRUE) of the same fits, and the
 # intervals' interval scores by horizon.
-# Usage: Rscript bench/forecast_rolling.R [out.md]
+# Usage: Rscript bench/forecast_rolling.R [out.md] [name=value]
+#   name=value: a rule of the package measured as an arm, its internal
+#   object `name` set to the R expression `value` for the whole run (e.g.
+#   boxcox_auto_lr=qchisq(0.999,1), bench/results/series_transform_rule.md).
 suppressPackageStartupMessages(library(ditimpute))
 args <- commandArgs(trailingOnly = TRUE)
 out <- if (length(args) >= 1) args[1] else "bench/results/forecast_rolling.md"
+arm <- if (length(args) >= 2) args[2] else NULL
+if (!is.null(arm)) {
+  kv <- regmatches(arm, regexpr("=", arm), invert = TRUE)[[1]]
+  utils::assignInNamespace(kv[1], eval(parse(text = kv[2])), "ditimpute")
+}
 series <- list(AirPassengers = AirPassengers, UKDriverDeaths = UKDriverDeaths, nottem = nottem,
                co2 = window(co2, 1980), USAccDeaths = USAccDeaths, austres = austres, LakeHuron = LakeHuron,
                lynx = lynx, sunspot.year = sunspot.year, Nile = Nile, treering = ts(treering[5001:7000]),
@@ -121,10 +129,12 @@ positive <- dit$series %in% c("AirPassengers", "UKDriverDeaths", "USAccDeaths", 
 lines <- c("# predict() at rolling origins against base R's forecasters (bench/forecast_rolling.R)", "",
            sprintf(paste("`Rscript bench/forecast_rolling.R` on %s (%.1f min; ditimpute's fits and forecasts %.0f s, the",
                          "calibrated forecasts of the same fits %.0f s more),",
-                         "ditimpute from %s, one thread. %d origins, %d forecast values per method (fewer where a fit",
+                         "ditimpute from %s, one thread%s. %d origins, %d forecast values per method (fewer where a fit",
                          "failed); origins of a series overlap."),
                    format(started, "%Y-%m-%d %H:%M UTC", tz = "UTC"), as.numeric(difftime(Sys.time(), started, units = "mins")),
-                   seconds, seconds_cal, find.package("ditimpute"), length(unique(paste(dit$series, dit$origin))), nrow(dit)), "",
+                   seconds, seconds_cal, find.package("ditimpute"),
+                   if (is.null(arm)) "" else sprintf(", with the arm `%s` (ditimpute's rule replaced)", arm),
+                   length(unique(paste(dit$series, dit$origin))), nrow(dit)), "",
            "## Coverage (%) of 80% and 95% intervals by horizon", "",
            "| method | 80%: 1 | 2-3 | 4-6 | 7-12 | all | 95%: 1 | 2-3 | 4-6 | 7-12 | all |",
            "|---|---|---|---|---|---|---|---|---|---|---|", vapply(methods[1:5], cov_row, ""), "",

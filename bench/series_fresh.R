@@ -25,8 +25,9 @@
 # Further methods, run when named in the third argument: bench/series_long.R's
 # variants (gp_level, gp_trend, gp_stationary, ...) and gp_nonstationary, the
 # default with the stationary class never chosen (BIC's best level or trend
-# form; bench/series_class_rules.R's auto_nonstationary) and gp_proper (proper = TRUE
-# at any length); each is reported as its MAE over the default's and its coverage.
+# form; bench/series_class_rules.R's auto_nonstationary), gp_proper (proper = TRUE
+# at any length) and gp_lr_rule (transform = "auto" with a likelihood-ratio
+# test of additive changes, see series_model.R's boxcox_auto_lr); each is reported as its MAE over the default's and its coverage.
 #
 # Usage: Rscript bench/series_fresh.R [reps] [datasets|packages] [method,...]
 #   (from the repository root). Writes bench/results/series_fresh.md for the
@@ -65,7 +66,13 @@ local_variants <- list(gp_nonstationary = function(y, name) with_object("series_
                                                                             src$gp_run(y)),
                        # proper multiple imputation (form and parameters drawn per path) at any length;
                        # the default has it on series of under 60 frames and on series with an end gap.
-                       gp_proper = function(y, name) src$gp_run(y, proper = TRUE))
+                       gp_proper = function(y, name) src$gp_run(y, proper = TRUE),
+                       # transform = "auto" with a Box-Cox scale also for positive variables spanning
+                       # less than an order of magnitude whose one-frame changes reject additive ones
+                       # (likelihood-ratio statistic at least qchisq(0.999, 1)): measured, not adopted
+                       # (bench/results/series_transform_rule.md).
+                       gp_lr_rule = function(y, name) with_object("boxcox_auto_lr", stats::qchisq(0.999, 1),
+                                                                  src$gp_run(y)))
 known <- c(names(src$variants), names(local_variants))
 if (length(bad <- setdiff(extra, known))) stop("unknown methods: ", paste(bad, collapse = ", "), "; known: ",
                                                  paste(known, collapse = ", "))

@@ -929,6 +929,23 @@ test_that("positive skewed data: the Box-Cox lambda recovers the scale whose cha
   expect_error(impute_series(y - 500, transform = "boxcox"), class = "ditimpute_error_input", regexp = "transform")
 })
 
+test_that("the likelihood-ratio statistic against additive changes (a rule measured, not adopted) separates the two", {
+  # bench/results/series_transform_rule.md: transform = "auto" keeps the span
+  # rule; boxcox_auto_lr (Inf) would add this test of the one-frame changes.
+  set.seed(5)
+  s <- cumsum(rnorm(400, sd = 0.05))
+  mult <- ditimpute:::boxcox_profile(exp(4 + s))  # 2.8-fold, changes proportional to the level
+  expect_lt(mult$lambda, 0.2)
+  expect_gt(mult$lr_additive, stats::qchisq(0.999, 1))
+  add <- ditimpute:::boxcox_profile(60 + 30 * s)  # the same walk added
+  expect_equal(add$lambda, 1)
+  expect_lt(add$lr_additive, 1)
+  expect_identical(ditimpute:::boxcox_lambda(exp(4 + s)), mult$lambda)
+  # the package's rule: under an order of magnitude, the data's own scale
+  expect_true(is.na(ditimpute:::series_transforms(cbind(y = exp(4 + s)), "auto")$lambda[["y"]]))
+  expect_identical(ditimpute:::boxcox_auto_lr, Inf)
+})
+
 test_that("positive skewed data: the log scale keeps every imputation and bound positive", {
   set.seed(9)
   n <- 1200
