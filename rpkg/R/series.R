@@ -173,6 +173,13 @@
 #' bound is positive (below the smallest observed value a Box-Cox scale
 #' continues as a log scale with the same slope, so the model's whole real
 #' line maps onto the positive values).
+#' A positive series whose swings grow with its level but that spans less
+#' than an order of magnitude stays on its own scale: AirPassengers (104 to
+#' 622, a multiplicative season). `transform = "log"` models it so; on
+#' AirPassengers' gaps its MAE was 0.92x the own scale's with 90% intervals
+#' covering 87.4% against 91.9%, and at rolling forecast origins its MAE
+#' was 0.290 naive MAEs against 0.270 (`bench/results/series_transform_rule.md`,
+#' where a likelihood-ratio rule for "auto" was measured and not adopted).
 #' `logLik()` and the BIC are on the data's scale (the transform's Jacobian
 #' included); `print()` of the model shows each variable's scale.
 #' **Bounded data** (percentages, shares, relative humidity): `bounds =
