@@ -10,15 +10,9 @@ suppressPackageStartupMessages(library(ditimpute))
 threads <- as.integer(Sys.getenv("DITIMPUTE_BENCH_THREADS", "2"))
 args <- commandArgs(trailingOnly = TRUE)
 option_sets <- c(list(default = list()), setNames(lapply(args, function(a) eval(parse(text = a))), args))
-v <- log(unclass(EuStockMarkets)[1:150, ])
-set.seed(1)
-hide <- matrix(FALSE, nrow(v), ncol(v))
-while (mean(hide) < 0.10) {
-  j <- sample(ncol(v), 1); len <- sample(5, 1); s <- sample(nrow(v) - len, 1)
-  hide[s + seq_len(len) - 1, j] <- TRUE
-}
-x <- v
-x[hide] <- NA
+source("bench/eustock_gaps.R")
+eg <- eustock_gaps()
+v <- eg$v; hide <- eg$hide; x <- eg$x
 loadavg <- function() paste(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], collapse = " ")
 rows <- list()
 for (nm in names(option_sets)) {

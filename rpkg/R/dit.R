@@ -136,6 +136,13 @@ use_device <- function(object, device, call = rlang::caller_env()) {
 }
 
 check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
+  inner <- if (inherits(object, "ditimpute_imputation")) object$model else object  # an impute_series() result
+  if (inherits(inner, "ditimpute_series_dit_model")) {
+    # a review: dit_save() of impute_series()'s DiT model said only "must be a fitted model from dit_fit()"
+    abort_input(arg, paste("is impute_series()'s DiT model (trend, scale and network): its network is `$dit`",
+                           "(dit_save(model$dit) saves it); saveRDS() keeps the whole model, which",
+                           "impute_series(x, model = ) reuses."), call = call)
+  }
   if (!inherits(object, "ditimpute_dit")) abort_input(arg, "must be a fitted model from dit_fit() or dit_load().", call = call)
   check_torch(call = call)
   if (is.null(object$cache)) object$cache <- new.env(parent = emptyenv())

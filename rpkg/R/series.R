@@ -333,7 +333,20 @@
 #'   "cycle"`, the cycle's starting length (at least 4 frames; by default
 #'   the periodogram's peak, see Details).
 #' @param model `"auto"` (the smallest BIC), `"level"`, `"trend"` or
-#'   `"stationary"` (see Details).
+#'   `"stationary"` (see Details); or a fitted model, an earlier result of
+#'   `impute_series()` or its `$model`, to impute `x` with, neither fitted
+#'   nor trained again: another `level`, more `n_samples`, `calibrate =
+#'   TRUE` or other values hidden, without the minutes of a DiT's training.
+#'   `x` must then be the series the model was fitted on (the same variables
+#'   and frames, whose trend and level the model holds), with values hidden
+#'   or filled in: a value observed at the fit and now must be the same,
+#'   and one filled in must suit the model's bounds and scale (errors naming
+#'   `x` otherwise). `x`'s time axis is taken as given. The method and the
+#'   fit's settings (`period`, `kernel`, `transform`, `bounds`, `separate`,
+#'   `fit_frames`, `ridge`, `dit`) are the model's, and giving them is an
+#'   error; [logLik()] and BIC of the result are the fit's. With the same
+#'   missing values, `seed`, `level`, `n_samples`, `proper` and `calibrate`,
+#'   the imputation is the earlier one.
 #' @param kernel `"auto"` (the smaller BIC; a cycle weighed on hidden gaps,
 #'   see Details), `"seasonal"`, `"smooth"` or `"cycle"` (a season of fitted
 #'   length, see Details; `method = "gp"` only).
@@ -545,7 +558,9 @@
 #'   `model` (a `ditimpute_series_model`: the chosen form, its parameters,
 #'   `Lambda`, the transform and the candidates; [logLik()] works on it;
 #'   when variables were separated, a `ditimpute_series_model_set` whose
-#'   `parts` are the groups' models, `groups` their columns),
+#'   `parts` are the groups' models, `groups` their columns; it keeps a
+#'   copy of the series' values, 8 bytes a value, which `model =` checks a
+#'   later `x` against),
 #'   `record` (a data frame of the imputed entries: time, variable, estimate,
 #'   lower, upper) and `gaps` (one row per run of missing values).
 #'   [completed_series()] gives the completed series in the class of `x`;
@@ -578,6 +593,8 @@
 #' summary(imp)
 #' head(imp$record)
 #' co2_filled <- completed_series(imp)
+#' # the same fitted model at 80%, with more sample paths: no refit
+#' imp80 <- impute_series(y, model = imp, level = 0.8, n_samples = 200, seed = 1)
 #' # approval ratings (%): imputations and intervals stay within 0-100
 #' pres <- impute_series(datasets::presidents, n_samples = 50, seed = 1, bounds = c(0, 100))
 #' pres$model
@@ -608,6 +625,31 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   gp_only <- c(model = !missing(model), kernel = !missing(kernel), fit_frames = !missing(fit_frames),
                ridge = !missing(ridge))
   dit_given <- !missing(dit)
+  # A fitted model to impute x with, neither fitted nor trained again
+  # (series_reused_model()); the settings of a fit are then its own.
+  reuse <- series_reused_model(model)
+  if (!is.null(reuse)) {
+    fit_settings <- c(period = !missing(period), kernel = !missing(kernel), transform = !missing(transform),
+                      bounds = !missing(bounds), fit_frames = !missing(fit_frames), ridge = !missing(ridge),
+                      separate = !missing(separate), dit = dit_given)
+    if (any(fit_settings)) {
+      abort_input(names(fit_settings)[fit_settings][1],
+                  paste("sets how a model is fitted, and `model` is a fitted one, which keeps its own settings: drop it,",
+                        "or fit anew without a fitted `model`."))
+    }
+    reused_method <- if (inherits(reuse, "ditimpute_series_dit_model")) "dit" else "gp"
+    if (!missing(method) && !identical(check_string(method, c("gp", "dit")), reused_method)) {
+      abort_input("method", sprintf("is \"%s\", and `model` is a fitted method = \"%s\" model.",
+                                    check_string(method, c("gp", "dit")), reused_method))
+    }
+    method <- reused_method
+    transform <- reuse$settings$transform
+    bounds <- reuse$settings$bounds
+    separate <- "auto"  # checked below as given; the model's groups stay its own
+    gp_only[] <- FALSE
+    dit_given <- FALSE
+    model <- "auto"
+  }
   # time = columns of a data frame; a data frame's truth is read by column
   # names on x's frames (series_truth_frame()), its own time columns unread
   frame_truth <- is.data.frame(x) && (is.data.frame(truth) || (is.matrix(truth) && !is.null(colnames(truth))))
@@ -628,10 +670,13 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   seed <- resolve_seed(seed)
   threads <- resolve_threads(threads)
   check_no_nan_inf(x, "x")  # located in x's own form (a vector, ts, matrix or data frame); NA marks missing values
-  input <- series_input(x, "x", keep = c(if (is.character(separate) && !identical(separate, "auto")) separate,
-                                         if (is.list(bounds)) names(bounds)))
+  # columns modelled because named in `separate` or `bounds` (a reused
+  # model's variables: it holds `bounds` processed, and `separate` is not given)
+  input <- series_input(x, "x", keep = if (!is.null(reuse)) reuse$settings$variables else
+    c(if (is.character(separate) && !identical(separate, "auto")) separate, if (is.list(bounds)) names(bounds)))
   v <- input$values
   n_time <- nrow(v); d <- ncol(v)
+  if (!is.null(reuse)) series_check_reuse(reuse, v)
   if (method == "gp") {  # the smallest form's parameters per variable, twice (series_candidate_forms())
     smallest <- series_form_df("stationary", "smooth")
     check_series_values(v, "x", 2L * smallest,
@@ -655,7 +700,7 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
     }
   }
   separate <- check_separate(separate, colnames(v))
-  bounds <- series_bounds(bounds, v)
+  bounds <- if (is.null(reuse)) series_bounds(bounds, v) else reuse$settings$bounds  # a reused model's as fitted
   if (!is.null(bounds) && transform %in% c("log", "boxcox") && !anyNA(bounds$lower)) {
     abort_input("transform", sprintf(paste("\"%s\" applies to variables without bounds, and every variable has bounds",
                                            "(bounded variables are modelled on their own bounded scale): drop `transform`,",
@@ -693,7 +738,8 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
   here <- environment()
   start <- proc.time()[["elapsed"]]
   if (method == "dit") {
-    out <- impute_series_dit(v, level, n_samples, period, dit, seed, threads, transform, bounds, progress = progress)
+    out <- impute_series_dit(v, level, n_samples, period, dit, seed, threads, transform, bounds, progress = progress,
+                             reuse = reuse)
     out$model$seconds <- proc.time()[["elapsed"]] - start
     imp <- new_series_imputation(input, v, out$iv, out$model, level, n_samples, out$win, truth, out$blocks)
     if (calibrate && any(imp$missing)) {
@@ -703,6 +749,37 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
     series_result_warnings(v, imp, bounds, transform, call = here)  # as for method = "gp"
     return(imp)
   }
+  if (is.null(reuse)) {
+    fitted <- series_fit_gp(v, period, model_arg, kernel, transform, bounds, ridge, fit_frames, separate, seed, threads,
+                            step, start, call = here)
+  } else {
+    fitted <- reuse
+    fitted$reused <- TRUE
+  }
+  step(drawing_step_text(n_samples, sum(is.na(v)), proper, nrow(v)))
+  iv <- series_smoothness_advice((if (proper) series_proper_intervals else series_model_intervals)(fitted, v, level,
+                                                                                                   n_samples, seed, threads))
+  fitted$proper <- proper
+  fitted$proper_asked <- proper_asked
+  fitted$calibrate_asked <- calibrate  # predict(calibrate = "auto") follows it
+  fitted$seconds <- proc.time()[["elapsed"]] - start
+  out <- new_series_imputation(input, v, iv, fitted, level, n_samples, NULL, truth)
+  series_zero_width_check(out)
+  if (calibrate && any(out$missing)) {
+    step("Calibrating the intervals on hidden observed values")
+    out <- series_self_calibrate(out, level, seed, threads)
+  }
+  series_result_warnings(v, out, bounds, transform, call = here)
+  out
+}
+
+# impute_series(method = "gp")'s fit: every group of variables fitted and
+# its form chosen (fit_series_groups()), with the fit's warnings; `step()`
+# reports each further group's fit. The model keeps the frames and
+# variables it was fitted on and the settings of the fit that the
+# imputation needs again when the model is reused (series_reused_model()).
+series_fit_gp <- function(v, period, model_arg, kernel, transform, bounds, ridge, fit_frames, separate, seed, threads,
+                          step, start, call = rlang::caller_env()) {
   step(sprintf("Fitting and choosing the model: %s variable%s x %s frames",
                ncol(v), if (ncol(v) == 1) "" else "s", format(nrow(v), big.mark = ",")))
   # every further fit of a group (variables split off, the rest refitted) its
@@ -712,9 +789,10 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
     n_fits <<- n_fits + 1L
     if (n_fits > 1L || length(cols) < ncol(v)) step(fitting_step_text(colnames(v)[cols], nrow(v)))
     fit_series_model(v[, cols, drop = FALSE], period, model_arg, kernel, transform, ridge, fit_frames, threads,
-                     bounds = bounds, seed = sub_seed(seed, 11), call = here)
-  }))
+                     bounds = bounds, seed = sub_seed(seed, 11), call = call)
+  }), call = call)
   fitted$fit_seconds <- proc.time()[["elapsed"]] - start
+  fitted$settings <- series_fit_settings(v, transform, bounds)
   lone <- series_lone_warning(fitted)
   if (!is.null(lone)) cli::cli_warn("{lone}")
   # Many variables in one model over few frames: their cross-variable
@@ -734,21 +812,84 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
     }
   }
   warn_fit_stretch(fitted, v)
-  step(drawing_step_text(n_samples, sum(is.na(v)), proper, nrow(v)))
-  iv <- series_smoothness_advice((if (proper) series_proper_intervals else series_model_intervals)(fitted, v, level,
-                                                                                                   n_samples, seed, threads))
-  fitted$proper <- proper
-  fitted$proper_asked <- proper_asked
-  fitted$calibrate_asked <- calibrate  # predict(calibrate = "auto") follows it
-  fitted$seconds <- proc.time()[["elapsed"]] - start
-  out <- new_series_imputation(input, v, iv, fitted, level, n_samples, NULL, truth)
-  series_zero_width_check(out)
-  if (calibrate && any(out$missing)) {
-    step("Calibrating the intervals on hidden observed values")
-    out <- series_self_calibrate(out, level, seed, threads)
+  fitted
+}
+
+# What a fitted series model keeps of its fit for a later impute_series(x,
+# model = ): the frames and variables, the `transform` and `bounds` asked
+# (the result's warnings depend on them) and the values it was fitted on.
+series_fit_settings <- function(v, transform, bounds) {
+  list(n_time = nrow(v), variables = colnames(v), transform = transform, bounds = bounds, values = unname(v))
+}
+
+# impute_series(model = ): a fitted model (an earlier result of
+# impute_series(), or its `$model`) to impute x with, or NULL for one of the
+# strings that name the class to fit.
+series_reused_model <- function(model, call = rlang::caller_env()) {
+  classes <- c("auto", "level", "trend", "stationary")
+  if (is.character(model) && (length(model) != 1 || model %in% classes)) return(NULL)  # checked as a class later
+  if (inherits(model, "ditimpute_imputation")) model <- model$model
+  kinds <- c("ditimpute_series_model", "ditimpute_series_model_set", "ditimpute_series_dit_model")
+  if (!inherits(model, kinds)) {
+    abort_input("model", paste("must be \"auto\", \"level\", \"trend\" or \"stationary\", or a fitted model to impute",
+                               paste0("with: an earlier result of impute_series() or its `$model`",
+                                      if (is.character(model) && length(model) == 1 && !is.na(model))
+                                        sprintf(" (not \"%s\").", model) else ".")), call = call)
   }
-  series_result_warnings(v, out, bounds, transform, call = here)
-  out
+  if (is.null(model$settings)) {
+    abort_input("model", "is a fitted model from an older version of ditimpute, which did not keep its settings: fit it anew.",
+                call = call)
+  }
+  model
+}
+
+# A reused model imputes the series it was fitted on: the same variables
+# and frames (its trend, centre and scale, and a structural model's
+# parameters, belong to those frames), with values hidden or filled in. A
+# value observed both then and now must be the same: other values (the
+# series times 1,000, or another series of its shape) were imputed on the
+# fitted series' scale without a word (a DiT's 1,775 among observed values
+# near 2e6; a review). A value filled in must suit the model's scale: within
+# its bounds, positive on a log or Box-Cox scale (else the core met NaNs).
+series_check_reuse <- function(model, v, call = rlang::caller_env()) {
+  st <- model$settings
+  if (!identical(colnames(v), st$variables)) {
+    abort_input("x", sprintf("has the variables %s; the fitted `model` has %s (a fitted model imputes the series it was fitted on).",
+                             paste(colnames(v), collapse = ", "), paste(st$variables, collapse = ", ")), call = call)
+  }
+  if (nrow(v) != st$n_time) {
+    abort_input("x", sprintf(paste("has %s frames; the fitted `model` was fitted on %s (a fitted model imputes the series",
+                                   "it was fitted on: its trend and level belong to those frames)."),
+                             format(nrow(v), big.mark = ","), format(st$n_time, big.mark = ",")), call = call)
+  }
+  both <- !is.na(v) & !is.na(st$values)
+  moved <- both & abs(v - st$values) > 1e-10 * pmax(abs(v), abs(st$values), 1e-300)
+  if (any(moved)) {
+    k <- which(moved, arr.ind = TRUE)[1, ]
+    abort_input("x", sprintf(paste("differs from the series the fitted `model` was fitted on at %s (the first: frame %d of",
+                                   "\"%s\", %s against %s). A fitted model imputes its own series again, with values hidden",
+                                   "or filled in; for other values, fit anew without `model`."),
+                             plural(sum(moved), "observed value"), k[[1]], colnames(v)[k[[2]]],
+                             format(v[k[[1]], k[[2]]], digits = 15), format(st$values[k[[1]], k[[2]]], digits = 15)),
+                call = call)
+  }
+  tf <- model$transform
+  for (j in seq_len(ncol(v))) {
+    new <- v[!is.na(v[, j]) & is.na(st$values[, j]), j]
+    if (!length(new)) next
+    lo <- tf$lower[[j]]; hi <- tf$upper[[j]]
+    if (!is.na(lo) && (min(new) < lo || max(new) > hi)) {
+      abort_input("x", sprintf("has values filled in for variable \"%s\" from %s to %s, outside the bounds [%s, %s] the fitted `model` has.",
+                               colnames(v)[j], format(min(new)), format(max(new)), format(lo), format(hi)), call = call)
+    }
+    if (!is.na(tf$lambda[[j]]) && min(new) <= 0) {
+      abort_input("x", sprintf(paste("has values filled in for variable \"%s\" down to %s; the fitted `model` has it on a %s",
+                                     "scale, which needs positive values: fit anew without `model`."),
+                               colnames(v)[j], format(min(new)), if (tf$lambda[[j]] == 0) "log" else "Box-Cox"),
+                  call = call)
+    }
+  }
+  invisible()
 }
 
 # What impute_series() says of its result, for either method: imputations
@@ -1545,13 +1686,15 @@ series_imputation_text <- function(x) {
                   " (mean widths per variable: summary())"))
   }
   cal_s <- if (is.null(x$calibration_seconds)) "" else sprintf(", then %.1f s self-calibrating", x$calibration_seconds)
+  # a model reused by impute_series(model = ) was not fitted by this call
+  fit_s <- sprintf(if (isTRUE(x$model$reused)) "a fitted model reused, not refitted; fitting took %.1f s" else
+    "%.1f s fitting", x$model$fit_seconds)
   if (is.null(x$window)) {
-    cat(sprintf("  exact Kalman smoothing of the whole series; %.1f s (%.1f s fitting)%s\n", x$model$seconds,
-                x$model$fit_seconds, cal_s))
+    cat(sprintf("  exact Kalman smoothing of the whole series; %.1f s (%s)%s\n", x$model$seconds, fit_s, cal_s))
   } else {
-    cat(sprintf("  windows: %d past + %d block + %d future frames (%s imputed); %.1f s (%.1f s fitting)%s\n",
+    cat(sprintf("  windows: %d past + %d block + %d future frames (%s imputed); %.1f s (%s)%s\n",
                 x$window[["past"]], x$window[["block"]], x$window[["future"]], plural(as.integer(x$blocks), "block"),
-                x$model$seconds, x$model$fit_seconds, cal_s))
+                x$model$seconds, fit_s, cal_s))
   }
   print(x$model)
   if (!is.null(x$truth) && any(x$missing)) {

@@ -120,8 +120,49 @@ series_dit_strategy <- function(miss, H) {
 # median maps back as the intervals do; as with method = "gp", a conditional
 # median), of an untransformed one their mean.
 impute_series_dit <- function(v, level, n_samples, period, dit, seed, threads, transform = "none", bounds = NULL,
-                              progress = FALSE, call = rlang::caller_env()) {
+                              progress = FALSE, reuse = NULL, call = rlang::caller_env()) {
   check_torch(call = call)
+  miss <- is.na(v)
+  # the stages as the GP path reports them (a review: only dit_fit()'s bar
+  # showed, and on ETTh1's 1,000 x 7 the 11 s of sampling had no output)
+  step <- function(text) if (progress) cli::cli_progress_step(text, .envir = here)
+  here <- environment()
+  if (is.null(reuse)) {
+    model <- series_dit_train(v, period, dit, seed, threads, transform, bounds, step, progress, call = call)
+    resid <- model$resid
+    model$resid <- NULL
+  } else {
+    model <- reuse  # trained before on these frames: its trend, centre and scale apply to v as they are
+    model$reused <- TRUE
+    resid <- series_dit_resid(model, v)
+  }
+  tf <- model$transform
+  step(drawing_step_text(n_samples, sum(miss)))
+  res <- series_dit_draw(model, resid, level, n_samples, sub_seed(seed, 100), threads, call = call)
+  point <- series_dit_back(res$point, model)
+  lower <- series_dit_back(res$lower, model)
+  upper <- series_dit_back(res$upper, model)
+  ij <- missing_index(miss)
+  samples <- res$samples[[1]]
+  if (nrow(ij)) {
+    samples <- samples + rep(series_trend_path(model$trend, nrow(v))[ij], each = nrow(samples))
+    samples <- sweep(sweep(samples, 2, model$scale[ij[, 2]], "*"), 2, model$center[ij[, 2]], "+")
+    samples <- from_model_scale_vec(samples, rep(ij[, 2], each = nrow(samples)), tf)
+    mapped <- !is.na(tf$lambda[ij[, 2]]) | !is.na(tf$lower[ij[, 2]])
+    if (any(mapped)) point[ij[mapped, , drop = FALSE]] <- apply(samples[, mapped, drop = FALSE], 2, stats::median)
+  }
+  point[!miss] <- v[!miss]  # exactly the observed values, not a rounding of them
+  dimnames(point) <- dimnames(lower) <- dimnames(upper) <- dimnames(v)
+  list(iv = list(point = point, lower = lower, upper = upper, samples = samples, ij = ij), model = model,
+       win = res$window, blocks = length(res$starts))
+}
+
+# impute_series(method = "dit")'s training: the series on its model scale
+# (series_transforms()), less its centre, scale and linear trend
+# (series_trend()), cut into windows of H frames every H/4 (and the last),
+# on which a DiT learns with the series' own gap lengths among its masks.
+# The model, with the residuals (`resid`) the draws start from.
+series_dit_train <- function(v, period, dit, seed, threads, transform, bounds, step, progress, call = rlang::caller_env()) {
   n_time <- nrow(v); d <- ncol(v)
   o <- series_dit_options(dit, period, n_time, call = call)
   H <- o$H
@@ -129,7 +170,6 @@ impute_series_dit <- function(v, level, n_samples, period, dit, seed, threads, t
   u <- to_model_scale(v, tf)
   tr <- series_trend(u)
   resid <- tr$resid
-  miss <- is.na(v)
   start <- proc.time()[["elapsed"]]
   # Training windows: every H/4 frames (and the last one).
   starts <- unique(c(seq.int(1L, n_time - H + 1L, by = max(1L, H %/% 4L)), n_time - H + 1L))
@@ -140,39 +180,17 @@ impute_series_dit <- function(v, level, n_samples, period, dit, seed, threads, t
   # explains a variable): no scale warning from dit_fit() that the user
   # could not act on.
   attr(train, "ditimpute_scaled") <- TRUE
-  strategy <- series_dit_strategy(miss, H)
-  # the stages as the GP path reports them (a review: only dit_fit()'s bar
-  # showed, and on ETTh1's 1,000 x 7 the 11 s of sampling had no output)
-  step <- function(text) if (progress) cli::cli_progress_step(text, .envir = here)
-  here <- environment()
+  strategy <- series_dit_strategy(is.na(v), H)
   step(sprintf("Training the DiT on %s window%s of %d frames x %s", format(dim(train)[1], big.mark = ","),
                if (dim(train)[1] == 1) "" else "s", H, plural(d, "variable")))
   fit <- dit_fit(train, config = dit_config(H, d, width = o$width, depth = o$depth, heads = o$heads), strategy = strategy,
                  steps = o$steps, time_limit = o$time_limit, batch_size = o$batch_size, validation = 0, seed = sub_seed(seed, 11),
                  threads = threads, progress = progress)
-  fit_seconds <- proc.time()[["elapsed"]] - start
-  model <- structure(list(kernel_name = "dit", center = tr$center, scale = tr$scale, trend = tr$trend,
-                          transform = tf, dit = fit, options = o, strategy = strategy,
-                          n_windows_trained = dim(train)[1], fit_seconds = fit_seconds, variables = colnames(v)),
-                     class = "ditimpute_series_dit_model")
-  step(drawing_step_text(n_samples, sum(miss)))
-  res <- series_dit_draw(model, resid, level, n_samples, sub_seed(seed, 100), threads, call = call)
-  point <- series_dit_back(res$point, model)
-  lower <- series_dit_back(res$lower, model)
-  upper <- series_dit_back(res$upper, model)
-  ij <- missing_index(miss)
-  samples <- res$samples[[1]]
-  if (nrow(ij)) {
-    samples <- samples + rep(tr$trend_path[ij], each = nrow(samples))
-    samples <- sweep(sweep(samples, 2, tr$scale[ij[, 2]], "*"), 2, tr$center[ij[, 2]], "+")
-    samples <- from_model_scale_vec(samples, rep(ij[, 2], each = nrow(samples)), tf)
-    mapped <- !is.na(tf$lambda[ij[, 2]]) | !is.na(tf$lower[ij[, 2]])
-    if (any(mapped)) point[ij[mapped, , drop = FALSE]] <- apply(samples[, mapped, drop = FALSE], 2, stats::median)
-  }
-  point[!miss] <- v[!miss]  # exactly the observed values, not a rounding of them
-  dimnames(point) <- dimnames(lower) <- dimnames(upper) <- dimnames(v)
-  list(iv = list(point = point, lower = lower, upper = upper, samples = samples, ij = ij), model = model,
-       win = res$window, blocks = length(res$starts))
+  structure(list(kernel_name = "dit", center = tr$center, scale = tr$scale, trend = tr$trend,
+                 transform = tf, dit = fit, options = o, strategy = strategy,
+                 n_windows_trained = dim(train)[1], fit_seconds = proc.time()[["elapsed"]] - start,
+                 variables = colnames(v), settings = series_fit_settings(v, transform, bounds), resid = resid),
+            class = "ditimpute_series_dit_model")
 }
 
 # The core draws the series block by block (blocks of H/2 frames, each from
