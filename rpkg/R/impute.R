@@ -51,7 +51,11 @@
 #'   finite-sample region needs 37 at level 0.95 (39 for its intervals; in
 #'   general the smallest `Z` whose split leaves `m = Z - floor(Z / 2)` samples
 #'   with `ceiling((m + 1) level) <= m`), the in-sample `region = "quantile"` 2.
-#'   Too few is an input error naming `n_samples`.
+#'   Too few is an input error naming `n_samples`. The result keeps every
+#'   sample of every missing entry (8 bytes each, for [completions()],
+#'   [as_mids()] and the CRPS): 4,332 windows of 96 x 7 with 20% missing and
+#'   100 samples made a result of 567 MB (`bench/results/reviews_2026-12-07_session75.md`);
+#'   for many windows, fewer samples, or the windows imputed in turns, keep it small.
 #' @param level Confidence level in (0, 1).
 #' @param ... Passed to the methods; a name the method does not take is an
 #'   input error that suggests the closest one.
