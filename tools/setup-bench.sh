@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What the R benchmarks compare against, beyond tools/setup.sh: Amelia, mice
-# and forecast from Debian, imputeTS from CRAN (Debian has no package of it).
+# and forecast from Debian, imputeTS and Mcomp (the M3 series) from CRAN (Debian has
+# no package of them).
 # The benchmarks skip a method whose package is missing, so run this first on
 # a fresh machine, or their tables lose the imputeTS and Amelia rows.
 # Safe to re-run: installed packages are skipped.
@@ -19,7 +20,12 @@ Rscript -e '
     install.packages("imputeTS", repos = "https://cloud.r-project.org", lib = lib,
                      Ncpus = max(1L, parallel::detectCores()))
   }
-  stopifnot(requireNamespace("imputeTS", quietly = TRUE), requireNamespace("Amelia", quietly = TRUE))
+  # the M3 competition series (bench/forecast_m3.R): data only, on top of forecast
+  if (!requireNamespace("Mcomp", quietly = TRUE)) {
+    install.packages("Mcomp", repos = "https://cloud.r-project.org", lib = .libPaths()[1], dependencies = FALSE)
+  }
+  stopifnot(requireNamespace("imputeTS", quietly = TRUE), requireNamespace("Amelia", quietly = TRUE),
+            requireNamespace("Mcomp", quietly = TRUE))
   # The vignettes and tools/document.sh still work (knitr with the xfun it finds).
   ok <- !requireNamespace("knitr", quietly = TRUE) || tryCatch(identical(knitr::knit(text = "`r 1 + 1`", quiet = TRUE), "2"), error = function(e) FALSE)
   if (!ok) stop("knitr fails with the packages now installed (an R package from CRAN shadows one of Debian\x27s?): ",

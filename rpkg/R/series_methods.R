@@ -93,7 +93,15 @@
 #' the series' future departs from its past it moves them only part of the
 #' way: on five series no rule was chosen on
 #' (`bench/results/forecast_calibration_fresh.md`, 270 held-out values) 80%
-#' intervals covered 68.1% (64.1% raw) and 95% ones 84.1% (81.5%).
+#' intervals covered 68.1% (64.1% raw) and 95% ones 84.1% (81.5%). On 400
+#' series of the M3 competition that no rule had seen
+#' (`bench/results/forecast_m3.md`, the competition's horizons) it raised
+#' coverage from 70.3% to 78.4% (80%) and from 84.3% to 88.6% (95%) and
+#' lowered the mean interval score from 10.11 to 9.86 and from 18.46 to 16.89
+#' (ets 9.84 and 16.82, auto.arima 9.62 and 18.48), by repairing the series
+#' the model missed badly; series by series it raised the score more often
+#' than it lowered it (199 against 134 series at 80%), and on the monthly
+#' ones the mean rose (6.71 to 7.05 at 95%). So it is not the default.
 #'
 #' **The standard error `se`.** As the `se` of [stats::predict.Arima()]: the
 #' forecast's standard deviation, on the data's scale. For a variable
