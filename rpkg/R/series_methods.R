@@ -102,6 +102,13 @@
 #' the model missed badly; series by series it raised the score more often
 #' than it lowered it (199 against 134 series at 80%), and on the monthly
 #' ones the mean rose (6.71 to 7.05 at 95%). So it is not the default.
+#' On the same series, imputing the horizon as an end gap,
+#' `impute_series(c(x, rep(NA, h)))`, whose model is chosen with the end gap
+#' in the data (`predict()` keeps the model chosen for the series' own
+#' gaps), forecast the yearly series better (MASE 2.776 against 2.999,
+#' auto.arima 2.782) and the other ones (2.257 against 2.710), the quarterly
+#' and monthly ones worse (1.161 against 1.100, 0.898 against 0.830), with
+#' the lowest mean interval scores of the run (9.41 and 16.46).
 #'
 #' **The standard error `se`.** As the `se` of [stats::predict.Arima()]: the
 #' forecast's standard deviation, on the data's scale. For a variable
