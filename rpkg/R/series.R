@@ -644,7 +644,6 @@ impute_series <- function(x, method = c("gp", "dit"), level = 0.95, n_samples = 
     }
     method <- reused_method
     transform <- reuse$settings$transform
-    bounds <- reuse$settings$bounds
     separate <- "auto"  # checked below as given; the model's groups stay its own
     gp_only[] <- FALSE
     dit_given <- FALSE
