@@ -12,7 +12,10 @@
 # series' naive MAE, and per-series coverage. Origins of a series overlap,
 # so the values are not independent. One thread.
 # Since 2026-12-07 also predict(calibrate = TRUE) of the same fits, and the
-# intervals' interval scores by horizon.
+# intervals' interval scores by horizon; since 2026-12-08, when predict()
+# began to choose the model class with the horizon in view, also the same
+# fits forecast with the fitted class (model_choice = "fit", the former
+# default: "ditimpute fitted class").
 # Usage: Rscript bench/forecast_rolling.R [out.md] [name=value]
 #   name=value: a rule of the package measured as an arm, its internal
 #   object `name` set to the R expression `value` for the whole run (e.g.
@@ -61,6 +64,8 @@ for (nm in names(series)) {
     fc_list <- function(fc) list(est = fc$estimate, l80 = fc$lower_80, u80 = fc$upper_80, l95 = fc$lower_95, u95 = fc$upper_95)
     rows[[length(rows) + 1]] <- one("ditimpute", fc_list(predict(imp, n.ahead = h, level = c(0.8, 0.95), seed = o, threads = 1)))
     seconds <- seconds + proc.time()[["elapsed"]] - t0
+    rows[[length(rows) + 1]] <- one("ditimpute fitted class", fc_list(
+      predict(imp, n.ahead = h, level = c(0.8, 0.95), seed = o, threads = 1, model_choice = "fit")))
     # the same fit, its forecast calibrated on the series' own past (predict(calibrate = TRUE))
     t0 <- proc.time()[["elapsed"]]
     rows[[length(rows) + 1]] <- one("ditimpute calibrated", fc_list(suppressWarnings(
@@ -89,7 +94,7 @@ d$c95 <- d$y >= d$l95 & d$y <= d$u95
 d$ae <- abs(d$y - d$est)
 naive_mae <- tapply(d$ae[d$method == "naive"], d$series[d$method == "naive"], mean)
 d$sae <- d$ae / naive_mae[d$series]
-methods <- c("ditimpute", "ditimpute calibrated", "arima", "StructTS", "HoltWinters", "naive", "snaive")
+methods <- c("ditimpute", "ditimpute fitted class", "ditimpute calibrated", "arima", "StructTS", "HoltWinters", "naive", "snaive")
 iv <- d[!is.na(d$l80), ]
 pct <- function(v) sprintf("%.1f", 100 * mean(v))
 cov_row <- function(m) {
@@ -114,11 +119,11 @@ mae_row <- function(m) {
 }
 per_series <- vapply(names(series), function(s) {
   z <- iv[iv$series == s, ]
-  cells <- vapply(methods[1:5], function(m) {
+  cells <- vapply(methods[1:6], function(m) {
     y <- z[z$method == m, ]
     if (!nrow(y)) "-" else sprintf("%s / %s", pct(y$c80), pct(y$c95))
   }, "")
-  mae <- vapply(c("ditimpute", "arima", "snaive"), function(m) {
+  mae <- vapply(c("ditimpute", "ditimpute fitted class", "arima", "snaive"), function(m) {
     y <- d[d$series == s & d$method == m, ]
     if (!nrow(y)) "-" else sprintf("%.3f", mean(y$sae))
   }, "")
@@ -137,19 +142,19 @@ lines <- c("# predict() at rolling origins against base R's forecasters (bench/f
                    length(unique(paste(dit$series, dit$origin))), nrow(dit)), "",
            "## Coverage (%) of 80% and 95% intervals by horizon", "",
            "| method | 80%: 1 | 2-3 | 4-6 | 7-12 | all | 95%: 1 | 2-3 | 4-6 | 7-12 | all |",
-           "|---|---|---|---|---|---|---|---|---|---|---|", vapply(methods[1:5], cov_row, ""), "",
+           "|---|---|---|---|---|---|---|---|---|---|---|", vapply(methods[1:6], cov_row, ""), "",
            "## Interval score over each series' naive MAE, by horizon", "",
            paste("The interval score (Gneiting and Raftery 2007) of a central (1 - a) interval [l, u]: u - l + (2 / a) (l - y) where",
                  "y < l, + (2 / a) (y - u) where y > u; lower is better: it rewards narrow intervals and charges misses, so",
                  "widening that buys coverage shows here whether it was worth its width."), "",
            "| method | 80%: 1 | 2-3 | 4-6 | 7-12 | all | 95%: 1 | 2-3 | 4-6 | 7-12 | all |",
-           "|---|---|---|---|---|---|---|---|---|---|---|", vapply(methods[1:5], score_row, ""), "",
+           "|---|---|---|---|---|---|---|---|---|---|---|", vapply(methods[1:6], score_row, ""), "",
            "## MAE over each series' naive MAE, by horizon", "",
            "| method | 1 | 2-3 | 4-6 | 7-12 | all |", "|---|---|---|---|---|---|",
            vapply(methods, mae_row, ""), "",
            "## Per series: coverage 80% / 95%, and MAE over naive", "",
-           "| series | origins | ditimpute | calibrated | arima | StructTS | HoltWinters | MAE ditimpute | arima | snaive |",
-           "|---|---|---|---|---|---|---|---|---|---|", per_series, "",
+           "| series | origins | ditimpute | fitted class | calibrated | arima | StructTS | HoltWinters | MAE ditimpute | fitted class | arima | snaive |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|", per_series, "",
            sprintf(paste("ditimpute's 95%% lower bounds below 0 on series that cannot be negative (AirPassengers,",
                          "UKDriverDeaths, USAccDeaths, lynx, sunspot.year, Nile): %d of %d forecast values (sunspot.year %d)."),
                    sum(dit$l95[positive] < 0), sum(positive), sum(dit$l95[dit$series == "sunspot.year"] < 0)))

@@ -9,10 +9,12 @@
 # (forecast, tseries) and boot; each series cut at three origins (its end, h
 # and 2h frames earlier; h = 6 frames for yearly series, 8 quarterly, 18
 # monthly, 2 periods otherwise, at most a tenth of the series) and the next h
-# frames forecast from the frames before the origin. Three ways to forecast
-# with the package: `predict(impute_series(train), h)` (the model fitted and
-# chosen without the horizon; proper draws, predict()'s default since
-# 2026-12-05: gp_predict), the same with `proper = FALSE` (plug-in draws:
+# frames forecast from the frames before the origin. Ways to forecast
+# with the package: `predict(impute_series(train), h)` (proper draws,
+# predict()'s default since 2026-12-05; since 2026-12-08 the model class
+# chosen with the horizon in view: gp_predict), the same with the fitted
+# model's class (`model_choice = "fit"`, predict() before 2026-12-08:
+# gp_predict_fit), the same with `proper = FALSE` (plug-in draws:
 # gp_predict_plugin) and impute_series() of the training frames followed by h
 # missing ones (gp_endgap: the horizon is an end gap, which the class step
 # mimics; proper draws); since 2026-12-07 also the first forecast calibrated
@@ -57,6 +59,11 @@ methods <- list(
   gp_predict = function(train, h) {
     imp <- impute_series(train, level = 0.9, n_samples = 100, seed = 1)
     fc <- stats::predict(imp, n.ahead = h, seed = 1)
+    list(point = fc$estimate, lower = fc$lower, upper = fc$upper)
+  },
+  gp_predict_fit = function(train, h) {
+    imp <- impute_series(train, level = 0.9, n_samples = 100, seed = 1)
+    fc <- stats::predict(imp, n.ahead = h, seed = 1, model_choice = "fit")
     list(point = fc$estimate, lower = fc$lower, upper = fc$upper)
   },
   gp_predict_calibrated = function(train, h) {

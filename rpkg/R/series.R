@@ -178,7 +178,8 @@
 #' 622, a multiplicative season). `transform = "log"` models it so; on
 #' AirPassengers' gaps its MAE was 0.92x the own scale's with 90% intervals
 #' covering 87.4% against 91.9%, and at rolling forecast origins its MAE
-#' was 0.290 naive MAEs against 0.270 (`bench/results/series_transform_rule.md`,
+#' was 0.290 naive MAEs against 0.270 (both with the model class as fitted;
+#' `bench/results/series_transform_rule.md`,
 #' where a likelihood-ratio rule for "auto" was measured and not adopted).
 #' `logLik()` and the BIC are on the data's scale (the transform's Jacobian
 #' included); `print()` of the model shows each variable's scale.

@@ -7,8 +7,10 @@
 #' Forecasts `n.ahead` frames beyond the end of a series imputed by
 #' [impute_series()] (`method = "gp"`), as [stats::predict.StructTS()] and
 #' [stats::predict.Arima()] do: the fitted model (form, parameters, scale,
-#' `Lambda`, any fixed seasonal shape) is kept as it is, nothing is refitted,
-#' and `n.ahead` missing frames appended to the series are imputed by the same
+#' `Lambda`, any fixed seasonal shape) is kept as it is, nothing is refitted
+#' (only its class may be the other one fitted beside it, chosen for the
+#' horizon: below), and `n.ahead` missing frames appended to the series are
+#' imputed by the same
 #' exact Kalman smoothing as the series' own gaps. So a forecast is the
 #' imputation of a gap at the end of the series, conditioned on every
 #' observed value (the series' own gaps integrated out): the same law as
@@ -32,29 +34,73 @@
 #' forecasting packages (`bench/series_forecast.R`,
 #' `bench/results/series_forecast.md`: 30 series of R and of the packages
 #' imputeTS brings, three forecast origins each), the forecasts' MASE was
-#' 1.041 times `forecast::auto.arima()`'s (geometric mean; `forecast::ets()`
-#' 1.053) and their 90% intervals covered 86.7% of the values (84.5% with
+#' 1.036 times `forecast::auto.arima()`'s (geometric mean; `forecast::ets()`
+#' 1.053) and their 90% intervals covered 88.2% of the values (84.5% with
 #' plug-in draws; auto.arima 84.6%, ets 90.0%). At 24 rolling origins on
 #' each of 12 R series (`bench/forecast_rolling.R`,
 #' `bench/results/forecast_rolling.md`: 3,000 forecast values, horizons to
-#' 12) the 80% and 95% intervals covered 72.9% and 89.2% (arima 79.8% and
+#' 12) the 80% and 95% intervals covered 76.7% and 91.1% (arima 79.8% and
 #' 94.3%, HoltWinters 81.3% and 94.3%), less the farther out, with a forecast
-#' MAE 0.92 times arima's. On a drifting series with no gaps BIC can choose
-#' the linear trend with a stationary part, whose intervals stop widening a
-#' few frames out: LakeHuron 57.5% and austres 46.4% at 80%. Where the
-#' series may wander, compare `model = "level"` (its intervals keep
-#' widening) by its forecasts of the series' own past. Choosing the class
-#' that way automatically was measured and not adopted: it lifted these 12
-#' series' 80% coverage to 78.3%, but on 20 other series it lowered 90%
-#' coverage from 87.3% to 85.3% at 1.011 times the MASE
-#' (`bench/results/forecast_origin_choice.md`).
+#' MAE 0.89 times arima's (0.528 against 0.596 naive MAEs). LakeHuron's 80%
+#' intervals covered 55.4% there (arima 85.4%): where the series may wander,
+#' compare `model = "level"` by its forecasts of the series' own past.
+#'
+#' **The model class for the horizon** (`model_choice = "horizon"`, the
+#' default since 2026-12-08). The fit chooses between a stationary form (a
+#' line with a stationary part) and a local level or trend by BIC, which
+#' scores one-step predictions, and by the series' own gaps; a series without
+#' gaps keeps BIC's class, on short series mostly the stationary form, whose
+#' forecast reverts to the series' line a few lengthscales out. So
+#' `predict()` weighs the fitted form against the other class's best form
+#' (fitted beside it by the same call: nothing is refitted) on forecasts of
+#' the series' own end: 10 rounds, each hiding every variable's last L
+#' observed frames, moved inwards by up to L frames (L = `n.ahead`, at least
+#' 6 frames and two calendar periods, so that forecasts of up to that many
+#' frames share their model: a forecast of 1 frame is the first frame of one
+#' of 6; a longer horizon can take the other class), each hidden value
+#' scored by the CRPS of its exact conditional. A level or trend replaces a
+#' stationary form when its mean CRPS is lower, a stationary form a level or
+#' trend when lower by more than one standard error: the rule by which the
+#' fit weighs the classes on the series' gaps, so the class is the one that
+#' imputing the horizon as an end gap would weigh. Nothing is chosen where
+#' the fit kept one class only (`model = "level"`, or a class the series'
+#' gaps chose against BIC). The comparison is the forecast's attribute
+#' `"model_choice"`, and its print names both classes when they differ. The
+#' hidden stretches are drawn with a fixed seed: the class does not depend
+#' on `seed`. It costs two Kalman smoothings per round over the series' last
+#' `fit_frames` frames at most: 0.1-0.75 s more per forecast on
+#' 2,820-20,000 frames with one thread
+#' (`bench/results/forecast_calibration_speed.md`), which `model_choice =
+#' "fit"` spares. Measured against the fitted class in the same runs (the
+#' rules tried, on 480 other M3 series and, for the margins, on M1:
+#' `bench/results/forecast_horizon_choice.md`): on 400
+#' series of the M3 competition (`bench/results/forecast_m3.md`, the
+#' competition's horizons) mean MASE 1.760 against 1.910 (auto.arima 1.742,
+#' ets 1.738), 80% / 95% coverage 75.8% / 89.0% against 70.3% / 84.3%, mean
+#' interval scores 9.22 / 15.51 against 10.11 / 18.46 (ets 9.84 / 16.82):
+#' better on the yearly (2.709 against 2.999; auto.arima 2.782) and other
+#' series (2.266 against 2.710), worse on the quarterly (1.193 against
+#' 1.100) and monthly ones (0.873 against 0.830; auto.arima 0.957);
+#' on the 1,001 M1 series (`bench/results/forecast_m1.md`) MASE 1.669
+#' against 1.668 (auto.arima 1.662, ets 1.680; the quarterly series 1.617
+#' against 1.526), coverage 67.4% / 82.6% against 62.7% / 78.9%, interval
+#' scores 9.36 / 19.72 against 9.72 / 22.12 (auto.arima 9.93 / 23.17, ets
+#' 9.73 / 21.07); on the 30 series above MASE 1.036 times auto.arima's
+#' against 1.041, 90% coverage 88.2% against 86.7%;
+#' at the rolling origins above 76.7% / 91.1% against
+#' 72.9% / 89.2% and a forecast MAE of 0.528 against 0.550 naive MAEs, the
+#' interval scores 2.56 / 3.73 against 2.59 / 3.70. Where a stationary form is
+#' right it costs: on simulated AR(1) series with a line (150 values) the
+#' choice moved 27.5% of them and the MAE rose from 0.99 to 1.12. An earlier
+#' rule, forecasts from origins spread over the series' second half, was not
+#' adopted (`bench/results/forecast_origin_choice.md`).
 #'
 #' **Calibrated forecasts** (`calibrate = TRUE`, the default when `object`
 #' was imputed with `calibrate = TRUE`). The fitted model forecasts the
 #' series' own past: from 20 origins spread over the second half of its
 #' observed stretch (fewer on a short series: every frame there), every
 #' later frame hidden, the model and its parameters as fitted (plug-in;
-#' nothing is refitted, so each origin costs one Kalman smoothing: 0.11-0.51
+#' nothing is refitted, so each origin costs one Kalman smoothing: 0.18-0.65
 #' s more per forecast on 2,820-20,000 frames,
 #' `bench/results/forecast_calibration_speed.md`).
 #' Per variable and lead group (1, 2-3, 4-6, 7-12, 13-24, 25-48, ... frames
@@ -65,7 +111,7 @@
 #' (a weighted isotonic fit: a model that misses its past misses it more the
 #' farther out), over every lead the origins reach up to 500 (so a
 #' horizon's intervals do not depend on `n.ahead` unless it goes beyond
-#' that), and the forecast's intervals there are moved out by that many half-widths
+#' that, or takes the other model class), and the forecast's intervals there are moved out by that many half-widths
 #' (on the model's scale): widened, never narrowed, since the values of one
 #' forecast path are strongly correlated and tens of origins cannot show
 #' intervals too wide. A group with too few errors for a level takes the
@@ -78,12 +124,13 @@
 #' self-calibrated `object`'s own factors, fitted to the series' gaps, are
 #' not used beyond its end. Measured (`bench/results/forecast_rolling.md`,
 #' the same fits and draws): at the 282 rolling origins above, 80% and 95%
-#' intervals covered 78.5% and 92.9% (72.9% and 89.2% uncalibrated) and the mean
-#' interval score, which charges width as well as misses, was 2.57 and 3.61
-#' against 2.59 and 3.70 (in naive-forecast MAEs; arima 2.80 and 3.93); on
+#' intervals covered 80.0% and 94.2% (76.7% and 91.1% uncalibrated) and the mean
+#' interval score, which charges width as well as misses, was 2.53 and 3.58
+#' against 2.56 and 3.73 (in naive-forecast MAEs; arima 2.80 and 3.93); on
 #' the 30 series of `bench/results/series_forecast.md`, 90% intervals
-#' covered 89.4% of the values (86.7% uncalibrated; auto.arima 84.6%, ets
-#' 90.0%) at the same mean interval score, 6.83 (auto.arima 7.21, ets 7.12)
+#' covered 90.4% of the values (88.2% uncalibrated; auto.arima 84.6%, ets
+#' 90.0%) at a mean interval score of 6.74 against 6.66 (auto.arima 7.21,
+#' ets 7.12)
 #' (the rules tried, some of which bought their coverage at a higher score:
 #' `bench/results/forecast_calibration.md`). What
 #' it cannot do: on a model that is right it only adds width (80% intervals
@@ -93,22 +140,16 @@
 #' the series' future departs from its past it moves them only part of the
 #' way: on five series no rule was chosen on
 #' (`bench/results/forecast_calibration_fresh.md`, 270 held-out values) 80%
-#' intervals covered 68.1% (64.1% raw) and 95% ones 84.1% (81.5%). On 400
+#' intervals covered 71.1% (69.6% raw) and 95% ones 85.9% (83.0%). On 400
 #' series of the M3 competition that no rule had seen
 #' (`bench/results/forecast_m3.md`, the competition's horizons) it raised
-#' coverage from 70.3% to 78.4% (80%) and from 84.3% to 88.6% (95%) and
-#' lowered the mean interval score from 10.11 to 9.86 and from 18.46 to 16.89
-#' (ets 9.84 and 16.82, auto.arima 9.62 and 18.48), by repairing the series
-#' the model missed badly; series by series it raised the score more often
-#' than it lowered it (199 against 134 series at 80%), and on the monthly
-#' ones the mean rose (6.71 to 7.05 at 95%). So it is not the default.
-#' On the same series, imputing the horizon as an end gap,
-#' `impute_series(c(x, rep(NA, h)))`, whose model is chosen with the end gap
-#' in the data (`predict()` keeps the model chosen for the series' own
-#' gaps), forecast the yearly series better (MASE 2.776 against 2.999,
-#' auto.arima 2.782) and the other ones (2.257 against 2.710), the quarterly
-#' and monthly ones worse (1.161 against 1.100, 0.898 against 0.830), with
-#' the lowest mean interval scores of the run (9.41 and 16.46).
+#' coverage from 75.8% to 79.7% (80%) and from 89.0% to 91.4% (95%); the
+#' mean interval score stayed at 80% (9.23 against 9.22) and fell at 95%
+#' (14.90 against 15.51; ets 9.84 and 16.82, auto.arima 9.62 and 18.48), by
+#' repairing the series the model missed badly; series by series it raised
+#' the score more often than it lowered it (133 against 75 series at 80%),
+#' and on the monthly ones the mean rose (6.17 to 6.40 at 95%). So it is not
+#' the default.
 #'
 #' **The standard error `se`.** As the `se` of [stats::predict.Arima()]: the
 #' forecast's standard deviation, on the data's scale. For a variable
@@ -155,6 +196,11 @@
 #'   forecasts of the series' own past fell outside its intervals (see
 #'   Details), `FALSE` for the model's intervals, or `"auto"` (the default):
 #'   as `calibrate` of the [impute_series()] call that made `object`.
+#' @param model_choice `"horizon"` (the default) to forecast with the model
+#'   class (a stationary form, or a local level or trend) that forecast the
+#'   series' own end better over the horizon, among the forms fitted (see
+#'   Details; nothing is refitted), or `"fit"` for the class the fit chose, as
+#'   `predict()` forecast before 2026-12-08.
 #' @param seed Optional seed; without one [set.seed()] makes results repeatable.
 #' @param threads CPU threads (default: the process's budget, see [threads]: option `ditimpute.threads`, `DITIMPUTE_THREADS`, 1 in a worker or when busy cores would make spinning threads collide, else all cores).
 #' @param ... Nothing: a name here is an input error.
@@ -174,7 +220,12 @@
 #'   variance under proper draws; within the variable's bounds when it has
 #'   some); with several levels, `lower_80`, `upper_80`, `lower_95`, ...
 #'   instead, one pair per level in increasing order, named by the level in
-#'   percent. Its attributes hold the `level`(s), the model's description and
+#'   percent. Its attributes hold the `level`(s), the model's description
+#'   (`method`: the class chosen for the horizon, and the fit's when they
+#'   differ), `model_choice` (the comparison on the series' end: the fitted
+#'   form's and its rival's mean CRPS, their difference and its standard
+#'   error, the hidden values and stretches, which was chosen; per group of
+#'   a model set; NULL when there was nothing to choose) and
 #'   `samples`: the `n_samples x (n.ahead d)` joint draws of the forecast
 #'   entries on the data's scale, columns in the rows' order (for sums or
 #'   maxima over the horizon), and with `calibrate`, `calibration`: per
@@ -197,6 +248,9 @@
 #' imp <- impute_series(y, n_samples = 50, seed = 1)
 #' fc <- predict(imp, n.ahead = 10, seed = 1)
 #' fc
+#' # the fitted class (a linear trend) against the local level, fitted beside
+#' # it, on forecasts of the series' own end 10 frames out: the chosen forecasts
+#' attr(fc, "model_choice")
 #' # the forecast as a ts, continuing the series
 #' ts(fc$estimate, start = fc$time[1], frequency = frequency(y))
 #' # a monthly series: the season carries on
@@ -210,7 +264,8 @@
 #' attr(fc, "calibration")
 #' @export
 predict.ditimpute_series_imputation <- function(object, n.ahead = 1, level = object$level, n_samples = object$n_samples,
-                                                proper = "auto", calibrate = "auto", seed = NULL, threads = NULL, ...) {
+                                                proper = "auto", calibrate = "auto", model_choice = c("horizon", "fit"),
+                                                seed = NULL, threads = NULL, ...) {
   check_dots(environment(), "predict()")
   model <- series_gp_model(object, "a forecast")
   if (!(identical(calibrate, "auto") || (is.logical(calibrate) && length(calibrate) == 1 && !is.na(calibrate)))) {
@@ -230,10 +285,26 @@ predict.ditimpute_series_imputation <- function(object, n.ahead = 1, level = obj
   }
   level <- check_levels(level)
   n_samples <- check_count(n_samples, min = 20)
+  model_choice <- check_string(model_choice, c("horizon", "fit"))
   seed <- resolve_seed(seed)
   threads <- resolve_threads(threads)
   v <- object$x
   n_time <- nrow(v); d <- ncol(v)
+  # The model class weighed on forecasts of the series' own end (Details;
+  # series_forecast_form()), on hidden end stretches drawn with a fixed seed:
+  # the class is the series' and the horizon's, not the seed's, and a
+  # forecast whose class stays is the fitted model's, draw for draw.
+  choice <- NULL
+  method <- sub(" (calibrated)", "", object$method, fixed = TRUE)  # the raw model's intervals (Details)
+  if (model_choice == "horizon") {
+    choice <- series_forecast_form(model, v, n.ahead, series_forecast_seed, threads)
+    if (!identical(choice$model, model)) {
+      method <- sprintf("GP series (%s), chosen for the horizon over the fit's (%s)", series_model_label(choice$model),
+                        series_model_label(model))
+    }
+    model <- choice$model
+    choice <- choice$selection
+  }
   # The series with n.ahead missing frames appended: the model's seasonal
   # shape and everything else indexed by frame (scale_cols(), series_back())
   # carries on past the end by itself.
@@ -295,12 +366,13 @@ predict.ditimpute_series_imputation <- function(object, n.ahead = 1, level = obj
   history <- data.frame(time = rep(object$time[rows], times = d), variable = rep(colnames(v), each = length(rows)),
                         value = as.vector(object$point[rows, , drop = FALSE]), stringsAsFactors = FALSE)
   structure(out, class = c("ditimpute_series_forecast", "data.frame"), level = level, history = history,
-            method = sub(" (calibrated)", "", object$method, fixed = TRUE),  # the raw model's intervals (Details)
-            proper = proper, samples = samples,
+            method = method, model_choice = choice, proper = proper, samples = samples,
             calibration = if (!is.null(cal)) structure(cal$table, origins = cal$origins, trailing = cal$trail,
                                                        widened = any(cal$factors > 0, na.rm = TRUE),
                                                        calibrated = mean(!is.na(cal$factors))))
 }
+
+series_forecast_seed <- 7007L
 
 # The interval columns of a forecast at `level` (sorted): lower and upper
 # for one level; lower_80, upper_80, ... (the level in percent) for several.
@@ -600,7 +672,7 @@ print.ditimpute_series_forecast <- function(x, ...) {
     class(out) <- "data.frame"
     return(out)
   }
-  for (a in c("level", "method", "proper", "history", "calibration")) attr(out, a) <- attr(x, a)
+  for (a in c("level", "method", "model_choice", "proper", "history", "calibration")) attr(out, a) <- attr(x, a)
   s <- attr(x, "samples")
   if (!is.null(s)) attr(out, "samples") <- s[, match(sprintf("%s[%d]", out$variable, out$frame), colnames(s)), drop = FALSE]
   class(out) <- class(x)

@@ -117,7 +117,7 @@ test_that("a forecast is the end gap imputed by the same model", {
   y[c(30:34, 100 - k + seq_len(k))] <- NA
   imp <- impute_series(y, n_samples = 30, seed = 1, threads = 1)
   end <- imp$record[imp$record$frame > 100 - k, ]
-  fc <- predict(truncate_series_imputation(imp, k), n.ahead = k, seed = 1, threads = 1)
+  fc <- predict(truncate_series_imputation(imp, k), n.ahead = k, seed = 1, threads = 1, model_choice = "fit")
   expect_equal(fc$time, end$time)
   expect_equal(fc$estimate, end$estimate, tolerance = 1e-6)
   expect_equal(fc$lower, end$lower, tolerance = 1e-6)
@@ -137,7 +137,7 @@ test_that("a forecast is the end gap imputed by the same model", {
   end <- set_imp$record[set_imp$record$frame > n - 6, ]
   end <- end[order(end$frame, match(end$variable, c("a", "b"))), ]
   cut <- truncate_series_imputation(set_imp, 6)
-  fc <- predict(cut, n.ahead = 6, seed = 1, threads = 1)
+  fc <- predict(cut, n.ahead = 6, seed = 1, threads = 1, model_choice = "fit")
   expect_identical(paste(fc$frame, fc$variable), paste(end$frame, end$variable))
   expect_equal(fc$estimate, end$estimate, tolerance = 1e-6)
   expect_equal(fc$upper, end$upper, tolerance = 1e-6)
@@ -204,6 +204,68 @@ test_that("predict() under proper draws (a short series) forecasts from the mixt
   expect_identical(predict(imp, n.ahead = 3, seed = 2, threads = 1)$upper, fc$upper)  # repeatable by seed
   # se is the mixture's sd (the data's own scale), as the intervals are
   expect_equal(fc$se, (fc$upper - fc$lower) / (2 * qnorm(0.975)), tolerance = 1e-10)
+})
+
+test_that("predict() chooses the model class with the horizon in view, on forecasts of the series' own end", {
+  # LakeHuron has no gaps, so its fit kept BIC's class, a linear trend; on
+  # hidden stretches of its last 6 observed frames (moved inwards by up to 6)
+  # the local level, fitted beside it, forecasts better (a lower mean CRPS:
+  # a level needs no margin)
+  y <- datasets::LakeHuron
+  imp <- impute_series(y, n_samples = 30, seed = 1, threads = 1)
+  expect_identical(imp$model$model_name, "stationary")
+  fc <- predict(imp, n.ahead = 6, proper = FALSE, seed = 1, threads = 1)
+  ch <- attr(fc, "model_choice")
+  expect_identical(ch$step, c("horizon", "horizon"))
+  expect_identical(ch$model, c("stationary", "level"))
+  expect_identical(ch$chosen, c(FALSE, TRUE))
+  expect_lt(ch$difference[2], 0)
+  expect_identical(ch$hidden_values, c(60L, 60L))  # 10 rounds of 6 frames
+  expect_identical(ch$hidden_gaps, c(10L, 10L))
+  expect_match(printed(fc), "chosen for the horizon over the fit's (linear trend, smooth kernel)", fixed = TRUE)
+  # the level form as fitted, nothing refitted: the forecast of the series
+  # fitted with model = "level" (the same fit of that form), whose one class
+  # leaves nothing to choose
+  lvl <- impute_series(y, model = "level", n_samples = 30, seed = 1, threads = 1)
+  ref <- predict(lvl, n.ahead = 6, proper = FALSE, seed = 1, threads = 1)
+  expect_null(attr(ref, "model_choice"))
+  expect_equal(fc$estimate, ref$estimate, tolerance = 1e-10)
+  expect_equal(fc$upper, ref$upper, tolerance = 1e-10)
+  # model_choice = "fit": the fitted class, as predict() forecast before
+  fit <- predict(imp, n.ahead = 6, proper = FALSE, seed = 1, threads = 1, model_choice = "fit")
+  expect_null(attr(fit, "model_choice"))
+  expect_gt(max(abs(fit$estimate - fc$estimate)), 0.1)
+  expect_match(printed(fit), "GP series (linear trend, smooth kernel)", fixed = TRUE)
+  # the class is the series' and the horizon's, not the seed's; forecasts
+  # of up to 6 frames share it (a forecast of 1 frame is the first of 6)
+  expect_identical(attr(predict(imp, n.ahead = 6, proper = FALSE, seed = 2, threads = 1), "model_choice"), ch)
+  one <- predict(imp, n.ahead = 1, proper = FALSE, seed = 5, threads = 1)
+  expect_equal(one$estimate, fc$estimate[1], tolerance = 1e-12)
+  # 12 frames ahead the linear trend forecast the series' end better: kept
+  f12 <- predict(imp, n.ahead = 12, proper = FALSE, seed = 1, threads = 1)
+  expect_identical(attr(f12, "model_choice")$chosen, c(TRUE, FALSE))
+  expect_identical(f12$estimate,
+                   predict(imp, n.ahead = 12, proper = FALSE, seed = 1, threads = 1, model_choice = "fit")$estimate)
+  # a class chosen against BIC on the series' own gaps keeps only its forms:
+  # nothing to choose; nor in a model of a build before the choice
+  gappy <- y
+  gappy[20:24] <- NA
+  g <- impute_series(gappy, n_samples = 30, seed = 1, threads = 1)
+  expect_identical(g$model$selection$chosen, c(FALSE, TRUE))  # the level, against BIC's linear trend
+  expect_false(any(vapply(g$model$forms$candidates, function(c) c$spec$model == "stationary", TRUE)))
+  expect_null(attr(predict(g, n.ahead = 6, proper = FALSE, seed = 1, threads = 1), "model_choice"))
+  old <- imp
+  old$model$forms$rows <- NULL
+  expect_null(attr(predict(old, n.ahead = 6, proper = FALSE, seed = 1, threads = 1), "model_choice"))
+  expect_input_error(predict(imp, n.ahead = 2, model_choice = "horizn"), "model_choice")
+  # a model set: each group chosen on its own, as alone (plug-in: exact)
+  x <- cbind(lake = as.numeric(y), nile = as.numeric(datasets::Nile)[1:98])
+  set <- impute_series(x, separate = "all", n_samples = 30, seed = 1, threads = 1)
+  fs <- predict(set, n.ahead = 6, proper = FALSE, seed = 1, threads = 1)
+  expect_identical(attr(fs, "model_choice")$variables, rep(c("lake", "nile"), each = 2))
+  expect_identical(attr(fs, "model_choice")$chosen[1:2], c(FALSE, TRUE))
+  expect_equal(fs$estimate[fs$variable == "lake"], fc$estimate, tolerance = 1e-10)
+  expect_equal(fs$upper[fs$variable == "lake"], fc$upper, tolerance = 1e-10)
 })
 
 test_that("predict()'s se is the forecast's sd on the data's scale", {
@@ -957,10 +1019,12 @@ test_that("predict(calibrate = TRUE) widens each lead group by the conformal qua
   # often), and the calibrated interval is the raw one moved out by that
   # many half-widths (never in).
   y <- datasets::LakeHuron  # 98 frames, no season
+  # the fitted model throughout (model_choice = "fit"): predict()'s choice of
+  # class for the horizon would take the level for some of the cut series
   imp <- impute_series(y, n_samples = 50, seed = 1, threads = 1)
   h <- 5
-  raw <- predict(imp, n.ahead = h, level = 0.8, proper = FALSE, seed = 1, threads = 1)
-  cal <- predict(imp, n.ahead = h, level = 0.8, proper = FALSE, seed = 1, threads = 1, calibrate = TRUE)
+  raw <- predict(imp, n.ahead = h, level = 0.8, proper = FALSE, seed = 1, threads = 1, model_choice = "fit")
+  cal <- predict(imp, n.ahead = h, level = 0.8, proper = FALSE, seed = 1, threads = 1, calibrate = TRUE, model_choice = "fit")
   expect_equal(cal$estimate, raw$estimate)
   expect_equal(cal$se, raw$se)
   # origins: 20 spread evenly from frame 49 (the middle of frames 1-98) to 97
@@ -970,7 +1034,8 @@ test_that("predict(calibrate = TRUE) widens each lead group by the conformal qua
   s <- c(); k <- c()
   for (o in origins) {
     m <- 98 - o  # every lead to the series' end (at most 49)
-    f <- predict(truncate_series_imputation(imp, 98 - o), n.ahead = m, level = 0.8, proper = FALSE, seed = 1, threads = 1)
+    f <- predict(truncate_series_imputation(imp, 98 - o), n.ahead = m, level = 0.8, proper = FALSE, seed = 1, threads = 1,
+                 model_choice = "fit")
     truth <- as.numeric(y)[o + seq_len(m)]
     s <- c(s, pmax(f$lower - truth, truth - f$upper) / ((f$upper - f$lower) / 2))
     k <- c(k, seq_len(m))
@@ -997,11 +1062,11 @@ test_that("predict(calibrate = TRUE) widens each lead group by the conformal qua
   expect_true(any(qh > 0))  # on LakeHuron the model's own past forecasts miss more than 20% somewhere
   # a horizon's intervals do not depend on how far the forecast goes
   for (n_ahead in c(1, 12, 200)) {
-    longer <- suppressWarnings(predict(imp, n.ahead = n_ahead, level = 0.8, proper = FALSE, seed = 1, threads = 1, calibrate = TRUE))
+    longer <- suppressWarnings(predict(imp, n.ahead = n_ahead, level = 0.8, proper = FALSE, seed = 1, threads = 1, calibrate = TRUE, model_choice = "fit"))
     expect_equal(longer$upper[seq_len(min(h, n_ahead))], cal$upper[seq_len(min(h, n_ahead))], tolerance = 1e-9)
   }
   # beyond the origins' reach (49 leads) the farthest group's factor
-  far <- predict(imp, n.ahead = 200, level = 0.8, proper = FALSE, seed = 1, threads = 1, calibrate = TRUE)
+  far <- predict(imp, n.ahead = 200, level = 0.8, proper = FALSE, seed = 1, threads = 1, calibrate = TRUE, model_choice = "fit")
   # (the groups end at the reach: 49, then 50-96, ... carried; a review)
   expect_identical(tail(attr(far, "calibration")$leads, 4), c("49", "50-96", "97-192", "193-200"))
   expect_identical(tail(attr(far, "calibration")$from_80, 3), rep("carried", 3))
