@@ -3,7 +3,7 @@
 # sunspots (2,820 months), a simulated random walk with noise (20,000 frames)
 # and three correlated simulated series of 5,000 frames in one model; each
 # timing the median of 3 runs, the uncalibrated forecast of the same fit the
-# baseline in the same run. One thread. Since 2026-12-08 also the forecast
+# baseline in the same run. One thread. Since 2026-12-07 also the forecast
 # with the fitted model's class (model_choice = "fit"), the baseline of what
 # predict()'s choice of the class for the horizon costs.
 # Usage: Rscript bench/forecast_calibration_speed.R [out.md]

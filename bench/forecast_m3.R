@@ -10,7 +10,7 @@
 # training part's in-sample naive MAE, seasonal for quarterly and monthly
 # series), coverage of 80% and 95% intervals, and their interval scores
 # (Gneiting and Raftery 2007) over the same scale; means over series.
-# Since 2026-12-08, when predict() began to choose the model class with the
+# Since 2026-12-07 (session 78), when predict() began to choose the model class with the
 # horizon in view, also the same fits forecast with the fitted class
 # (`fitted class`: model_choice = "fit", predict()'s former default); and the
 # 1,001 series of the M1 competition (Makridakis et al. 1982), none of which
@@ -149,9 +149,10 @@ lines <- c(sprintf("# predict() on %s competition series against auto.arima and 
                    as.character(utils::packageVersion("ditimpute")), as.character(utils::packageVersion("forecast")),
                    as.character(utils::packageVersion("Mcomp")), load0, loadavg()), "",
            sprintf(paste("%s, none seen by a bench or rule of the package before 2026-12-07 (M1: before",
-                         "2026-12-08). `ditimpute`: predict(impute_series(x), h) with its defaults (proper draws; the",
+                         "this session's rule for the forecast's model class, whose margins were checked on them).",
+                         "`ditimpute`: predict(impute_series(x), h) with its defaults (proper draws; the",
                          "model class chosen with the horizon in view); `fitted class`: the same fit forecast with",
-                         "the class it was fitted with (model_choice = \"fit\", the default before 2026-12-08);",
+                         "the class it was fitted with (model_choice = \"fit\", the former default);",
                          "`calibrated`: the same fit with calibrate = TRUE; `end gap`:",
                          "impute_series() of x followed by h missing frames (its model chosen with the end gap in the",
                          "data; 80%% intervals by confint()); MASE and interval scores over the training part's",

@@ -12,7 +12,7 @@
 # series' naive MAE, and per-series coverage. Origins of a series overlap,
 # so the values are not independent. One thread.
 # Since 2026-12-07 also predict(calibrate = TRUE) of the same fits, and the
-# intervals' interval scores by horizon; since 2026-12-08, when predict()
+# intervals' interval scores by horizon; since session 78 (the same day), when predict()
 # began to choose the model class with the horizon in view, also the same
 # fits forecast with the fitted class (model_choice = "fit", the former
 # default: "ditimpute fitted class").

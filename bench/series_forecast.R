@@ -11,9 +11,9 @@
 # monthly, 2 periods otherwise, at most a tenth of the series) and the next h
 # frames forecast from the frames before the origin. Ways to forecast
 # with the package: `predict(impute_series(train), h)` (proper draws,
-# predict()'s default since 2026-12-05; since 2026-12-08 the model class
+# predict()'s default since 2026-12-05; since 2026-12-07 the model class
 # chosen with the horizon in view: gp_predict), the same with the fitted
-# model's class (`model_choice = "fit"`, predict() before 2026-12-08:
+# model's class (`model_choice = "fit"`, predict() before that:
 # gp_predict_fit), the same with `proper = FALSE` (plug-in draws:
 # gp_predict_plugin) and impute_series() of the training frames followed by h
 # missing ones (gp_endgap: the horizon is an end gap, which the class step

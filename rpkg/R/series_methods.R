@@ -46,7 +46,7 @@
 #' compare `model = "level"` by its forecasts of the series' own past.
 #'
 #' **The model class for the horizon** (`model_choice = "horizon"`, the
-#' default since 2026-12-08). The fit chooses between a stationary form (a
+#' default since 2026-12-07). The fit chooses between a stationary form (a
 #' line with a stationary part) and a local level or trend by BIC, which
 #' scores one-step predictions, and by the series' own gaps; a series without
 #' gaps keeps BIC's class, on short series mostly the stationary form, whose
@@ -54,17 +54,23 @@
 #' `predict()` weighs the fitted form against the other class's best form
 #' (fitted beside it by the same call: nothing is refitted) on forecasts of
 #' the series' own end: 10 rounds, each hiding every variable's last L
-#' observed frames, moved inwards by up to L frames (L = `n.ahead`, at least
+#' observed values plus one per frame it is missing at the series' end (at
+#' most half its observed values), moved inwards by 0 to L - 1 observed
+#' values, those moved over left out (L = `n.ahead`, at least
 #' 6 frames and two calendar periods, so that forecasts of up to that many
 #' frames share their model: a forecast of 1 frame is the first frame of one
 #' of 6; a longer horizon can take the other class), each hidden value
-#' scored by the CRPS of its exact conditional. A level or trend replaces a
+#' scored by the CRPS of its exact conditional (on the model's standardised
+#' scale). A level or trend replaces a
 #' stationary form when its mean CRPS is lower, a stationary form a level or
-#' trend when lower by more than one standard error: the rule by which the
+#' trend when lower by more than one standard error (each round's stretch
+#' one unit; the rounds overlap, so this is weaker than it reads): the rule by which the
 #' fit weighs the classes on the series' gaps, so the class is the one that
 #' imputing the horizon as an end gap would weigh. Nothing is chosen where
-#' the fit kept one class only (`model = "level"`, or a class the series'
-#' gaps chose against BIC). The comparison is the forecast's attribute
+#' the fit kept one class only (`model = "level"`, `"trend"` or
+#' `"stationary"`, or a class the series' gaps chose against BIC), nor for a
+#' model (or a group of a model set) with a variable observed fewer than 4
+#' times in the series' last `fit_frames` frames. The comparison is the forecast's attribute
 #' `"model_choice"`, and its print names both classes when they differ. The
 #' hidden stretches are drawn with a fixed seed: the class does not depend
 #' on `seed`. It costs two Kalman smoothings per round over the series' last
@@ -200,7 +206,7 @@
 #'   class (a stationary form, or a local level or trend) that forecast the
 #'   series' own end better over the horizon, among the forms fitted (see
 #'   Details; nothing is refitted), or `"fit"` for the class the fit chose, as
-#'   `predict()` forecast before 2026-12-08.
+#'   `predict()` forecast until this option came (2026-12-07).
 #' @param seed Optional seed; without one [set.seed()] makes results repeatable.
 #' @param threads CPU threads (default: the process's budget, see [threads]: option `ditimpute.threads`, `DITIMPUTE_THREADS`, 1 in a worker or when busy cores would make spinning threads collide, else all cores).
 #' @param ... Nothing: a name here is an input error.

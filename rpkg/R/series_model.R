@@ -954,7 +954,10 @@ series_gap_rounds <- 10L
 series_gap_scorer <- function(v, fit, y, seed, threads, call, rounds = series_gap_rounds, masks = NULL) {
   y <- y[fit$fit_start + seq_len(fit$fit_frames) - 1L, , drop = FALSE]
   miss <- is.na(y)
-  ends <- TRUE  # masks given: series_forecast_masks()'s end stretches
+  # masks given: series_forecast_masks()'s end stretches, one per round and
+  # variable, each one unit of the standard error even where a missing
+  # frame splits it in two runs
+  ends <- per_variable <- !is.null(masks)
   if (is.null(masks)) {
     runs <- series_missing_runs(v)
     ends <- any(nzchar(runs$end))
@@ -974,7 +977,7 @@ series_gap_scorer <- function(v, fit, y, seed, threads, call, rounds = series_ga
   }
   gap <- unlist(Map(function(m, ver, r) {
     ij <- missing_index(is.na(ver))
-    paste(r, run_ids(m)[ij][m[ij]])
+    paste(r, if (per_variable) ij[m[ij], 2] else run_ids(m)[ij][m[ij]])
   }, masks, versions, seq_along(masks)))
   memo <- vector("list", length(fit$candidates))
   score <- function(i) {
@@ -1111,16 +1114,18 @@ series_rate_step <- function(v, y, cand, fit, ridge, seed, threads, call) {
 # of 1.773 against predict()'s 1.910 (bench/results/forecast_m3.md). So
 # predict() weighs it too: the fitted form against the other class's best
 # form by BIC, both as fitted (nothing is refitted), on series_gap_rounds
-# rounds of hidden end stretches, each variable's last n.ahead + (its
-# trailing missing frames) observed frames, moved inwards by up to their
-# length (series_forecast_masks()), scored and compared as the class step
+# rounds of hidden end stretches, each variable's last L + (its trailing
+# missing frames) observed values (L: series_forecast_leads()), moved
+# inwards by up to their length (series_forecast_masks()), scored and
+# compared as the class step
 # compares on hidden gaps (series_gap_compare(): mean CRPS, a level or
 # trend chosen when lower at all, a stationary form by the
 # one-standard-error rule). The series' last fit_frames frames are scored
 # (the forecast's end, on a series longer than its fitting stretch). A
-# model without both classes among its forms (model = "level", or a class
-# chosen against BIC on the series' gaps, which keeps only that class's
-# forms) or of a set's group with too few observed values is left as it is.
+# model without both classes among its forms (model = "level", "trend" or
+# "stationary", or a class chosen against BIC on the series' gaps, which
+# keeps only that class's forms), or with a variable observed fewer than 4
+# times in the scored frames (a model set: per group), is left as it is.
 # Returns the model for the forecast (a set's groups each chosen so) and
 # the comparison's rows (NULL when none was made).
 series_forecast_form <- function(model, v, n_ahead, seed, threads, call = rlang::caller_env()) {
@@ -1141,8 +1146,8 @@ series_forecast_form <- function(model, v, n_ahead, seed, threads, call = rlang:
   k <- which(vapply(forms$candidates, identical, TRUE, model$candidate))
   stat <- vapply(forms$candidates, function(c) identical(c$spec$model, "stationary"), TRUE)
   other <- stat != stat[k[1]]
-  # forms$rows: the forms' rows of the candidate table (models of builds
-  # before 2026-12-08 have none and keep their form)
+  # forms$rows: the forms' rows of the candidate table (models of earlier
+  # builds have none and keep their form)
   if (is.null(forms$rows) || length(k) != 1 || !any(other)) return(list(model = model))
   rival <- which(other)[which.min(forms$BIC[other])]
   n <- nrow(v)
@@ -1176,18 +1181,27 @@ series_forecast_leads <- function(model, n_ahead) {
 }
 
 # The masks of series_forecast_form(): in each of `rounds` rounds, per
-# variable, the `lens[j]` observed frames up to its last observed one (at
-# most half its observed values; series_end_stretch(): moved inwards by a
-# uniform 0 .. len - 1 frames, so that the rounds forecast from different
-# origins, the frames moved over dropped, not scored).
+# variable, its `lens[j]` last observed values (at most half of them), moved
+# inwards by a uniform 0 .. len - 1 observed values, so that the rounds
+# forecast from different origins; the values moved over are dropped (not
+# scored). Counted in observed values, not frames: counted in frames (as
+# series_end_stretch() places a series' own end gap), a value missing
+# among the last frames cut every round's stretch to the values after it,
+# and with no room to move, all rounds hid the same one or two values,
+# scored as ten gaps with a standard error of 0 (a review: LakeHuron with
+# frame 97 missing chose the level on one forecast value). On values
+# without a gap near the end the draws and masks are series_end_stretch()'s.
 series_forecast_masks <- function(miss, lens, rounds, seed) {
   lapply(seq_len(rounds), function(r) with_local_seed(sub_seed(seed, 700 + r), {
     mask <- dropped <- matrix(FALSE, nrow(miss), ncol(miss))
     for (j in seq_len(ncol(miss))) {
-      free <- !miss[, j]
-      e <- series_end_stretch(free, range(which(free)), "trail", min(lens[j], floor(sum(free) / 2)))
-      mask[e$start + seq_len(e$len) - 1L, j] <- TRUE
-      dropped[e$drop, j] <- TRUE
+      obs <- which(!miss[, j])
+      k <- length(obs)
+      len <- min(lens[j], floor(k / 2))
+      shift <- sample.int(len, 1L) - 1L
+      last <- k - shift  # the last hidden value's position among the observed ones
+      mask[obs[seq(last - len + 1L, last)], j] <- TRUE
+      if (shift) dropped[obs[seq(last + 1L, k)], j] <- TRUE
     }
     attr(mask, "dropped") <- dropped
     mask

@@ -254,6 +254,16 @@ test_that("predict() chooses the model class with the horizon in view, on foreca
   expect_identical(g$model$selection$chosen, c(FALSE, TRUE))  # the level, against BIC's linear trend
   expect_false(any(vapply(g$model$forms$candidates, function(c) c$spec$model == "stationary", TRUE)))
   expect_null(attr(predict(g, n.ahead = 6, proper = FALSE, seed = 1, threads = 1), "model_choice"))
+  # a value missing near the end: the hidden stretches count observed values
+  # and still start from different origins (a review: counted in frames,
+  # every round hid the one value after frame 97, ten "gaps" with SE 0)
+  near <- y
+  near[97] <- NA
+  ne <- impute_series(near, n_samples = 30, seed = 1, threads = 1)
+  nc <- attr(predict(ne, n.ahead = 6, proper = FALSE, seed = 1, threads = 1), "model_choice")
+  expect_identical(nc$hidden_values, c(60L, 60L))
+  expect_identical(nc$hidden_gaps, c(10L, 10L))
+  expect_gt(nc$se[2], 0.01)
   old <- imp
   old$model$forms$rows <- NULL
   expect_null(attr(predict(old, n.ahead = 6, proper = FALSE, seed = 1, threads = 1), "model_choice"))
