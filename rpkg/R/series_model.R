@@ -1168,9 +1168,9 @@ series_forecast_form <- function(model, v, n_ahead, seed, threads, call = rlang:
 # calendar periods (a season's; 1 without one) and at least
 # series_forecast_min_leads frames, so that forecasts of up to that many
 # frames share their model whatever n.ahead (a forecast of 1 frame and
-# the first frame of one of 12 agree), and the hidden end stretches start
-# from several origins (series_end_stretch() moves a stretch of L frames
-# inwards by 0 .. L - 1: one frame would hide the last value in every
+# the first frame of one of 6 agree), and the hidden end stretches start
+# from several origins (series_forecast_masks() moves a stretch of L values
+# inwards by 0 .. L - 1: one value would hide the last one in every
 # round).
 series_forecast_min_leads <- 6L
 series_forecast_leads <- function(model, n_ahead) {
