@@ -1143,12 +1143,13 @@ series_forecast_form <- function(model, v, n_ahead, seed, threads, call = rlang:
     return(list(model = model, selection = sel))
   }
   forms <- model$forms
-  k <- which(vapply(forms$candidates, identical, TRUE, model$candidate))
+  # forms$rows: the forms' rows of the candidate table, among them the
+  # chosen one's (models of earlier builds have none and keep their form)
+  k <- match(which(model$candidates$chosen), forms$rows)
+  if (length(k) != 1 || is.na(k)) return(list(model = model))
   stat <- vapply(forms$candidates, function(c) identical(c$spec$model, "stationary"), TRUE)
-  other <- stat != stat[k[1]]
-  # forms$rows: the forms' rows of the candidate table (models of earlier
-  # builds have none and keep their form)
-  if (is.null(forms$rows) || length(k) != 1 || !any(other)) return(list(model = model))
+  other <- stat != stat[k]
+  if (!any(other)) return(list(model = model))
   rival <- which(other)[which.min(forms$BIC[other])]
   n <- nrow(v)
   frames <- min(n, model$fit_frames)
