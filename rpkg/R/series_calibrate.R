@@ -72,8 +72,8 @@ series_factors <- function(fitted, gaps) {
 # lengths that are a variable's own leading or trailing run of missing
 # values: a stretch drawn with such a length is placed at the same end of
 # the observed frames, where the model extrapolates as it must in the run
-# itself (series_end_stretch(): from an origin up to its length inwards,
-# the frames beyond it dropped, returned as the mask's attribute "dropped":
+# itself (series_end_stretch(): from an origin up to its length inwards, in
+# observed values, those beyond it dropped, returned as the mask's attribute "dropped":
 # missing in the version, not scored), when the end frame is still free,
 # else anywhere as the others. With no ends the draws are unchanged.
 series_calibration_mask <- function(miss, lens, share, max_runs = 5000L, max_stretches = Inf, ends = NULL) {
@@ -93,13 +93,14 @@ series_calibration_mask <- function(miss, lens, share, max_runs = 5000L, max_str
       k <- sample.int(length(lens), 1L)
       len <- min(lens[k], floor(n_obs / 2))
       s <- NA_integer_
-      at_end <- if (is.null(ends)) NULL else series_end_stretch(free, edge, ends[k], len)
+      hide <- NULL
+      at_end <- if (is.null(ends)) NULL else series_end_stretch(free, !miss[, j], edge, ends[k], len)
       if (!is.null(at_end)) {
-        s <- at_end$start
-        len <- at_end$len
+        hide <- at_end$hide
+        len <- length(hide)
         dropped[at_end$drop, j] <- TRUE
         free[at_end$drop] <- FALSE
-        runs <- free_runs(replace(free, s:(s + len - 1L), FALSE))
+        runs <- free_runs(replace(free, hide, FALSE))
       } else if (length(runs$first) <= max_runs) {
         d <- draw_in_runs(runs, len)
         if (is.null(d)) break
@@ -130,8 +131,9 @@ series_calibration_mask <- function(miss, lens, share, max_runs = 5000L, max_str
           len <- d$len
         }
       }
-      mask[s:(s + len - 1L), j] <- TRUE
-      free[s:(s + len - 1L)] <- FALSE
+      if (is.null(hide)) hide <- s:(s + len - 1L)
+      mask[hide, j] <- TRUE
+      free[hide] <- FALSE
       hidden <- hidden + len
     }
   }
@@ -190,26 +192,34 @@ series_round_mask <- function(miss, lens, share, joint, ends = NULL) {
   out
 }
 
-# A stretch of `len` frames at a variable's end of its observed frames
-# (`edge`: the first and last of them; `end`: "lead" or "trail"), shortened
-# to the free frames there, moved inwards by a uniform 0 .. len - 1 free
-# frames (so that the rounds extrapolate from different origins; the frames
-# it moved over are dropped: missing in the version, not scored): its start,
-# length and dropped frames, or NULL when `end` is neither or the end frame
-# is taken already.
-series_end_stretch <- function(free, edge, end, len) {
+# A stretch of `len` observed values at a variable's end of its observed
+# frames (`edge`: the first and last of them; `end`: "lead" or "trail"),
+# shortened to the free values there, moved inwards by a uniform 0 .. len - 1
+# free values (so that the rounds extrapolate from different origins; the
+# values it moved over are dropped: missing in the version, not scored): the
+# frames it hides, in time order, and those dropped; NULL when `end` is
+# neither or the end frame is taken already. Counted in observed values
+# (`obs`), stepping over the frames the variable misses, as
+# series_forecast_masks() counts its stretches: counted in frames, a value
+# missing among the last frames cut every round's stretch to the values
+# after it, so that with a trailing gap of 9 and frame 87 of 98 missing all
+# ten rounds hid frames 88-89 only (a review, session 78). A value hidden by
+# another stretch stops it. Without a missing frame near the end the
+# draws and frames are the former ones.
+series_end_stretch <- function(free, obs, edge, end, len) {
   if (!end %in% c("lead", "trail") || anyNA(edge)) return(NULL)
   step <- if (end == "trail") -1L else 1L
   at <- if (end == "trail") edge[2] else edge[1]
   if (!free[at]) return(NULL)
-  room <- 0L  # free frames in a row from the end inwards, up to 2 len - 1
-  while (room < 2L * len - 1L && at + step * room >= 1L && at + step * room <= length(free) &&
-         free[at + step * room]) room <- room + 1L
-  len <- min(len, room)
-  shift <- sample.int(room - len + 1L, 1L) - 1L
-  drop <- at + step * seq_len(shift) - step
-  hide <- at + step * (shift + seq_len(len)) - step
-  list(start = min(hide), len = len, drop = if (shift) drop else integer(0))
+  room <- integer(0)  # the free values from the end inwards, up to 2 len - 1
+  f <- at
+  while (length(room) < 2L * len - 1L && f >= 1L && f <= length(free) && (free[f] || !obs[f])) {
+    if (obs[f]) room <- c(room, f)
+    f <- f + step
+  }
+  len <- min(len, length(room))
+  shift <- sample.int(length(room) - len + 1L, 1L) - 1L
+  list(hide = sort(room[shift + seq_len(len)]), drop = room[seq_len(shift)])
 }
 
 # TRUE where a missing entry (TRUE in the T x d matrix `m`) lies in its

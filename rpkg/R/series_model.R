@@ -1185,13 +1185,14 @@ series_forecast_leads <- function(model, n_ahead) {
 # variable, its `lens[j]` last observed values (at most half of them), moved
 # inwards by a uniform 0 .. len - 1 observed values, so that the rounds
 # forecast from different origins; the values moved over are dropped (not
-# scored). Counted in observed values, not frames: counted in frames (as
-# series_end_stretch() places a series' own end gap), a value missing
-# among the last frames cut every round's stretch to the values after it,
-# and with no room to move, all rounds hid the same one or two values,
-# scored as ten gaps with a standard error of 0 (a review: LakeHuron with
-# frame 97 missing chose the level on one forecast value). On values
-# without a gap near the end the draws and masks are series_end_stretch()'s.
+# scored). Counted in observed values, not frames (as series_end_stretch()
+# places a series' own end gap): counted in frames, a value missing among
+# the last frames cut every round's stretch to the values after it, and
+# with no room to move, all rounds hid the same one or two values, scored
+# as ten gaps with a standard error of 0 (a review: LakeHuron with frame 97
+# missing chose the level on one forecast value). Here each variable's
+# stretch is one unit of the standard error even where a missing frame
+# splits it.
 series_forecast_masks <- function(miss, lens, rounds, seed) {
   lapply(seq_len(rounds), function(r) with_local_seed(sub_seed(seed, 700 + r), {
     mask <- dropped <- matrix(FALSE, nrow(miss), ncol(miss))

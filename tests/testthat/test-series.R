@@ -491,6 +491,32 @@ test_that("a length from a leading or trailing run is hidden at that end of the 
   expect_setequal(shifts$lead, 0:9)
 })
 
+test_that("an end stretch counts observed values and steps over a missing frame near the end", {
+  # A trailing run of 9 and frame 87 missing (98 frames): counted in frames,
+  # the stretch at the trailing end found 2 free frames (88-89) and every
+  # round hid those two only. Counted in observed values it hides the last 9
+  # of them (skipping frame 87), moved inwards by 0-8 values, and the values
+  # moved over are dropped.
+  miss <- matrix(FALSE, 98, 1)
+  miss[c(87, 90:98), 1] <- TRUE
+  obs <- which(!miss[, 1])
+  shifts <- integer(0)
+  for (r in 1:100) {
+    set.seed(r)
+    m <- ditimpute:::series_calibration_mask(miss, lens = 9L, share = 0.1, ends = "trail")
+    h <- which(m[, 1])
+    drop <- attr(m, "dropped")
+    d <- if (is.null(drop)) integer(0) else which(drop[, 1])
+    expect_length(h, 9)  # the share: 9 of 88 observed values, one stretch
+    expect_false(any(miss[h, 1]))
+    k <- match(max(h), obs)  # the last hidden value's place among the observed ones
+    expect_equal(h, obs[seq(k - 8, k)])
+    expect_equal(d, obs[seq_len(length(obs) - k) + k])
+    shifts <- c(shifts, length(obs) - k)
+  }
+  expect_setequal(shifts, 0:8)
+})
+
 test_that("the stationary form's intervals keep widening beyond the data (its line is not taken as known)", {
   # A line plus AR(1) noise, its last 30 of 120 frames missing. With the
   # line's intercept and slope known the 90% interval stops widening a few
