@@ -75,11 +75,13 @@ series_factors <- function(fitted, gaps) {
 # itself (series_end_stretch(): from an origin up to its length inwards, in
 # observed values, those beyond it dropped, returned as the mask's attribute "dropped":
 # missing in the version, not scored), when the end frame is still free,
-# else anywhere as the others. With no ends the draws are unchanged.
+# else anywhere as the others. With no ends the draws are unchanged. The
+# missing frames an end stretch steps over are the mask's attribute
+# "bridge", so that a scorer can count the stretch as one gap.
 series_calibration_mask <- function(miss, lens, share, max_runs = 5000L, max_stretches = Inf, ends = NULL) {
   n_time <- nrow(miss)
   mask <- matrix(FALSE, n_time, ncol(miss))
-  dropped <- mask
+  dropped <- bridge <- mask
   for (j in seq_len(ncol(miss))) {
     n_obs <- sum(!miss[, j])
     target <- min(max(1, round(share * n_obs)), floor(n_obs / 2))
@@ -98,6 +100,7 @@ series_calibration_mask <- function(miss, lens, share, max_runs = 5000L, max_str
       if (!is.null(at_end)) {
         hide <- at_end$hide
         len <- length(hide)
+        bridge[setdiff(seq(min(hide), max(hide)), hide), j] <- TRUE  # missing frames inside it
         dropped[at_end$drop, j] <- TRUE
         free[at_end$drop] <- FALSE
         runs <- free_runs(replace(free, hide, FALSE))
@@ -138,6 +141,7 @@ series_calibration_mask <- function(miss, lens, share, max_runs = 5000L, max_str
     }
   }
   if (any(dropped)) attr(mask, "dropped") <- dropped
+  if (any(bridge)) attr(mask, "bridge") <- bridge
   mask
 }
 
@@ -189,6 +193,7 @@ series_round_mask <- function(miss, lens, share, joint, ends = NULL) {
   rest <- series_calibration_mask(miss | jm, other, share * (1 - p), ends = ends)
   out <- rest | jm
   attr(out, "dropped") <- attr(rest, "dropped")
+  attr(out, "bridge") <- attr(rest, "bridge")
   out
 }
 

@@ -967,18 +967,21 @@ series_gap_scorer <- function(v, fit, y, seed, threads, call, rounds = series_ga
     })
   }
   versions <- lapply(masks, function(m) replace(y, m | (if (is.null(attr(m, "dropped"))) FALSE else attr(m, "dropped")), NA))
+  # an end stretch that steps over a missing frame is one gap (its runs
+  # bridged), as each forecast stretch is
+  runs_of <- lapply(masks, function(m) run_ids(m | (if (is.null(attr(m, "bridge"))) FALSE else attr(m, "bridge"))))
   masks <- lapply(masks, function(m) {
-    attr(m, "dropped") <- NULL
+    attr(m, "dropped") <- attr(m, "bridge") <- NULL
     m
   })
   crps <- function(z, mu, sd) {
     u <- (z - mu) / sd
     sd * (u * (2 * stats::pnorm(u) - 1) + 2 * stats::dnorm(u) - 1 / sqrt(pi))
   }
-  gap <- unlist(Map(function(m, ver, r) {
+  gap <- unlist(Map(function(m, ver, r, ids) {
     ij <- missing_index(is.na(ver))
-    paste(r, if (per_variable) ij[m[ij], 2] else run_ids(m)[ij][m[ij]])
-  }, masks, versions, seq_along(masks)))
+    paste(r, if (per_variable) ij[m[ij], 2] else ids[ij][m[ij]])
+  }, masks, versions, seq_along(masks), runs_of))
   memo <- vector("list", length(fit$candidates))
   score <- function(i) {
     if (is.null(memo[[i]])) {

@@ -512,6 +512,10 @@ test_that("an end stretch counts observed values and steps over a missing frame 
     k <- match(max(h), obs)  # the last hidden value's place among the observed ones
     expect_equal(h, obs[seq(k - 8, k)])
     expect_equal(d, obs[seq_len(length(obs) - k) + k])
+    # the missing frame a stretch steps over is marked, so that the class
+    # step's scorer counts the stretch as one gap
+    b <- attr(m, "bridge")
+    expect_equal(if (is.null(b)) integer(0) else which(b[, 1]), if (min(h) < 87 && max(h) > 87) 87L else integer(0))
     shifts <- c(shifts, length(obs) - k)
   }
   expect_setequal(shifts, 0:8)
