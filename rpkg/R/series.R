@@ -125,7 +125,7 @@
 #' local level imputed the holes with 0.87 times its MAE. A variable's own
 #' gap at the start or end of the series is mimicked at that end: some hidden
 #' stretches then lie at the end of its observed values (from an origin up to
-#' their length inwards, the values beyond them left out), where the forms
+#' their length inwards, counted in observed values, the values beyond them left out), where the forms
 #' extrapolate as they must in the real gap, and a stationary form's line is
 #' refitted on each version, as it is for the imputation (on a series with no
 #' such gap the comparison keeps the fitted line, as before). Scored on gaps
@@ -436,7 +436,8 @@
 #'   80.7%), by whole frames to 90.8% (86.6%); gaps in one variable at a
 #'   time 92.0% and 92.7% (raw 94.2%,
 #'   `bench/results/series_calibration_joint.md`). A variable's leading or trailing gap is mimicked at that
-#'   end, and those hidden values form a group of their own ("end gaps")
+#'   end (its first or last observed values, stepping over any missing
+#'   among them), and those hidden values form a group of their own ("end gaps")
 #'   whose factor applies to the series' end gaps: on the first or last
 #'   5-20% of 19 of R's series, 90% intervals covered 80.8% of the values
 #'   6-20 frames from the data raw, 83.1% calibrated with end gaps treated as
