@@ -521,6 +521,31 @@ test_that("an end stretch counts observed values and steps over a missing frame 
   expect_setequal(shifts, 0:8)
 })
 
+test_that("an end stretch stops at values a whole-frame stretch hid in the same round", {
+  # series_round_mask() hides outages of both variables first and passes
+  # those values to the per-variable stretches as missing; an end stretch
+  # steps over missing values but must stop at these (a review: variable 1's
+  # leading stretch stepped over hidden frames 17-27 and the version's
+  # leading gap grew from 10 to 32 frames).
+  miss <- matrix(FALSE, 300, 2)
+  miss[1:10, 1] <- TRUE
+  miss[290:300, 2] <- TRUE
+  jm <- matrix(FALSE, 300, 2)
+  jm[17:27, ] <- TRUE
+  for (r in 1:50) {
+    set.seed(r)
+    m <- ditimpute:::series_calibration_mask(miss | jm, lens = c(10L, 11L), share = 0.05, ends = c("lead", "trail"),
+                                             taken = jm)
+    drop <- attr(m, "dropped")
+    if (is.null(drop)) drop <- m & FALSE
+    expect_false(any((m | drop) & (miss | jm)))
+    # nothing stepped over: no bridge over frames 17-27, and what is hidden
+    # or dropped from frame 11 on ends by frame 16
+    expect_null(attr(m, "bridge"))
+    if (m[11, 1] || drop[11, 1]) expect_lte(match(FALSE, (m | drop)[11:300, 1]) + 9, 16)
+  }
+})
+
 test_that("the stationary form's intervals keep widening beyond the data (its line is not taken as known)", {
   # A line plus AR(1) noise, its last 30 of 120 frames missing. With the
   # line's intercept and slope known the 90% interval stops widening a few
