@@ -34,8 +34,27 @@
 #   Rscript bench/series_ends.R --report TAG1,TAG2 ["what TAG1 ran|what TAG2 ran"]
 #   (writes bench/results/series_ends.md from those files, or the file named
 #   by a fourth argument)
+#   Rscript bench/series_ends.R --paired TAG_A TAG_B   (per end gap: the GP's
+#   mean absolute error, the log of B / A on the gaps whose values changed,
+#   its mean and SE, by kind)
 args <- commandArgs(trailingOnly = TRUE)
 stopifnot(length(args) >= 1)
+if (length(args) == 3 && args[1] == "--paired") {
+  read <- function(tg) utils::read.csv(sprintf("bench/results/series_ends_%s.csv.gz", tg))
+  a <- read(args[2])
+  b <- read(args[3])
+  stopifnot(nrow(a) == nrow(b), identical(a$truth, b$truth))
+  key <- paste(a$series, a$end, a$share)
+  ea <- tapply(abs(a$gp - a$truth), key, mean)
+  eb <- tapply(abs(b$gp - b$truth), key, mean)
+  kind <- tapply(a$kind, key, `[`, 1)
+  ch <- abs(ea - eb) > 1e-12
+  r <- log(eb[ch] / ea[ch])
+  cat(sprintf("%s -> %s: %d of %d gaps changed; mean log ratio %.3f (SE %.3f), better %d, worse %d; real %.3f (%d), simulated %.3f (%d)\n",
+              args[2], args[3], sum(ch), length(ch), mean(r), stats::sd(r) / sqrt(sum(ch)), sum(r < 0), sum(r > 0),
+              mean(r[kind[ch] == "real"]), sum(kind[ch] == "real"), mean(r[kind[ch] == "simulated"]), sum(kind[ch] == "simulated")))
+  quit(save = "no")
+}
 out_dir <- "bench/results"
 group_of <- function(h) as.character(cut(h, c(0, 1, 5, 20, 60, Inf), labels = c("1", "2-5", "6-20", "21-60", ">60")))
 

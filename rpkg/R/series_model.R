@@ -1188,8 +1188,8 @@ series_forecast_leads <- function(model, n_ahead) {
 # variable, its `lens[j]` last observed values (at most half of them), moved
 # inwards by a uniform 0 .. len - 1 observed values, so that the rounds
 # forecast from different origins; the values moved over are dropped (not
-# scored). Counted in observed values, not frames (as series_end_stretch()
-# places a series' own end gap): counted in frames, a value missing among
+# scored): series_end_stretch() at each variable's trailing end. Counted in
+# observed values, not frames: counted in frames, a value missing among
 # the last frames cut every round's stretch to the values after it, and
 # with no room to move, all rounds hid the same one or two values, scored
 # as ten gaps with a standard error of 0 (a review: LakeHuron with frame 97
@@ -1200,13 +1200,12 @@ series_forecast_masks <- function(miss, lens, rounds, seed) {
   lapply(seq_len(rounds), function(r) with_local_seed(sub_seed(seed, 700 + r), {
     mask <- dropped <- matrix(FALSE, nrow(miss), ncol(miss))
     for (j in seq_len(ncol(miss))) {
-      obs <- which(!miss[, j])
-      k <- length(obs)
-      len <- min(lens[j], floor(k / 2))
-      shift <- sample.int(len, 1L) - 1L
-      last <- k - shift  # the last hidden value's position among the observed ones
-      mask[obs[seq(last - len + 1L, last)], j] <- TRUE
-      if (shift) dropped[obs[seq(last + 1L, k)], j] <- TRUE
+      obs <- !miss[, j]
+      # at most half the values: there is room for the stretch and every shift
+      len <- min(lens[j], floor(sum(obs) / 2))
+      s <- series_end_stretch(obs, obs, range(which(obs)), "trail", len)
+      mask[s$hide, j] <- TRUE
+      dropped[s$drop, j] <- TRUE
     }
     attr(mask, "dropped") <- dropped
     mask
