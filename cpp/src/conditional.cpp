@@ -95,7 +95,7 @@ class KroneckerConditional final : public Conditional {
       throw numeric_error("Gamma restricted to the observed frames is not numerically positive definite.");
     A_ = llt.solve(Gom).transpose();  // G_mo G_oo^{-1}
     Matrix Gc = gather(G, mf_, mf_) - A_ * Gom;
-    Gc = 0.5 * (Gc + Gc.transpose());
+    Gc = 0.5 * (Gc + Gc.transpose()).eval();
     Eigen::SelfAdjointEigenSolver<Matrix> eg(Gc), el(gp.Lambda());
     if (eg.info() != Eigen::Success || el.info() != Eigen::Success)
       throw numeric_error("eigen-decomposition of Gamma_cond or Lambda failed.");

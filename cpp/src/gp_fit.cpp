@@ -22,6 +22,7 @@
 #include <exception>
 #include <limits>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -182,12 +183,22 @@ void check_options(const GpFitOptions& o, int H) {
   }
 }
 
-// The error when the starting Gamma cannot be factorised: the lengthscale's
-// unless Gamma was given.
+// The error when the starting Gamma cannot be factorised: the nugget's when
+// there is none (a smooth kernel, "rbf" at its default start, needs one; a
+// review: gp_fit(x, kernel = "rbf") blamed a lengthscale the call had not
+// given), else the lengthscale's, unless Gamma was given.
 [[noreturn]] void singular_start(const GpFitOptions& o) {
   if (o.fixed_Gamma.size() > 0)
     throw input_error("fixed_Gamma", "the fixed Gamma is not positive definite (numerically singular).");
-  throw input_error("lengthscale", "the starting lengthscale gives a numerically singular Gamma; add a nugget.");
+  std::ostringstream ell;
+  ell << o.kernel.lengthscale;
+  if (o.nugget <= 0.0)
+    throw input_error("nugget", "the kernel at the starting lengthscale " + ell.str() +
+                                    " gives a numerically singular Gamma without a nugget: give one (e.g. nugget = "
+                                    "1e-4, or fit_nugget = TRUE) or a shorter starting lengthscale.");
+  throw input_error("lengthscale", "the starting lengthscale " + ell.str() +
+                                       " gives a numerically singular Gamma; a larger nugget or a shorter starting "
+                                       "lengthscale keeps it positive definite.");
 }
 
 }  // namespace
@@ -460,7 +471,7 @@ void closed_form(const EStep& e, const Matrix& Gi, const LambdaPrior& prior, Vec
   S.diagonal().array() += prior.ridge_total;
   if (prior.nu > 0.0) S.diagonal() += prior.nu * prior.D;
   Lambda = S / (n * H + prior.nu);
-  Lambda = 0.5 * (Lambda + Lambda.transpose());
+  Lambda = 0.5 * (Lambda + Lambda.transpose()).eval();  // eval(): the lazy sum would read entries already written
 }
 
 struct Candidate {

@@ -93,7 +93,7 @@ void gp_conditional_eigen(const GaussianProcess& gp, const double* x, const Mask
       if (llt.info() != Eigen::Success) throw numeric_error("Gamma of the observed frames is not positive definite.");
       Gc -= Gmo * llt.solve(Gmo.transpose());
     }
-    Gc = 0.5 * (Gc + Gc.transpose());
+    Gc = 0.5 * (Gc + Gc.transpose()).eval();
     const Eigen::SelfAdjointEigenSolver<Matrix> eg(Gc), el(gp.Lambda());
     if (eg.info() != Eigen::Success || el.info() != Eigen::Success)
       throw numeric_error("the eigen-decomposition of the GP's conditional covariance failed.");
@@ -114,7 +114,7 @@ void gp_conditional_eigen(const GaussianProcess& gp, const double* x, const Mask
   // marginals, when asked, from the same conditional (one factorisation).
   const auto cond = make_conditional(gp, eff);
   Matrix C = cond->covariance();
-  C = 0.5 * (C + C.transpose());
+  C = 0.5 * (C + C.transpose()).eval();
   if (mu) {
     write_observed(eff, x, mu, sd);
     write_missing(miss, cond->mean(x), C.diagonal().cwiseMax(0.0).cwiseSqrt(), mu, sd);

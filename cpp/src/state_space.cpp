@@ -281,7 +281,7 @@ void LatentProcess::transition(double delta, Matrix& A, Matrix& Q) const {
     }
     o += p;
   }
-  Q = 0.5 * (Q + Q.transpose());
+  Q = 0.5 * (Q + Q.transpose()).eval();
 }
 
 Matrix LatentProcess::initial_covariance() const {

@@ -748,3 +748,24 @@ TEST_CASE("gp_fit_lbfgs rejects early stopping and bad settings naming the argum
   opt.gradient_tol = 0.0;
   CHECK_THROWS_AS(gp_fit_lbfgs(x, opt), input_error);
 }
+
+TEST_CASE("gp_fit_em returns an exactly symmetric Lambda when Gamma is ill-conditioned", "[gp_fit]") {
+  // A smooth kernel without a nugget (rbf, lengthscale 3 on 24 frames) fitted
+  // to rougher (Matern 3/2) data: Gamma^-1 is huge and the closed-form Lambda
+  // carries its rounding. Its symmetrisation once read entries it had already
+  // overwritten (Eigen aliasing), leaving one triangle off by about 1e-10
+  // relative, which the GaussianProcess check then refused (a review: R's
+  // gp_fit(kernel = "rbf") ended in "Lambda is not symmetric").
+  const int H = 24;
+  const GaussianProcess gp(kernel_matrix(matern(4.0), H), lambda3(), RowMatrix::Zero(H, 3));
+  const Batch x = simulate_with_gaps(gp, 60, 0.2, 42);
+  GpFitOptions opt;
+  opt.kernel.type = KernelType::rbf;
+  opt.kernel.lengthscale = 3.0;
+  opt.fit_lengthscale = false;
+  opt.max_iter = 20;
+  const GpFitResult fit = gp_fit_em(x, opt);
+  REQUIRE(fit.Lambda.allFinite());
+  CHECK((fit.Lambda - fit.Lambda.transpose()).cwiseAbs().maxCoeff() == 0.0);
+  CHECK_NOTHROW(GaussianProcess(fit.Gamma, fit.Lambda, RowMatrix::Zero(H, 3)));
+}

@@ -296,3 +296,19 @@ test_that("summary() of a gp_fit() result shows each variable's sd and the corre
   expect_equal(as.numeric(strsplit(trimws(row_a), " +")[[1]][3]), round(s$correlation[1, 2], 3))
   expect_error(summary(f, foo = 1), class = "ditimpute_error_input")
 })
+
+test_that("a smooth kernel without a nugget: a symmetric Lambda however ill-conditioned Gamma is, and an error naming the nugget", {
+  # A review: gp_fit(kernel = "rbf") ended in "`Lambda`: is not symmetric." The
+  # fit's Lambda was symmetrised with an Eigen expression that read entries it
+  # had already overwritten (aliasing), which left the rounding of an
+  # ill-conditioned Gamma^-1 in one triangle.
+  s <- sim_windows(n = 60, H = 24, seed = 1)
+  fit <- suppressWarnings(gp_fit(s$x, kernel = "rbf", lengthscale = 3, fit_lengthscale = FALSE))
+  expect_s3_class(fit, "ditimpute_gp_fit")
+  expect_true(isSymmetric(unname(fit$Lambda), tol = 0))
+  # the default start is numerically singular without a nugget: the error names
+  # the nugget (it named `lengthscale`, which the call had not given)
+  cnd <- expect_input_error(gp_fit(s$x, kernel = "rbf"), "nugget")
+  expect_match(conditionMessage(cnd), "starting lengthscale 6", fixed = TRUE)
+  expect_s3_class(gp_fit(s$x, kernel = "rbf", fit_nugget = TRUE), "ditimpute_gp_fit")
+})
