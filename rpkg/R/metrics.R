@@ -179,7 +179,8 @@ print.ditimpute_coverage <- function(x, ...) {
 #' On real data only some missing entries have a known truth (those hidden by
 #' [hide_mcar()]; the data's own gaps have none): pass `hidden` to score those
 #' alone; `truth` then needs values only there, or is the vector of the hidden
-#' values in the order of `x[hidden]` (`hide_mcar()$truth`).
+#' values in the order of `x[hidden]` (`hide_mcar()$truth`; for a series
+#' imputation too, `x` being the series as given to [impute_series()]).
 #'
 #' @inheritParams coverage
 #' @param spec Optional [gp_spec()] the data came from: the target of `mse`,
@@ -214,13 +215,15 @@ print.ditimpute_coverage <- function(x, ...) {
 #' @export
 imputation_metrics <- function(object, truth = NULL, spec = NULL, hidden = NULL, by = c("sequence", "all")) {
   if (!inherits(object, "ditimpute_imputation")) abort_input("object", "must be an imputation from impute().")
-  truth <- series_truth(object, truth)
   hidden <- series_hidden(object, hidden)
+  # hide_mcar()$truth, the values of x[hidden] in that order, is a vector for
+  # a series too; a full truth in x's form goes through series_truth().
+  if (!hidden_values(truth, hidden)) truth <- series_truth(object, truth)
   object <- as3(object)
   by <- check_string(by, c("sequence", "all"))
   n <- dim(object$x)[1]; H <- dim(object$x)[2]; d <- dim(object$x)[3]
   scored <- scored_entries(hidden, object)
-  if (!is.null(truth) && !is.null(hidden) && is.null(dim(truth)) && is.numeric(truth) && length(truth) == sum(scored)) {
+  if (hidden_values(truth, hidden)) {
     full <- array(NA_real_, dim(object$x))  # hide_mcar()$truth: the values of x[hidden], in that order
     full[scored] <- truth
     truth <- full
@@ -270,6 +273,14 @@ imputation_metrics <- function(object, truth = NULL, spec = NULL, hidden = NULL,
   }
   if (by == "all") return(cbind(entries = sum(vapply(entries, nrow, 0L)), summarise(do.call(rbind, entries))))
   do.call(rbind, lapply(seq_len(n), function(i) cbind(sequence = i, summarise(entries[[i]]))))
+}
+
+# Whether `truth` is the vector of the hidden values (x[hidden], in order)
+# rather than the truth in x's form: a plain numeric vector, one value per
+# hidden entry. Where every entry is hidden the two forms are the same values.
+hidden_values <- function(truth, hidden) {
+  !is.null(truth) && !is.null(hidden) && is.logical(hidden) && is.numeric(truth) && is.null(dim(truth)) &&
+    !stats::is.ts(truth) && length(truth) == sum(hidden, na.rm = TRUE)
 }
 
 # The entries to score: the missing entries of the imputation, or those of

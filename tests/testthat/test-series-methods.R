@@ -554,6 +554,10 @@ test_that("scoring a series imputation takes its masks and truths in the form of
   expect_equal(m$mae, mean(abs(imp$point[3:5, 1] - y0[3:5])))
   expect_identical(imputation_metrics(imp, truth = y0, hidden = matrix(h, ncol = 1), by = "all"), m)
   expect_input_error(imputation_metrics(imp, truth = y0, hidden = h[-1]), "hidden")
+  # the truth as the hidden values alone, in the order of y[h] (hide_mcar()$truth),
+  # as ?imputation_metrics says: it was an input error for a series (a review)
+  expect_identical(imputation_metrics(imp, truth = as.numeric(y0[h]), hidden = h, by = "all"), m)
+  expect_input_error(imputation_metrics(imp, truth = as.numeric(y0[h])[-1], hidden = h), "truth")
   d0 <- data.frame(date = seq(as.Date("2000-01-01"), by = "month", length.out = 72), a = c(y0),
                    b = c(datasets::mdeaths))
   d <- d0
@@ -562,6 +566,8 @@ test_that("scoring a series imputation takes its masks and truths in the form of
   di <- impute_series(d, n_samples = 30, seed = 1, threads = 1)
   md <- imputation_metrics(di, truth = d0, hidden = is.na(d), by = "all")
   expect_identical(md$entries, 5L)
+  expect_identical(imputation_metrics(di, truth = c(d0$a[is.na(d$a)], d0$b[is.na(d$b)]), hidden = is.na(d),
+                                      by = "all"), md)
   mask <- data.frame(date = d$date, b = is.na(d$b), a = is.na(d$a))  # a data frame of logical columns, any order
   expect_identical(imputation_metrics(di, truth = d0, hidden = mask, by = "all"), md)
   bad <- cbind(a = is.na(d$a), zz = is.na(d$b))
