@@ -42,7 +42,7 @@ for (r in runs) {
   load0 <- loadavg()
   fit <- dit_fit(train, config = dit_config(H, d, width = 64, depth = 3, heads = 4), strategy = s4,
                  time_limit = seconds, validation = val, seed = 7, threads = threads, progress = FALSE,
-                 gp = if (!is.null(r$gp_mode)) gp, gp_mode = r$gp_mode %||% "residual")
+                 gp = if (!is.null(r$gp_mode)) gp, gp_mode = r$gp_mode)
   ti <- fit$train_info
   rows[[r$label]] <- cbind(
     data.frame(model = r$label, steps = fit$steps, best_step = ti$best_step, stop = ti$stop_reason,

@@ -183,7 +183,8 @@ run_dataset <- function(name) {
     fit <- if (dit_time > 0) {
       do.call(dit_fit, c(list(dit_train, config = cfg, strategy = strategy, time_limit = dit_time, seed = 1,
                               progress = FALSE, validation = dit_val, gp = gp_arg,
-                              gp_mode = gp_mode %||% "residual", gp_pool = gp_pool), recipe))
+                              gp_mode = if (!is.null(gp_arg)) gp_mode %||% "residual",
+                              gp_pool = if (!is.null(gp_arg)) gp_pool), recipe))
     } else {
       dit_fit(dat$train, config = cfg, strategy = strategy, steps = dit_steps, batch_size = 32, lr = 1e-3, ema = 0.999,
               seed = 1, progress = FALSE, gp = gp_arg, gp_mode = gp_mode %||% "residual")

@@ -145,7 +145,7 @@ for (kind in dit_kinds) {
                            steps = if (dit_time <= 0) steps, time_limit = if (dit_time > 0) dit_time,
                            seed = seed + 5, threads = threads, progress = FALSE, patience = patience,
                            gp = if (kind != "dit") gfit,
-                           gp_mode = switch(kind, `gp-dit-channels` = "channels", `gp-dit-score` = "score", "residual"),
+                           gp_mode = if (kind != "dit") switch(kind, `gp-dit-channels` = "channels", `gp-dit-score` = "score", "residual"),
                            gp_pool = if (kind != "dit") gp_pool)
     if (nzchar(cached)) { dir.create(cache, showWarnings = FALSE, recursive = TRUE); dit_save(fits[[key]], cached) }
   }

@@ -69,6 +69,13 @@ imputation_from_completions <- function(x, completions, method = "outside impute
   comp <- lapply(seq_along(completions), function(k) check_completion(completions[[k]], k, cases))
   if (length(comp) >= 2) {
     opts <- impute_options(length(comp), level, point, seed = 0, threads = NULL, region = region)
+    # said here in terms of completions (the core's check names n_samples, which this function has not; a review)
+    if (opts$region == "finite" && length(comp) < cpp_min_samples(opts$level)) {
+      abort_input("completions", sprintf(paste("holds %d completed data sets; a finite-sample region and intervals at",
+                                               "level %g need at least %d: give more, or region = \"quantile\"",
+                                               "(the in-sample one)."),
+                                         length(comp), opts$level, cpp_min_samples(opts$level)))
+    }
     # Z x m_i samples of each sequence's missing entries, summarised by the core.
     samples <- lapply(seq_len(cases$n), function(i) {
       arr <- aperm(vapply(comp, function(cpl) cpl[i, , ], matrix(0, cases$H, cases$d)), c(3, 1, 2))

@@ -109,6 +109,7 @@ gp_conditional <- function(spec, x, missing = NULL, dense = FALSE, method = c("a
                            cov = TRUE, cg_tol = 1e-10) {
   check_spec(spec)
   method <- check_string(method, c("auto", "precision", "cg", "dense"))
+  if (!isTRUE(dense) && !isFALSE(dense)) abort_input("dense", "must be TRUE or FALSE.")  # "yes" was taken as FALSE (a review)
   if (isTRUE(dense)) method <- "dense"
   if (!isTRUE(cov) && !isFALSE(cov)) abort_input("cov", "must be TRUE or FALSE.")
   cg_tol <- check_number(cg_tol, lower = 0, upper = 1)
@@ -153,7 +154,10 @@ print.ditimpute_conditional <- function(x, ...) {
 }
 
 #' @export
-vcov.ditimpute_conditional <- function(object, ...) object$cov
+vcov.ditimpute_conditional <- function(object, ...) {
+  check_dots(environment(), "vcov()")
+  object$cov
+}
 
 #' Condition numbers of a missing pattern
 #'

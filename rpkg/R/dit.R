@@ -351,6 +351,8 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
                            "impute_series(method = \"dit\")."))
   }
   check_no_nan_inf(x, "x")
+  # named here: the core's check names its own argument ("train"; a review)
+  if (all(is.na(x))) abort_input("x", "holds no observed value: there is nothing to train on.")
   storage.mode(x) <- "double"
   x_given <- x  # for warn_unscaled(), before the validation share is held out
   if (is.null(config)) config <- dit_config(dm[2], dm[3])
@@ -368,6 +370,9 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
     config <- structure(core_call(cpp_dit_config_check(unclass(config))), class = "ditimpute_dit_config")
     if (is.null(gp_pool)) gp_pool <- if (dm[2] * dm[3] <= 1000) 0L else 256L
   } else {
+    # without a GP they have nothing to act on: silently unused (a review)
+    if (!missing(gp_mode) && !is.null(gp_mode)) abort_input("gp_mode", "is used with a fitted GP only: give `gp` too (see ?dit_fit).")
+    if (!is.null(gp_pool)) abort_input("gp_pool", "is used with a fitted GP only: give `gp` too (see ?dit_fit).")
     config$gp <- ""
     gp_pool <- 0L
   }

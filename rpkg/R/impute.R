@@ -377,6 +377,7 @@ format_range <- function(v) if (length(v) == 1) sprintf("%.3g", v) else sprintf(
 # knitr::kable() in a report: a review found it "cannot coerce").
 #' @export
 as.data.frame.summary.ditimpute_imputation <- function(x, row.names = NULL, optional = FALSE, ...) {
+  check_dots(environment(), "as.data.frame()", valid = c("row.names", "optional", "stringsAsFactors"))
   tab <- data.frame(sequence = seq_len(x$n), missing = x$n_missing)
   if (any(is.finite(x$width))) tab <- cbind(tab, radius = x$radius, interval_width = x$width)
   if (!is.null(x$metrics)) tab <- cbind(tab, x$metrics[, c("mse", "mae", "crps", "interval_coverage")])

@@ -31,6 +31,14 @@ gp_kernel <- function(type = c("laplace", "rbf", "matern32", "matern52"), length
   if (identical(type, "exponential")) type <- "laplace"
   type <- check_string(type, c("laplace", "rbf", "matern32", "matern52"))
   embedding <- check_string(embedding, c("index", "sinusoidal"))
+  # an embedding's settings given for the other one had no effect (a review)
+  if (embedding == "index" && (!missing(radius) || !missing(period))) {
+    abort_input(if (!missing(radius)) "radius" else "period",
+                "belongs to the sinusoidal embedding: give embedding = \"sinusoidal\" too.")
+  }
+  if (embedding == "sinusoidal" && !missing(scale)) {
+    abort_input("scale", "belongs to the index embedding; the sinusoidal one has radius and period.")
+  }
   structure(list(
     type = type,
     lengthscale = check_number(lengthscale, lower = 0, upper = Inf),

@@ -259,7 +259,15 @@ index_name <- function(name, vars) {
 #'   to include the incomplete data, and whether to return a list.
 #' @exportS3Method tidyr::complete
 complete.ditimpute_imputation <- function(data, action = 1L, include = FALSE, mild = FALSE, ...) {
+  check_dots(environment(), "complete()")  # mice's complete() ignores what it does not know (a review)
   check_mids_input(data)
+  # mice's own words, checked here so that the error names `action` (mice's
+  # match.arg() said "'arg' should be one of"; a review)
+  if (is.character(action)) action <- check_string(action, c("all", "long", "broad", "repeated", "stacked"))
+  if (!is.numeric(action) && !is.character(action)) {
+    abort_input("action", sprintf("must be completed data sets 0..%d (0: the data with their gaps) or one of mice's words (\"long\", \"all\", ...).",
+                                  as.integer(data$n_samples)))
+  }
   # One completed data set: the mids of that path alone (one of every path,
   # which mice::as.mids() checks as a whole, took 77 s against 0.04 s for
   # 100 paths of 100,000 frames in a user review).

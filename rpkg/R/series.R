@@ -1745,6 +1745,7 @@ summary.ditimpute_series_imputation <- function(object, ...) {
 # print() shows it first: knitr::kable(summary(imp)) in a report.
 #' @export
 as.data.frame.summary.ditimpute_series_imputation <- function(x, row.names = NULL, optional = FALSE, ...) {
+  check_dots(environment(), "as.data.frame()", valid = c("row.names", "optional", "stringsAsFactors"))
   x$variables
 }
 

@@ -40,7 +40,7 @@
 #'   with `x` giving the sequence.
 #' @param spec The [gp_spec()] the data came from.
 #' @param x For an array `object`: the `H x d` sequence with `NA` on the
-#'   missing entries.
+#'   missing entries (an input error with an imputation, which holds its own).
 #' @param n_ref Exact reference draws per sequence for the energy distance
 #'   (default: as many as the samples).
 #' @param seed Optional seed; without one, [set.seed()] makes results repeatable.
@@ -69,6 +69,8 @@
 distribution_error <- function(object, spec, x = NULL, n_ref = NULL, seed = NULL, threads = NULL) {
   check_spec(spec)
   if (inherits(object, "ditimpute_imputation")) {
+    # the imputation holds its sequences: an `x` here was silently unused (a review)
+    if (!is.null(x)) abort_input("x", "is for an array of samples; an imputation holds its own sequences.")
     object <- as3(object)
     arr <- object$x
     samples <- object$samples

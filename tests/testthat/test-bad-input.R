@@ -425,6 +425,25 @@ test_that("a review's probes: sizes past what can run, overflowing values, argum
   expect_input_error(thread_budget(4), "apply")
   expect_input_error(thread_budget("yes"), "apply")
   expect_type(thread_budget(), "integer")
+  # a later review's: an argument with no effect, or a value read as FALSE
+  expect_input_error(distribution_error(bad_imp, bad_spec, x = "garbage"), "x")
+  expect_input_error(gp_conditional(bad_spec, bad_held[1, , ], dense = "yes"), "dense")
+  expect_input_error(gp_conditional(bad_spec, bad_held[1, , ], dense = NA), "dense")
+  expect_input_error(gp_kernel("rbf", period = 5, radius = 5), "radius")
+  expect_input_error(gp_kernel("rbf", period = 5), "period")
+  expect_input_error(gp_kernel("rbf", embedding = "sinusoidal", scale = 2), "scale")
+  expect_s3_class(gp_kernel("rbf", embedding = "sinusoidal", period = 5, radius = 2), "ditimpute_kernel")
+})
+
+test_that("the DiT's arguments for a GP are errors without one, and its data errors name x", {
+  skip_if_no_torch()
+  cfg <- dit_config(12, 2, width = 16, depth = 1, heads = 2)
+  expect_input_error(dit_fit(bad_x, cfg, strategy = mask_strategy("mcar0.2"), steps = 2, progress = FALSE,
+                             gp_mode = "foo"), "gp_mode")
+  expect_input_error(dit_fit(bad_x, cfg, strategy = mask_strategy("mcar0.2"), steps = 2, progress = FALSE,
+                             gp_pool = 5), "gp_pool")
+  # the core's check named its own argument, `train`
+  expect_input_error(dit_fit(bad_x * NA, cfg, strategy = mask_strategy("mcar0.2"), steps = 2, progress = FALSE), "x")
 })
 
 test_that("a learning rate no network survives is an input error, not LibTorch's overflow message", {
