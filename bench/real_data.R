@@ -187,7 +187,7 @@ run_dataset <- function(name) {
                               gp_pool = if (!is.null(gp_arg)) gp_pool), recipe))
     } else {
       dit_fit(dat$train, config = cfg, strategy = strategy, steps = dit_steps, batch_size = 32, lr = 1e-3, ema = 0.999,
-              seed = 1, progress = FALSE, gp = gp_arg, gp_mode = gp_mode %||% "residual")
+              seed = 1, progress = FALSE, gp = gp_arg, gp_mode = if (!is.null(gp_arg)) gp_mode %||% "residual")
     }
     if (nzchar(cached)) { dir.create(cache, showWarnings = FALSE, recursive = TRUE); dit_save(fit, cached) }
     fit

@@ -24,14 +24,11 @@
 #' p + ggplot2::labs(caption = "Nile, two gaps")
 #' @rawNamespace S3method(ggplot2::autoplot, ditimpute_imputation)
 autoplot.ditimpute_imputation <- function(object, ...) {
-  # named as autoplot()'s (plot()'s check named plot(); a review)
-  check_dots(environment(), "autoplot()", valid = setdiff(names(formals(ggplot_imputation)), "x"))
-  ggplot_imputation(object, ...)
+  ggplot_imputation(object, ..., .fn = "autoplot()")  # errors name autoplot(), not plot() (a review)
 }
 
 #' @rdname autoplot.ditimpute_imputation
 #' @rawNamespace S3method(ggplot2::autoplot, ditimpute_series_imputation)
 autoplot.ditimpute_series_imputation <- function(object, ...) {
-  check_dots(environment(), "autoplot()", valid = setdiff(names(formals(ggplot_series_imputation)), "x"))
-  ggplot_series_imputation(object, ...)
+  ggplot_series_imputation(object, ..., .fn = "autoplot()")
 }

@@ -180,7 +180,9 @@ print.ditimpute_coverage <- function(x, ...) {
 #' [hide_mcar()]; the data's own gaps have none): pass `hidden` to score those
 #' alone; `truth` then needs values only there, or is the vector of the hidden
 #' values in the order of `x[hidden]` (`hide_mcar()$truth`; for a series
-#' imputation too, `x` being the series as given to [impute_series()]).
+#' imputation too: variable by variable in the order of the imputed variables,
+#' `colnames(object$x)`, frames in time order, as `x[hidden]` gives them for a
+#' matrix or `ts` `x`).
 #'
 #' @inheritParams coverage
 #' @param spec Optional [gp_spec()] the data came from: the target of `mse`,
@@ -218,7 +220,15 @@ imputation_metrics <- function(object, truth = NULL, spec = NULL, hidden = NULL,
   hidden <- series_hidden(object, hidden)
   # hide_mcar()$truth, the values of x[hidden] in that order, is a vector for
   # a series too; a full truth in x's form goes through series_truth().
-  if (!hidden_values(truth, hidden)) truth <- series_truth(object, truth)
+  if (!hidden_values(truth, hidden)) {
+    if (inherits(object, "ditimpute_series_imputation") && is.logical(hidden) && is.numeric(truth) &&
+        is.null(dim(truth)) && !stats::is.ts(truth) && length(truth) != nrow(object$x)) {
+      abort_input("truth", sprintf(paste("has %d values: give the %d hidden values (variable by variable, as x[hidden])",
+                                         "or the truth in the form of x (%d time points x %d variables)."),
+                                   length(truth), sum(hidden), nrow(object$x), ncol(object$x)))
+    }
+    truth <- series_truth(object, truth)
+  }
   object <- as3(object)
   by <- check_string(by, c("sequence", "all"))
   n <- dim(object$x)[1]; H <- dim(object$x)[2]; d <- dim(object$x)[3]

@@ -261,9 +261,13 @@ index_name <- function(name, vars) {
 complete.ditimpute_imputation <- function(data, action = 1L, include = FALSE, mild = FALSE, ...) {
   check_dots(environment(), "complete()")  # mice's complete() ignores what it does not know (a review)
   check_mids_input(data)
-  # mice's own words, checked here so that the error names `action` (mice's
-  # match.arg() said "'arg' should be one of"; a review)
-  if (is.character(action)) action <- check_string(action, c("all", "long", "broad", "repeated", "stacked"))
+  # mice's own words, abbreviated as mice's match.arg() allows ("l"), checked
+  # here so that the error names `action` (mice said "'arg' should be one of"; a review)
+  if (is.character(action)) {
+    words <- c("all", "long", "broad", "repeated", "stacked")
+    hit <- if (length(action) == 1 && !is.na(action)) pmatch(action, words) else NA
+    action <- check_string(if (is.na(hit)) action else words[hit], words, arg = "action")
+  }
   if (!is.numeric(action) && !is.character(action)) {
     abort_input("action", sprintf("must be completed data sets 0..%d (0: the data with their gaps) or one of mice's words (\"long\", \"all\", ...).",
                                   as.integer(data$n_samples)))

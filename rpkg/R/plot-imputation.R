@@ -26,8 +26,8 @@ plot.ditimpute_imputation <- function(x, sequence = 1, variables = NULL, ...) {
 }
 
 # The ggplot of plot.ditimpute_imputation() (and autoplot()).
-ggplot_imputation <- function(x, sequence = 1, variables = NULL, ...) {
-  check_dots(environment(), "plot()")
+ggplot_imputation <- function(x, sequence = 1, variables = NULL, ..., .fn = "plot()") {
+  check_dots(environment(), .fn)
   x <- as3(x)
   n <- dim(x$x)[1]
   sequence <- check_count(sequence, max = n)

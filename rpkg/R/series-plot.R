@@ -28,8 +28,8 @@ plot.ditimpute_series_imputation <- function(x, variables = NULL, from = 1, to =
 }
 
 # The ggplot of plot.ditimpute_series_imputation() (and autoplot()).
-ggplot_series_imputation <- function(x, variables = NULL, from = 1, to = NULL, ...) {
-  check_dots(environment(), "plot()")
+ggplot_series_imputation <- function(x, variables = NULL, from = 1, to = NULL, ..., .fn = "plot()") {
+  check_dots(environment(), .fn)
   vars <- colnames(x$x)
   n_time <- nrow(x$x)
   cut_vars <- is.null(variables) && length(vars) > 8

@@ -116,10 +116,14 @@ test_that("a review's methods that swallowed unknown arguments reject them, name
   expect_input_error(tidyr::complete(imp, action = "foo"), "action")
   expect_input_error(tidyr::complete(imp, action = NA), "action")
   expect_identical(nrow(tidyr::complete(imp, action = "long")), 40L * 12L)  # 40 paths of 12 frames
+  expect_identical(tidyr::complete(imp, "l"), tidyr::complete(imp, action = "long"))  # abbreviated, as mice allows
   skip_if_not_installed("ggplot2")
   # autoplot()'s own name (it said plot())
   cnd <- expect_misspelled(ggplot2::autoplot(fit, foo = 1), "foo")
   expect_match(conditionMessage(cnd), "not an argument of autoplot()", fixed = TRUE)
   cnd <- expect_misspelled(ggplot2::autoplot(imp, sequnce = 1), "sequnce", "sequence")
   expect_match(conditionMessage(cnd), "autoplot()", fixed = TRUE)
+  # arguments by position, as plot() takes them
+  expect_s3_class(ggplot2::autoplot(imp, 1), "ggplot")
+  expect_s3_class(ggplot2::autoplot(fit, NULL, 10, 40), "ggplot")
 })
