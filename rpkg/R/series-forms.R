@@ -291,6 +291,12 @@ frame_grid <- function(time, what, col, arg, call) {
   } else {
     " impute_series() needs a regular grid: aggregate or interpolate the times onto one, with NA where nothing was observed."
   }
+  # business or trading days: the grid above would add weekends that never
+  # exist and impute them (a review)
+  if (!numeric_axis && inherits(time, "Date") && abs(usual - 86400) < 1) {
+    fix <- paste(fix, paste("If the absent days never have values (business or trading days), give the values without",
+                            "the time column instead (a matrix or vector: each row one step)."))
+  }
   if (max(tab) == 1) {  # no usual step to name ("most rows 141" of six different steps)
     abort_input(arg, sprintf("%s are not equally spaced: no two steps between consecutive rows are equal (from %s to %s).%s",
                              what, unit(min(step)), unit(max(step)), fix), call = call)

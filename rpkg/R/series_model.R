@@ -1428,7 +1428,9 @@ series_model_label <- function(model) {
               if (length(v) > 3) sprintf(" and %d more", length(v) - 3) else "", f)
     }, ""), collapse = "; "))
   }
-  sprintf("%s, %s kernel", switch(model$model_name, stationary = "linear trend", level = "local level",
+  # "stationary" as the candidates' table names the form ("linear trend" read as
+  # the local linear trend, the candidate "trend"; a review)
+  sprintf("%s, %s kernel", switch(model$model_name, stationary = "stationary around a fixed line", level = "local level",
                                   trend = "local linear trend"), model$kernel_name)
 }
 
@@ -1634,7 +1636,7 @@ print.ditimpute_series_model <- function(x, ...) {
 
 series_model_text <- function(x) {
   s <- x$spec
-  trend <- switch(x$model_name, stationary = "linear trend + stationary GP", level = "local level",
+  trend <- switch(x$model_name, stationary = "stationary GP around a fixed line", level = "local level",
                   trend = "local linear trend")
   cat(sprintf("<ditimpute_series_model> %s, %s kernel%s%s\n", trend, x$kernel_name,
               switch(x$kernel_name, seasonal = sprintf(" (period %g)", x$period),

@@ -64,6 +64,12 @@ test_that("irregular time stamps are reported in the series' own unit with the f
   grid <- data.frame(date = seq(min(x$date), max(x$date), by = "1 day"))
   x <- merge(grid, x, all.x = TRUE)
   expect_s3_class(impute_series(x, n_samples = 20, seed = 1, threads = 1), "ditimpute_series_imputation")
+  # business days: the grid would add weekends that never have values; the
+  # message says how to give such a series instead (a review)
+  expect_match(conditionMessage(cnd), "give the values without the time column", fixed = TRUE)
+  cnd <- expect_input_error(impute_series(hourly <- data.frame(t = as.POSIXct("2020-01-01", tz = "UTC") + 3600 * 0:39,
+                                                               y = sin(1:40))[-c(5, 6), ]), "x")
+  expect_no_match(conditionMessage(cnd), "without the time column")  # hours: no business-day hint
   hourly <- data.frame(t = as.POSIXct("2020-01-01", tz = "UTC") + 3600 * 0:39, y = sin(1:40))[-c(5, 6), ]
   cnd <- expect_input_error(impute_series(hourly), "x")
   expect_match(conditionMessage(cnd), "are 3 hours apart, the most common step 1 hour", fixed = TRUE)

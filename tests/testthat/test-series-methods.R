@@ -222,7 +222,7 @@ test_that("predict() chooses the model class with the horizon in view, on foreca
   expect_lt(ch$difference[2], 0)
   expect_identical(ch$hidden_values, c(60L, 60L))  # 10 rounds of 6 frames
   expect_identical(ch$hidden_gaps, c(10L, 10L))
-  expect_match(printed(fc), "chosen for the horizon over the fit's (linear trend, smooth kernel)", fixed = TRUE)
+  expect_match(printed(fc), "chosen for the horizon over the fit's (stationary around a fixed line, smooth kernel)", fixed = TRUE)
   # the level form as fitted, nothing refitted: the forecast of the series
   # fitted with model = "level" (the same fit of that form), whose one class
   # leaves nothing to choose
@@ -235,7 +235,7 @@ test_that("predict() chooses the model class with the horizon in view, on foreca
   fit <- predict(imp, n.ahead = 6, proper = FALSE, seed = 1, threads = 1, model_choice = "fit")
   expect_null(attr(fit, "model_choice"))
   expect_gt(max(abs(fit$estimate - fc$estimate)), 0.1)
-  expect_match(printed(fit), "GP series (linear trend, smooth kernel)", fixed = TRUE)
+  expect_match(printed(fit), "GP series (stationary around a fixed line, smooth kernel)", fixed = TRUE)
   # the class is the series' and the horizon's, not the seed's; forecasts
   # of up to 6 frames share it (a forecast of 1 frame is the first of 6)
   expect_identical(attr(predict(imp, n.ahead = 6, proper = FALSE, seed = 2, threads = 1), "model_choice"), ch)
