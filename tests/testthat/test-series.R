@@ -1625,3 +1625,21 @@ test_that("an observed value far out of line with its series is named in a warni
   wid <- function(imp) mean((imp$upper - imp$lower)[imp$missing])
   expect_gt(wid(spiked), 3 * wid(clean))
 })
+
+test_that("a short positive series (under 10 one-frame changes) gets the square-root scale, not the log", {
+  # A review: 12 values from 0.45 to 14.48 span an order of magnitude, so
+  # "auto" transforms them, and with 9 changes lambda fell back to the log: one
+  # value between 12.30 and 13.60 got a 90% interval of [2.81, 59.30]
+  # (bench/results/series_short_positive.md).
+  v <- c(0.45, 5.00, 5.27, 6.33, 8.25, 9.45, 9.78, 9.94, 12.30, 12.09, 13.60, 14.48)
+  x <- v
+  x[10] <- NA
+  expect_identical(ditimpute:::boxcox_profile(x)$lambda, 0.5)
+  r <- impute_series(x, level = 0.9, seed = 1, threads = 1, progress = FALSE)$record
+  expect_true(r$lower > 0 && r$lower <= v[10] && v[10] <= r$upper)
+  expect_lt(r$upper - r$lower, 15)  # 56.5 on the log scale, 3.9 on the data's
+  # at 10 changes or more lambda is chosen from them, as before
+  set.seed(3)
+  long <- exp(seq(0, log(30), length.out = 14) + rnorm(14, sd = 0.05))
+  expect_lt(ditimpute:::boxcox_profile(long)$lambda, 0.5)
+})
