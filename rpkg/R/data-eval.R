@@ -163,11 +163,21 @@ resolve_means <- function(means, x, d, default = FALSE, call = rlang::caller_env
       abort_input("means", paste("is a scaler but `x` is standardised (from scale_data()), where the training",
                                  "means are 0: use `means = 0`, or unscale `x` first."), call = call)
     }
-    means <- unname(means$center)
+    means <- means$center
   }
   if (!is.numeric(means) || !length(means) %in% c(1, d) || any(!is.finite(means))) {
     abort_input("means", sprintf("must be a ditimpute_scaler or finite numbers, one or one per variable (%d).", d),
                 call = call)
+  }
+  # named means go to the variables of those names, in x's order (they were
+  # taken by position: c(d = 4, c = 3, b = 2, a = 1) filled a with 4; a review)
+  vars <- var_names(x)
+  if (length(means) == d && d > 1 && !is.null(names(means)) && !is.null(vars)) {
+    if (!setequal(names(means), vars) || anyDuplicated(names(means))) {
+      abort_input("means", sprintf("names variables %s; x has %s.", paste0('"', names(means), '"', collapse = ", "),
+                                   paste0('"', vars, '"', collapse = ", ")), call = call)
+    }
+    means <- means[vars]
   }
   rep_len(as.numeric(means), d)
 }

@@ -155,3 +155,25 @@ test_that("unscale_data() maps an imputation of standardised windows back to the
   expect_equal(lin$point, unscale_data(impute_linear(held$x), sc), ignore_attr = TRUE)
   expect_output(print(lin), "no confidence region")
 })
+
+test_that("a review's data-preparation probes: the standardised mark survives a split, splits round as said, named means go by name", {
+  set.seed(1)
+  s <- ditimpute_series(cbind(a = rnorm(200, 50, 5), b = rnorm(200, 10, 2)))
+  sc <- fit_scaler(s)
+  z <- scale_data(s, sc)
+  p <- split_by_time(z, 0.8)
+  # the mark went missing, so scaling twice and filling in the data's means passed silently
+  expect_input_error(scale_data(p$train, sc), "x")
+  pw <- split_by_time(make_windows(z, 10), 0.8)
+  expect_true(isTRUE(attr(pw$test, "ditimpute_scaled")))
+  h <- hide_mcar(pw$test, 0.2, seed = 1)
+  expect_input_error(impute_mean(h$x, sc), "means")
+  # 0.29 * 100 is 28.999... in floating point: still 29 training rows
+  u <- ditimpute_series(matrix(rnorm(200), 100))
+  expect_identical(nrow(split_by_time(u, 0.29)$train$values), 29L)
+  expect_identical(nrow(split_by_time(u, 0.57)$train$values), 57L)
+  # means by name, in x's order (they were taken by position)
+  m <- matrix(c(1, NA, 3, 10, 20, NA), 3, 2, dimnames = list(NULL, c("a", "b")))
+  expect_identical(impute_mean(m, means = c(b = 7, a = 2)), impute_mean(m, means = c(2, 7)))
+  expect_input_error(impute_mean(m, means = c(b = 7, z = 2)), "means")
+})
