@@ -280,6 +280,13 @@ transform_values <- function(x, scaler, f, call = rlang::caller_env()) {
 # Number of variables of a numeric matrix or 3-d array (the last dimension);
 # NaN and Inf are input errors (check_no_nan_inf(), errors.R).
 check_value_shape <- function(v, arg, call = rlang::caller_env()) {
+  # value_matrix() passes a series' values: a series itself here is one the
+  # caller does not take (hide_mcar(), impute_mean(); the message below listed
+  # it as taken; a review)
+  if (inherits(v, "ditimpute_series")) {
+    abort_input(arg, "is a ditimpute_series, which this function does not take: give its values (x$values), an H x d matrix.",
+                call = call)
+  }
   if (!is.numeric(v) || !is.array(v) || !base::length(dim(v)) %in% 2:3) {
     abort_input(arg, "must be a ditimpute_series, a numeric H x d matrix or an n x H x d array.", call = call)
   }

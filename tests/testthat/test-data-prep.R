@@ -176,4 +176,7 @@ test_that("a review's data-preparation probes: the standardised mark survives a 
   m <- matrix(c(1, NA, 3, 10, 20, NA), 3, 2, dimnames = list(NULL, c("a", "b")))
   expect_identical(impute_mean(m, means = c(b = 7, a = 2)), impute_mean(m, means = c(2, 7)))
   expect_input_error(impute_mean(m, means = c(b = 7, z = 2)), "means")
+  # a series where only arrays are taken: said so (the message listed series as taken)
+  cnd <- expect_input_error(hide_mcar(s, 0.2), "x")
+  expect_match(conditionMessage(cnd), "does not take", fixed = TRUE)
 })
