@@ -9,8 +9,9 @@ ett_vars <- c("HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL", "OT")
 #' A `ditimpute_series` is what the readers return: a list with
 #' * `values`: a `T x p` numeric matrix (rows are time stamps, columns
 #'   variables, named), `NA` = missing;
-#' * `time`: the `T` time stamps, `POSIXct` in UTC, strictly increasing and
-#'   equally spaced;
+#' * `time`: the `T` time stamps, `POSIXct` (the readers' labelled UTC; your
+#'   own keep their time zone, dates become midnight UTC), strictly increasing
+#'   and equally spaced;
 #' * `freq`: the spacing of the time stamps in seconds (3600 for hourly data);
 #' * `name`: a label for printing.
 #'
