@@ -10,7 +10,8 @@
 #'   whether each sequence's true missing values lie inside its region, and
 #'   the share of missing entries inside their per-entry interval.
 #'
-#' @param object An imputation from [impute()].
+#' @param object An imputation from [impute()] or [impute_series()] (or
+#'   [impute_baseline()], [imputation_from_completions()]).
 #' @param spec A [gp_spec()] the data came from, for Monte Carlo coverage.
 #' @param truth True values shaped like the imputed `x`; for a series imputation
 #'   ([impute_series()]) in the form of its `x` (a `ts`, a vector, a matrix, or
@@ -199,13 +200,17 @@ print.ditimpute_coverage <- function(x, ...) {
 #'   missing entries to score (e.g. `hide_mcar()$hidden`). Default: all
 #'   missing entries.
 #' @param by `"sequence"` for one row per sequence, `"all"` for one row that
-#'   pools every scored entry (the paper's MAE, MSE and MRE).
+#'   pools every scored entry (the paper's MAE, MSE and MRE), `"variable"` for
+#'   one row per variable pooling its scored entries over the sequences (each
+#'   variable in its own units; a series imputation's variables by name).
 #' @return A data frame: with `by = "sequence"` one row per sequence (first
 #'   column `sequence`); a sequence with no scored entry (a complete one,
 #'   which [impute()] passes through, or one whose truth is not known) has
 #'   `NA` in every metric, so `colMeans(m[-1], na.rm = TRUE)` gives the
 #'   averages over the scored sequences. With `by = "all"` one row whose
-#'   first column `entries` counts the scored entries.
+#'   first column `entries` counts the scored entries; with `by = "variable"`
+#'   one row per variable (`variable`, `entries`, the metrics; `NA` metrics
+#'   for a variable with no scored entry).
 #' @examples
 #' spec <- gp_spec(48, d = 2, kernel = gp_kernel("laplace", lengthscale = 20))
 #' truth <- gp_simulate(spec, 10, seed = 1)
@@ -215,7 +220,7 @@ print.ditimpute_coverage <- function(x, ...) {
 #' colMeans(imputation_metrics(imp)[-1], na.rm = TRUE)
 #' imputation_metrics(imp, by = "all")
 #' @export
-imputation_metrics <- function(object, truth = NULL, spec = NULL, hidden = NULL, by = c("sequence", "all")) {
+imputation_metrics <- function(object, truth = NULL, spec = NULL, hidden = NULL, by = c("sequence", "all", "variable")) {
   if (!inherits(object, "ditimpute_imputation")) abort_input("object", "must be an imputation from impute().")
   hidden <- series_hidden(object, hidden)
   # hide_mcar()$truth, the values of x[hidden] in that order, is a vector for
@@ -230,7 +235,7 @@ imputation_metrics <- function(object, truth = NULL, spec = NULL, hidden = NULL,
     truth <- series_truth(object, truth)
   }
   object <- as3(object)
-  by <- check_string(by, c("sequence", "all"))
+  by <- check_string(by, c("sequence", "all", "variable"))
   n <- dim(object$x)[1]; H <- dim(object$x)[2]; d <- dim(object$x)[3]
   scored <- scored_entries(hidden, object)
   if (hidden_values(truth, hidden)) {
@@ -260,7 +265,8 @@ imputation_metrics <- function(object, truth = NULL, spec = NULL, hidden = NULL,
     tg <- missing_values(target[i, , , drop = FALSE], mi)[keep]
     lo <- missing_values(object$lower[i, , , drop = FALSE], mi)[keep]
     hi <- missing_values(object$upper[i, , , drop = FALSE], mi)[keep]
-    out <- data.frame(sequence = rep(i, length(est)), err = est - tg, target = tg, width = hi - lo)
+    vars <- missing_values(array(rep(seq_len(d), each = H), c(1, H, d)), mi)[keep]  # each entry's variable
+    out <- data.frame(sequence = rep(i, length(est)), variable = vars, err = est - tg, target = tg, width = hi - lo)
     if (!is.null(truth)) {
       tv <- missing_values(truth[i, , , drop = FALSE], mi)[keep]
       s <- object$samples[[i]]
@@ -282,6 +288,16 @@ imputation_metrics <- function(object, truth = NULL, spec = NULL, hidden = NULL,
     out
   }
   if (by == "all") return(cbind(entries = sum(vapply(entries, nrow, 0L)), summarise(do.call(rbind, entries))))
+  if (by == "variable") {
+    # each variable in its own units: pooled over variables, a report's MAE
+    # mixed micrograms with degrees (a review)
+    e <- do.call(rbind, entries)
+    names_d <- variable_names(object)
+    return(do.call(rbind, lapply(seq_len(d), function(j) {
+      ej <- e[e$variable == j, , drop = FALSE]
+      cbind(variable = names_d[j], entries = nrow(ej), summarise(ej))
+    })))
+  }
   do.call(rbind, lapply(seq_len(n), function(i) cbind(sequence = i, summarise(entries[[i]]))))
 }
 

@@ -1184,3 +1184,29 @@ test_that("calibrated forecasts cover what a wrong model's forecasts miss, and a
   expect_equal(fc$upper_99, pmax(plain$upper_99, fc$upper_80))
   expect_true(is.na(attr(fc, "calibration")$widen_99))
 })
+
+test_that("imputation_metrics(by = \"variable\") scores each variable in its own units", {
+  # A report writer's review: by = "all" pooled PM2.5 with temperature and wind
+  # speed, and there was no per-variable breakdown.
+  y0 <- cbind(a = as.numeric(datasets::mdeaths), b = as.numeric(datasets::fdeaths) / 100)
+  y <- y0
+  y[c(3:5, 40), 1] <- NA
+  y[50:51, 2] <- NA
+  f <- impute_series(y, n_samples = 30, seed = 1, threads = 1, progress = FALSE)
+  m <- imputation_metrics(f, truth = y0, by = "variable")
+  expect_identical(m$variable, c("a", "b"))
+  expect_identical(m$entries, c(4L, 2L))
+  expect_equal(m$mae[1], mean(abs(f$point[c(3:5, 40), 1] - y0[c(3:5, 40), 1])))
+  expect_equal(m$mae[2], mean(abs(f$point[50:51, 2] - y0[50:51, 2])))
+  all <- imputation_metrics(f, truth = y0, by = "all")
+  expect_equal(sum(m$mae * m$entries) / sum(m$entries), all$mae)
+  expect_equal(sum(m$interval_coverage * m$entries) / sum(m$entries), all$interval_coverage)
+  # windows: a variable with nothing scored has NA metrics
+  spec <- gp_spec(12, d = 2, kernel = gp_kernel("laplace", lengthscale = 4))
+  x <- gp_simulate(spec, 3, seed = 1)
+  truth <- x
+  x[, 9:12, 1] <- NA
+  mv <- imputation_metrics(impute(spec, x, n_samples = 40, seed = 1, threads = 1), truth = truth, by = "variable")
+  expect_identical(mv$entries, c(12L, 0L))
+  expect_true(all(is.na(mv[2, -(1:2)])))
+})
