@@ -447,14 +447,20 @@ plot.ditimpute_coverage_curve <- function(x, ...) {
   check_dots(environment(), "plot()")
   df <- as.data.frame(unclass(x))
   p <- ggplot2::ggplot(df, ggplot2::aes(x = .data$level, y = .data$coverage)) +
-    ggplot2::geom_abline(slope = 1, intercept = 0, linetype = 2, colour = "grey50") +
-    ggplot2::geom_pointrange(ggplot2::aes(ymin = .data$lower, ymax = .data$upper, colour = "regions"))
+    ggplot2::geom_abline(slope = 1, intercept = 0, linetype = 2, colour = "grey50")
+  # regions not scored (a series' own gaps, truth unknown: NA): no layer, so no
+  # ggplot warning about removed rows and no empty legend key (a review)
+  if (any(!is.na(df$coverage))) {
+    p <- p + ggplot2::geom_pointrange(data = df[!is.na(df$coverage), , drop = FALSE],
+                                      ggplot2::aes(ymin = .data$lower, ymax = .data$upper, colour = "regions"))
+  }
   if (!is.null(df$interval_coverage)) {
     p <- p + ggplot2::geom_pointrange(ggplot2::aes(y = .data$interval_coverage, ymin = .data$interval_lower,
                                                    ymax = .data$interval_upper, colour = "intervals"),
                                       position = ggplot2::position_nudge(x = 0.005))
   }
   drawn(p + ggplot2::labs(x = "nominal level", y = "empirical coverage", colour = NULL,
-                          title = sprintf("Calibration curve: %s", attr(x, "method"))) +
+                          title = paste(strwrap(sprintf("Calibration curve: %s", attr(x, "method")), width = 90),
+                                        collapse = "\n")) +
           ggplot2::scale_colour_manual(values = coverage_colours, name = NULL) + plot_theme())
 }

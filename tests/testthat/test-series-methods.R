@@ -607,9 +607,14 @@ test_that("coverage(levels = ) of a series imputation takes the truth that cover
   # a truth unknown at some imputed entries: intervals scored, no region
   y1 <- y0
   y1[11] <- NA
-  out <- paste(capture.output(print(coverage(imp, truth = y1, levels = c(0.5, 0.8)))), collapse = "\n")
+  c1 <- coverage(imp, truth = y1, levels = c(0.5, 0.8))
+  out <- paste(capture.output(print(c1)), collapse = "\n")
   expect_false(grepl("NA%", out, fixed = TRUE))
   expect_match(out, "Regions: none scored")
+  # its plot draws the intervals only: no ggplot warning about removed rows (a review)
+  pdf(NULL)
+  expect_no_warning(print(plot(c1)))
+  dev.off()
   # two variables, a ts truth
   x <- cbind(m = datasets::mdeaths, f = datasets::fdeaths)
   tx <- x
