@@ -75,6 +75,15 @@
 #' `vignette("pooling")` shows the coverage of pooled intervals measured both
 #' ways (`bench/mi_pooling.R`).
 #'
+#' **Messages in a report.** `as_mids()`, `with()` and `complete()` say both
+#' things above each time they are called on such an imputation (the
+#' improper note once per session at the console, every time in a knitted
+#' document, so that a second rendering keeps it). Once read, a report can
+#' keep them out of a chunk with the chunk options `message = FALSE` and
+#' `warning = FALSE`, or around a call with
+#' `suppressMessages(..., classes = "ditimpute_improper_message")` and
+#' `suppressWarnings(..., classes = "ditimpute_warning_groups")`.
+#'
 #' **Not a mice chain.** The `mids` object holds finished imputations: its
 #' `method` is `"ditimpute"` for every imputed variable (no method of mice
 #' made them), and its chain cannot be continued with `mice::mice.mids()`,
