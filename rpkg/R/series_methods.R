@@ -662,7 +662,10 @@ print.ditimpute_series_forecast <- function(x, ...) {
   # a numeric time (a ts's 1987.25) as text, so that print(digits = 3) rounds
   # the values only (a review: quarters printed as 1987 1987 1988 1988)
   if (is.numeric(df$time)) df$time <- format(df$time, digits = 7)
-  print(df, row.names = FALSE, ...)
+  # 4 significant digits unless asked otherwise: R's 7 wrapped the interval
+  # columns of a three-variable forecast into a second block (a report
+  # writer's review)
+  if (is.null(list(...)$digits)) print(df, row.names = FALSE, digits = 4, ...) else print(df, row.names = FALSE, ...)
   invisible(x)
 }
 

@@ -1215,3 +1215,18 @@ test_that("imputation_metrics(by = \"variable\") scores each variable in its own
   expect_identical(mv$entries, c(12L, 0L))
   expect_true(all(is.na(mv[2, -(1:2)])))
 })
+
+test_that("a forecast prints 4 significant digits unless asked, one row a line at the console's width", {
+  # a report writer's review: 8 digits pushed the interval columns of a
+  # three-variable forecast into a second block below the first
+  x <- cbind(m = datasets::mdeaths, f = datasets::fdeaths, l = datasets::ldeaths)
+  imp <- impute_series(x, n_samples = 20, seed = 1, threads = 1, progress = FALSE)
+  fc <- predict(imp, n.ahead = 4, proper = FALSE, seed = 1)
+  out <- withr::with_options(list(width = 80), capture.output(print(fc)))
+  head <- grep("^ *time", out)
+  expect_length(head, 1)  # one block: the interval columns not wrapped below
+  expect_length(out, head + nrow(fc))
+  expect_false(any(grepl("\\.[0-9]{4,}", out[-(1:head)])))  # no value with 4 or more decimals
+  more <- capture.output(print(fc, digits = 8))
+  expect_true(any(grepl("\\.[0-9]{4,}", more)))
+})
