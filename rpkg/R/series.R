@@ -1786,7 +1786,11 @@ print.summary.ditimpute_series_imputation <- function(x, ...) {
     if (is.logical(cand$chosen)) cand <- data.frame(` ` = ifelse(cand$chosen, "*", ""), cand[names(cand) != "chosen"],
                                                     check.names = FALSE)
     print(cand, row.names = FALSE)
-    cat(if (is.null(cand[[" "]])) "" else "* chosen; ", "every column, AIC among them: object$model$candidates\n", sep = "")
+    # the shortened names said (a report writer's review: env and harm unexplained)
+    said <- short[short %in% names(cand)]
+    writeLines(strwrap(paste0(if (is.null(cand[[" "]])) "" else "* chosen; ",
+                              if (length(said)) paste0(paste0(said, ": ", names(said), collapse = ", "), "; ") else "",
+                              "every column, AIC among them: object$model$candidates"), width = getOption("width", 80)))
   }
   r <- x$residuals
   if (!is.null(r)) {

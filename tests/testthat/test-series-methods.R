@@ -694,7 +694,12 @@ test_that("summary() of a model per variable fits 80 columns, marks the chosen f
   # the starred rows are the chosen forms' (their BICs printed to one decimal)
   expect_setequal(as.numeric(sub(".* (-?[0-9.]+) +[0-9]+ +(TRUE|FALSE)$", "\\1", starred)),
                   round(s$candidates$BIC[chosen], 1))
-  expect_true(any(grepl("^\\* chosen; every column", out)))
+  expect_match(paste(out, collapse = " "), "* chosen; ", fixed = TRUE)
+  expect_match(paste(out, collapse = " "), "every column, AIC among them", fixed = TRUE)
+  # shortened column names said below the table (a report writer's review)
+  short <- c(env = "envelope", harm = "harmonics", evals = "evaluations", conv = "converged")
+  shown <- intersect(names(short), strsplit(trimws(out[grep("^ +form", out)[1]]), " +")[[1]])
+  for (k in shown) expect_true(any(grepl(sprintf("%s: %s", k, short[[k]]), out, fixed = TRUE)))
   # mean widths to 4 significant digits; "-" where nothing is missing
   w <- s$variables$mean_width
   head <- grep("^ variable missing gaps longest_gap mean_width$", out)
