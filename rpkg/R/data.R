@@ -171,7 +171,9 @@ as.data.frame.ditimpute_series <- function(x, row.names = NULL, optional = FALSE
 #' `read_ett()` reads one file of the Electricity Transformer Temperature data
 #' (ETTh1, ETTh2, ETTm1, ETTm2): columns `date` (`"YYYY-mm-dd HH:MM:SS"`),
 #' `HUFL`, `HULL`, `MUFL`, `MULL`, `LUFL`, `LULL`, `OT`. Hourly and 15-minute
-#' files load alike; `freq` records the spacing.
+#' files load alike; `freq` records the spacing. The dates are the files'
+#' local clock readings, labelled UTC as BeijingAir's are (anything after the
+#' seconds, such as an offset, is not read).
 #'
 #' Both readers check the files and raise an error of class
 #' `ditimpute_error_input` naming `file` or `dir` when a file is missing or
@@ -240,8 +242,13 @@ read_beijing_air <- function(dir, sites = NULL, wind = FALSE) {
   if (!is.null(sites)) {
     absent <- setdiff(sites, stations)
     if (length(absent)) {
-      abort_input("sites", sprintf("no file in `dir` for site%s %s.", if (length(absent) > 1) "s" else "",
-                                   paste0('"', absent, '"', collapse = ", ")))
+      # the stations there, and the one meant when a name is near (a review: a
+      # misspelled "Dongsy" listed nothing)
+      hint <- closest_name(absent[1], sort(stations))
+      abort_input("sites", sprintf("no file in `dir` for site%s %s; its stations are %s.%s",
+                                   if (length(absent) > 1) "s" else "", paste0('"', absent, '"', collapse = ", "),
+                                   paste0('"', sort(stations), '"', collapse = ", "),
+                                   if (is.null(hint)) "" else sprintf(" Did you mean \"%s\"?", hint)))
     }
     parts <- parts[stations %in% sites]
     stations <- stations[stations %in% sites]

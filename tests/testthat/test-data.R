@@ -77,6 +77,10 @@ test_that("read_beijing_air puts the sites side by side with UTC hours", {
   both <- read_beijing_air(d, sites = c("Dongsi", "Aotizhongxin"))
   expect_equal(both$values, air$values)
   expect_identical(colnames(read_beijing_air(d, sites = "Dongsi")$values), paste0("Dongsi.", air_vars))
+  # a misspelled site: the stations there and the one meant (a review)
+  cnd <- expect_input_error(read_beijing_air(d, sites = "Dongsy"), "sites")
+  expect_match(conditionMessage(cnd), "its stations are \"Aotizhongxin\", \"Dongsi\"")
+  expect_match(conditionMessage(cnd), "Did you mean \"Dongsi\"?", fixed = TRUE)
 })
 
 test_that("read_beijing_air rejects malformed directories and files", {
