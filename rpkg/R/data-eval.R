@@ -27,7 +27,7 @@
 #' sqrt(mean((imp[out$hidden] - out$truth)^2))
 #' @export
 hide_mcar <- function(x, rate, seed = NULL) {
-  check_value_shape(x, "x")
+  check_value_shape(x, "x", series = FALSE)
   rate <- check_number(rate, lower = 0, upper = 1)
   observed <- which(!is.na(x))
   n_hide <- round(rate * length(observed))
@@ -90,7 +90,7 @@ with_local_seed <- function(seed, expr, call = rlang::caller_env()) {
 #' impute_mean(x, means = c(2.5, 10))[1, , ]
 #' @export
 impute_linear <- function(x, means = 0) {
-  d <- check_value_shape(x, "x")
+  d <- check_value_shape(x, "x", series = FALSE)
   dims <- dim(x)
   # Frames along the rows: an H x (windows * variables) matrix, variable slowest.
   by_time <- if (length(dims) == 3) matrix(aperm(x, c(2, 1, 3)), nrow = dims[2]) else unclass(x)
@@ -131,7 +131,7 @@ interpolate_columns <- function(m, fallback) {
 #' @rdname impute_linear
 #' @export
 impute_mean <- function(x, means = 0) {
-  d <- check_value_shape(x, "x")
+  d <- check_value_shape(x, "x", series = FALSE)
   means <- resolve_means(means, x, d, default = missing(means))
   fill <- rep(means, each = length(x) / d)
   miss <- is.na(x)

@@ -279,7 +279,7 @@ transform_values <- function(x, scaler, f, call = rlang::caller_env()) {
 
 # Number of variables of a numeric matrix or 3-d array (the last dimension);
 # NaN and Inf are input errors (check_no_nan_inf(), errors.R).
-check_value_shape <- function(v, arg, call = rlang::caller_env()) {
+check_value_shape <- function(v, arg, call = rlang::caller_env(), series = TRUE) {
   # value_matrix() passes a series' values: a series itself here is one the
   # caller does not take (hide_mcar(), impute_mean(); the message below listed
   # it as taken; a review)
@@ -288,7 +288,8 @@ check_value_shape <- function(v, arg, call = rlang::caller_env()) {
                 call = call)
   }
   if (!is.numeric(v) || !is.array(v) || !base::length(dim(v)) %in% 2:3) {
-    abort_input(arg, "must be a ditimpute_series, a numeric H x d matrix or an n x H x d array.", call = call)
+    abort_input(arg, sprintf("must be %sa numeric H x d matrix or an n x H x d array.",
+                             if (series) "a ditimpute_series, " else ""), call = call)
   }
   check_no_nan_inf(v, arg, call = call)
   dims <- dim(v)

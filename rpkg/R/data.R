@@ -57,7 +57,9 @@ ditimpute_series <- function(values, time = NULL, name = "series") {
 }
 
 new_series <- function(values, time, name, freq) {
-  structure(list(values = values, time = as.POSIXct(time, tz = "UTC"), name = name, freq = freq),
+  # time as given (a Date became midnight UTC above): as.POSIXct(time, tz = "UTC")
+  # relabelled a POSIXct's own zone on R >= 4.3 and kept it before (a review)
+  structure(list(values = values, time = time, name = name, freq = freq),
             class = "ditimpute_series")
 }
 
@@ -244,11 +246,14 @@ read_beijing_air <- function(dir, sites = NULL, wind = FALSE) {
     if (length(absent)) {
       # the stations there, and the one meant when a name is near (a review: a
       # misspelled "Dongsy" listed nothing)
-      hint <- closest_name(absent[1], sort(stations))
-      abort_input("sites", sprintf("no file in `dir` for site%s %s; its stations are %s.%s",
+      hints <- unlist(lapply(absent, function(a) {
+        h <- closest_name(a, sort(stations))
+        if (!is.null(h)) sprintf("\"%s\" for \"%s\"", h, a)
+      }))
+      abort_input("sites", sprintf("no file in `dir` for site%s %s; the stations of the files read are %s.%s",
                                    if (length(absent) > 1) "s" else "", paste0('"', absent, '"', collapse = ", "),
                                    paste0('"', sort(stations), '"', collapse = ", "),
-                                   if (is.null(hint)) "" else sprintf(" Did you mean \"%s\"?", hint)))
+                                   if (!length(hints)) "" else sprintf(" Did you mean %s?", paste(hints, collapse = ", "))))
     }
     parts <- parts[stations %in% sites]
     stations <- stations[stations %in% sites]

@@ -662,10 +662,12 @@ print.ditimpute_series_forecast <- function(x, ...) {
   # a numeric time (a ts's 1987.25) as text, so that print(digits = 3) rounds
   # the values only (a review: quarters printed as 1987 1987 1988 1988)
   if (is.numeric(df$time)) df$time <- format(df$time, digits = 7)
-  # 4 significant digits unless asked otherwise: R's 7 wrapped the interval
+  # 4 significant digits (fewer with options(digits =)) unless asked: R's 7 wrapped the interval
   # columns of a three-variable forecast into a second block (a report
   # writer's review)
-  if (is.null(list(...)$digits)) print(df, row.names = FALSE, digits = 4, ...) else print(df, row.names = FALSE, ...)
+  dots <- list(...)
+  if (is.null(dots$digits)) dots$digits <- min(4L, getOption("digits"))
+  do.call(print, c(list(df, row.names = FALSE), dots))
   invisible(x)
 }
 

@@ -179,4 +179,6 @@ test_that("a review's data-preparation probes: the standardised mark survives a 
   # a series where only arrays are taken: said so (the message listed series as taken)
   cnd <- expect_input_error(hide_mcar(s, 0.2), "x")
   expect_match(conditionMessage(cnd), "does not take", fixed = TRUE)
+  cnd <- expect_input_error(hide_mcar(as.data.frame(m), 0.3), "x")
+  expect_no_match(conditionMessage(cnd), "ditimpute_series")
 })

@@ -79,8 +79,10 @@ test_that("read_beijing_air puts the sites side by side with UTC hours", {
   expect_identical(colnames(read_beijing_air(d, sites = "Dongsi")$values), paste0("Dongsi.", air_vars))
   # a misspelled site: the stations there and the one meant (a review)
   cnd <- expect_input_error(read_beijing_air(d, sites = "Dongsy"), "sites")
-  expect_match(conditionMessage(cnd), "its stations are \"Aotizhongxin\", \"Dongsi\"")
-  expect_match(conditionMessage(cnd), "Did you mean \"Dongsi\"?", fixed = TRUE)
+  expect_match(conditionMessage(cnd), "the stations of the files read are \"Aotizhongxin\", \"Dongsi\"")
+  expect_match(conditionMessage(cnd), "Did you mean \"Dongsi\" for \"Dongsy\"?", fixed = TRUE)
+  cnd <- expect_input_error(read_beijing_air(d, sites = c("Dongsy", "Aotizhongxn")), "sites")
+  expect_match(conditionMessage(cnd), "\"Dongsi\" for \"Dongsy\", \"Aotizhongxin\" for \"Aotizhongxn\"", fixed = TRUE)
 })
 
 test_that("read_beijing_air rejects malformed directories and files", {

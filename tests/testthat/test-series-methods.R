@@ -1234,4 +1234,8 @@ test_that("a forecast prints 4 significant digits unless asked, one row a line a
   expect_false(any(grepl("\\.[0-9]{4,}", out[-(1:head)])))  # no value with 4 or more decimals
   more <- capture.output(print(fc, digits = 8))
   expect_true(any(grepl("\\.[0-9]{4,}", more)))
+  # digits = NULL is the default's; options(digits =) below 4 is followed (a code review)
+  expect_identical(capture.output(print(fc, digits = NULL)), capture.output(print(fc)))
+  fewer <- withr::with_options(list(digits = 3, width = 80), capture.output(print(fc)))
+  expect_identical(fewer, withr::with_options(list(width = 80), capture.output(print(fc, digits = 3))))
 })
