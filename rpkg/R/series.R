@@ -167,8 +167,9 @@
 #' `(y^lambda - 1) / lambda` (the log at `lambda = 0`), with `lambda` in
 #' `[0, 1]` chosen so that the series' one-frame changes look most Gaussian
 #' (their profile likelihood, on a grid of 0.05; with fewer than 10 one-frame
-#' changes observed, too few to choose it, `lambda = 0.5`, the square root,
-#' between the data's own scale and the log); `"boxcox"` does so for
+#' changes observed, from the changes between successive observed values when
+#' there are 30 or more of them, else `lambda = 0.5`, the square root, between
+#' the data's own scale and the log); `"boxcox"` does so for
 #' every variable, `"log"` takes the log of every variable. The point and
 #' the interval ends are mapped back: the point is the conditional median,
 #' intervals are wider above than below (for `lambda < 1`), and every imputation, draw and

@@ -238,6 +238,13 @@ boxcox_profile <- function(col) {
     if (is.null(sum_log)) sum_log <<- sum(log(later))
     (l - 1) * sum_log
   }, min_changes = boxcox_min_changes)
+  # A long series observed sparsely (every other frame: no two values
+  # adjacent) chooses lambda from the changes between its observed values in
+  # order: on 3,000 Dongsi hours with every other hour removed they gave 0.4 /
+  # 0.1 / 0.55 for PM2.5 / CO / O3 against 0.45 / 0.15 / 0.55 from every hour
+  # (a code review; the set value would have been 0.5 for all three).
+  obs <- col[!is.na(col)]
+  if (is.null(prof) && length(obs) >= boxcox_min_sparse_values) return(boxcox_profile(obs))
   if (is.null(prof)) return(list(lambda = boxcox_short_lambda, lr_additive = 0))
   list(lambda = grid[which.max(prof)], lr_additive = 2 * (max(prof) - prof[length(grid)]))
 }
@@ -254,6 +261,7 @@ boxcox_profile <- function(col) {
 # growth and counts, and the profile from 4 changes on under-covered.
 boxcox_min_changes <- 10L
 boxcox_short_lambda <- 0.5
+boxcox_min_sparse_values <- 30L
 
 # A rule measured and not adopted (Inf: off): transform = "auto" would also
 # put a positive variable that spans less than an order of magnitude on a

@@ -1643,3 +1643,19 @@ test_that("a short positive series (under 10 one-frame changes) gets the square-
   long <- exp(seq(0, log(30), length.out = 14) + rnorm(14, sd = 0.05))
   expect_lt(ditimpute:::boxcox_profile(long)$lambda, 0.5)
 })
+
+test_that("a long positive series observed every other frame chooses lambda from the changes between its values", {
+  # no two observed values adjacent: lambda was the set value (0.5), whatever
+  # the data said; from the changes between observed values it is near the
+  # complete series' (a code review)
+  set.seed(4)
+  y <- exp(cumsum(rnorm(400, sd = 0.1)) + 3)  # changes proportional to the level: the log's case
+  full <- ditimpute:::boxcox_profile(y)$lambda
+  alt <- y
+  alt[seq(2, 400, 2)] <- NA
+  sparse <- ditimpute:::boxcox_profile(alt)$lambda
+  expect_lt(abs(sparse - full), 0.15)
+  expect_lt(sparse, 0.3)
+  # a short one (under 30 values) keeps the set value
+  expect_identical(ditimpute:::boxcox_profile(alt[1:40])$lambda, 0.5)
+})
