@@ -1659,3 +1659,24 @@ test_that("a long positive series observed every other frame chooses lambda from
   # a short one (under 30 values) keeps the set value
   expect_identical(ditimpute:::boxcox_profile(alt[1:40])$lambda, 0.5)
 })
+
+test_that("copies and exact linear functions among the variables are named in a warning", {
+  # A review: a duplicated column was imputed from its twin with intervals 0.86
+  # wide where the truth was known exactly, and nothing said so.
+  set.seed(1)
+  a <- cumsum(rnorm(120))
+  x <- cbind(a = a, a2 = a, b = 2 * a + 1, c = rnorm(120))
+  x[10:15, "a"] <- NA
+  x[50:55, "a2"] <- NA
+  w <- ditimpute:::series_collinear_warning(x)
+  expect_match(w, "\"a\" and \"a2\" (equal)", fixed = TRUE)
+  expect_match(w, "\"a\" and \"b\" (exactly linear)", fixed = TRUE)
+  expect_false(grepl("\"c\"", w, fixed = TRUE))
+  expect_warning(impute_series(x[, c("a", "a2")], n_samples = 20, seed = 1, threads = 1, progress = FALSE),
+                 class = "ditimpute_warning_collinear")
+  # related but not exactly: no warning; nothing missing in either: no warning
+  y <- cbind(a = a, n = a + rnorm(120, sd = 0.01))
+  y[10:15, "a"] <- NA
+  expect_null(ditimpute:::series_collinear_warning(y))
+  expect_null(ditimpute:::series_collinear_warning(cbind(a = a, a2 = a, m = c(NA, a[-1]))[, 1:2]))
+})
