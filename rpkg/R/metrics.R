@@ -225,7 +225,8 @@ imputation_metrics <- function(object, truth = NULL, spec = NULL, hidden = NULL,
   hidden <- series_hidden(object, hidden)
   # hide_mcar()$truth, the values of x[hidden] in that order, is a vector for
   # a series too; a full truth in x's form goes through series_truth().
-  if (!hidden_values(truth, hidden)) {
+  values_only <- hidden_values(truth, hidden)
+  if (!values_only) {
     if (inherits(object, "ditimpute_series_imputation") && is.logical(hidden) && is.numeric(truth) &&
         is.null(dim(truth)) && !stats::is.ts(truth) && length(truth) != nrow(object$x)) {
       abort_input("truth", sprintf(paste("has %d values: give the %d hidden values (variable by variable, as x[hidden])",
@@ -238,7 +239,7 @@ imputation_metrics <- function(object, truth = NULL, spec = NULL, hidden = NULL,
   by <- check_string(by, c("sequence", "all", "variable"))
   n <- dim(object$x)[1]; H <- dim(object$x)[2]; d <- dim(object$x)[3]
   scored <- scored_entries(hidden, object)
-  if (hidden_values(truth, hidden)) {
+  if (values_only) {
     full <- array(NA_real_, dim(object$x))  # hide_mcar()$truth: the values of x[hidden], in that order
     full[scored] <- truth
     truth <- full
@@ -460,7 +461,6 @@ plot.ditimpute_coverage_curve <- function(x, ...) {
                                       position = ggplot2::position_nudge(x = 0.005))
   }
   drawn(p + ggplot2::labs(x = "nominal level", y = "empirical coverage", colour = NULL,
-                          title = paste(strwrap(sprintf("Calibration curve: %s", attr(x, "method")), width = 90),
-                                        collapse = "\n")) +
+                          title = wrapped_title(sprintf("Calibration curve: %s", attr(x, "method")))) +
           ggplot2::scale_colour_manual(values = coverage_colours, name = NULL) + plot_theme())
 }

@@ -35,6 +35,10 @@ single_frame_runs <- function(run) {
 
 plot_theme <- function() ggplot2::theme_bw() + ggplot2::theme(legend.position = "bottom")
 
+# A plot title wrapped at 90 characters: a model's description ran off a
+# knitted page (series plots, calibration curves).
+wrapped_title <- function(text) paste(strwrap(text, width = 90), collapse = "\n")
+
 # plot() methods draw, as base R's do (also inside a loop or a function,
 # where a returned ggplot would not be printed), and return the ggplot
 # invisibly, to be extended and printed again; autoplot() returns it undrawn.

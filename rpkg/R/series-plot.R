@@ -76,7 +76,7 @@ ggplot_series_imputation <- function(x, variables = NULL, from = 1, to = NULL, .
                         size = 0.9) +
     ggplot2::facet_wrap(~variable, ncol = 1, scales = "free_y") +
     value_scales(c("observed", "imputed", if (has_truth) "truth")) + interval_scale(x$level) +
-    ggplot2::labs(x = "time", y = "value", title = paste(strwrap(sprintf("Imputed by %s", x$method), width = 90), collapse = "\n"),
+    ggplot2::labs(x = "time", y = "value", title = wrapped_title(sprintf("Imputed by %s", x$method)),
                   subtitle = sprintf("imputed values with their %g%% per-entry intervals", 100 * x$level),
                   caption = if (cut_vars) sprintf("the first 8 of %d variables; choose others with `variables =`",
                                                   length(vars))) +

@@ -244,9 +244,11 @@ boxcox_profile <- function(col) {
   # 0.1 / 0.55 for PM2.5 / CO / O3 against 0.45 / 0.15 / 0.55 from every hour
   # (a code review; the set value would have been 0.5 for all three;
   # bench/boxcox_sparse.R, bench/results/boxcox_sparse.md).
-  obs <- col[!is.na(col)]
-  if (is.null(prof) && length(obs) >= boxcox_min_sparse_values) return(boxcox_profile(obs))
-  if (is.null(prof)) return(list(lambda = boxcox_short_lambda, lr_additive = 0))
+  if (is.null(prof)) {
+    obs <- col[!is.na(col)]
+    if (length(obs) >= boxcox_min_sparse_values) return(boxcox_profile(obs))
+    return(list(lambda = boxcox_short_lambda, lr_additive = 0))
+  }
   list(lambda = grid[which.max(prof)], lr_additive = 2 * (max(prof) - prof[length(grid)]))
 }
 
