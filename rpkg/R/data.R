@@ -174,8 +174,10 @@ as.data.frame.ditimpute_series <- function(x, row.names = NULL, optional = FALSE
 #' (ETTh1, ETTh2, ETTm1, ETTm2): columns `date` (`"YYYY-mm-dd HH:MM:SS"`),
 #' `HUFL`, `HULL`, `MUFL`, `MULL`, `LUFL`, `LULL`, `OT`. Hourly and 15-minute
 #' files load alike; `freq` records the spacing. The dates are the files'
-#' local clock readings, labelled UTC as BeijingAir's are (anything after the
-#' seconds, such as an offset, is not read).
+#' local clock readings, labelled UTC as BeijingAir's are; a date ending in a
+#' UTC offset (`"2016-07-01 00:00:00+08:00"`, `"-0130"`, `"Z"`) is read as
+#' that instant in UTC (`2016-06-30 16:00:00 UTC`), and a `"T"` between the
+#' day and the hour is taken as a space.
 #'
 #' Both readers check the files and raise an error of class
 #' `ditimpute_error_input` naming `file` or `dir` when a file is missing or
@@ -287,14 +289,32 @@ read_ett <- function(file) {
     abort_input("file", sprintf("must be an existing file, not %s.", deparse1(file)))
   }
   tab <- read_csv_checked(file, c("date", ett_vars), arg = "file")
-  stamp <- trimws(tab$date)
-  time <- as.POSIXct(stamp, format = "%Y-%m-%d %H:%M:%S", tz = "UTC")
-  short <- is.na(time) & !is.na(stamp)
-  time[short] <- as.POSIXct(stamp[short], format = "%Y-%m-%d %H:%M", tz = "UTC")
+  time <- parse_stamps(tab$date)
   check_time_grid(time, "file", what = "dates")
   name <- sub("\\.csv(\\.gz)?$", "", basename(file))
   new_series(numeric_columns(tab, ett_vars, file, arg = "file"), time, name = name,
              freq = diff(as.numeric(time[1:2])))
+}
+
+# Date-times "YYYY-mm-dd HH:MM[:SS]" (or with a "T") as POSIXct labelled UTC;
+# one ending in a UTC offset ("+08:00", "-0130", "Z") is that instant in UTC
+# (as.POSIXct() with a format ignores what follows it: a review found the
+# offsets dropped). NA where not a date-time; check_time_grid() reports it.
+parse_stamps <- function(stamp) {
+  stamp <- sub("^([0-9]{4}-[0-9]{2}-[0-9]{2})T", "\\1 ", trimws(stamp))
+  pattern <- "^(.*[0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]*)?)?) ?(Z|[+-][0-9]{2}:?[0-9]{2})$"
+  zoned <- !is.na(stamp) & grepl(pattern, stamp)
+  offset <- sub(pattern, "\\4", stamp[zoned])
+  offset <- ifelse(offset == "Z", "+0000", sub(":", "", offset, fixed = TRUE))
+  stamp[zoned] <- paste0(sub(pattern, "\\1", stamp[zoned]), offset)
+  time <- as.POSIXct(rep(NA_real_, length(stamp)), origin = "1970-01-01", tz = "UTC")
+  for (f in c("%Y-%m-%d %H:%M:%OS", "%Y-%m-%d %H:%M")) {
+    left <- is.na(time) & !is.na(stamp)
+    if (!any(left)) break
+    fmt <- ifelse(zoned[left], paste0(f, "%z"), f)
+    time[left] <- as.POSIXct(strptime(stamp[left], fmt, tz = "UTC"))
+  }
+  time
 }
 
 # Reads a CSV (gzip detected by file()) as text, so that every column can be

@@ -151,6 +151,22 @@ test_that("read_ett reads hourly and 15-minute files, gzipped or plain", {
   expect_output(print(m), "8 time stamps x 7 variables, 15 minutes from 2016-07-01 00:00:00")
 })
 
+test_that("read_ett reads a date's UTC offset as that instant in UTC (it was dropped)", {
+  utc <- as.POSIXct("2016-06-30 16:00:00", tz = "UTC") + 3600 * (0:3)
+  for (form in c("+08:00", "+0800", " +0800")) {
+    s <- read_ett(write_ett(ett_lines(paste0(hours(4), form))))
+    expect_equal(s$time, utc)
+  }
+  s <- read_ett(write_ett(ett_lines(paste0(sub(" ", "T", hours(4)), "Z"))))
+  expect_equal(s$time, utc + 8 * 3600)
+  # an offset that changes within the file (daylight saving time) keeps the hours equally spaced in UTC
+  dates <- c("2016-03-27 00:00:00+01:00", "2016-03-27 01:00:00+01:00", "2016-03-27 03:00:00+02:00",
+             "2016-03-27 04:00:00+02:00")
+  s <- read_ett(write_ett(ett_lines(dates)))
+  expect_equal(s$time, as.POSIXct("2016-03-26 23:00:00", tz = "UTC") + 3600 * (0:3))
+  expect_equal(s$freq, 3600)
+})
+
 test_that("read_ett rejects malformed files", {
   expect_input_error(read_ett(file.path(tempdir(), "absent.csv")), "file")
   expect_input_error(read_ett(tempdir()), "file")
