@@ -231,6 +231,13 @@ load_real_data <- function(name = c("beijing_air", "ett_h1", "ett_h2"), dir = Sy
     read_ett(found[1])
   }
   parts <- split_by_time(series, train = train)
+  length <- check_count(length)
+  stamps <- vapply(parts, function(p) nrow(p$values), 1)
+  if (length > min(stamps)) {  # make_windows() would name the part's stamps as if they were the series'
+    short <- names(stamps)[which.min(stamps)]
+    abort_input("length", sprintf("must be at most the %s part's %d time stamps (%s has %d, split at train = %s), not %d.",
+                                  short, min(stamps), series$name %||% "series", sum(stamps), format(train), length))
+  }
   scaler <- fit_scaler(parts$train)
   windows <- lapply(parts, function(p) scale_data(make_windows(p, length), scaler))
   list(train = windows$train, test = windows$test, scaler = scaler, name = series$name)

@@ -126,7 +126,10 @@ test_that("load_real_data splits in time, windows and standardises with training
   expect_equal(unscale_data(d$test, d$scaler)[4, 10, ], vals[200, ], ignore_attr = TRUE)
   expect_identical(d$name, "ETTh1")
   # The default length 48 is longer than the 40 test hours.
-  expect_input_error(load_real_data("ett_h1", dir = dir), "length")
+  cnd <- expect_input_error(load_real_data("ett_h1", dir = dir), "length")
+  # The bound is the test part's, said as such (it named 40 stamps as if they were the series').
+  expect_match(conditionMessage(cnd), "at most the test part's 40 time stamps (ETTh1 has 200, split at train = 0.8), not 48",
+               fixed = TRUE)
   expect_input_error(load_real_data("ett_h2", dir = dir), "dir")
   expect_input_error(load_real_data("ett_h1", dir = file.path(dir, "absent")), "dir")
   expect_input_error(load_real_data("mnist", dir = dir), "name")
