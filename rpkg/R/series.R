@@ -1652,7 +1652,10 @@ gap_runs <- function(miss, time) {
 #' @param what `"point"`, `"lower"`, `"upper"` (observed values stay in all
 #'   three), or `"sample"`.
 #' @param m With `what = "sample"`: which sample path.
-#' @return The completed series, in the class of the imputed `x`.
+#' @return The completed series, in the class of the imputed `x`. Imputed
+#'   values are real numbers: an integer column or vector (counts) comes back
+#'   as a double one with fractional imputations. Round them in the analysis
+#'   if a count model needs it; rounding imputations tends to bias estimates.
 #' @examples
 #' y <- datasets::Nile
 #' y[40:55] <- NA
@@ -1828,11 +1831,24 @@ print.summary.ditimpute_series_imputation <- function(x, ...) {
     # printed that column on its own below it)
     if (is.logical(cand$chosen)) cand <- data.frame(` ` = ifelse(cand$chosen, "*", ""), cand[names(cand) != "chosen"],
                                                     check.names = FALSE)
-    print(cand, row.names = FALSE)
+    # a column of TRUE only says less than a word below the table (with three
+    # variables in two groups the table was 86 columns wide: a review)
+    all_conv <- is.logical(cand$conv) && all(cand$conv %in% TRUE)
+    if (all_conv) cand$conv <- NULL
+    groups <- unique(cand$variables)
+    if (length(groups) > 1) {  # a table per group of variables, under its names
+      for (g in groups) {
+        cat(g, ":\n", sep = "")
+        print(cand[cand$variables == g, names(cand) != "variables", drop = FALSE], row.names = FALSE)
+      }
+    } else {
+      print(cand, row.names = FALSE)
+    }
     # the shortened names said (a report writer's review: env and harm unexplained)
     said <- short[short %in% names(cand)]
     writeLines(strwrap(paste0(if (is.null(cand[[" "]])) "" else "* chosen; ",
                               if (length(said)) paste0(paste0(said, ": ", names(said), collapse = ", "), "; ") else "",
+                              if (all_conv) "every fit converged; " else "",
                               "every column, AIC among them: object$model$candidates"), width = getOption("width", 80)))
   }
   r <- x$residuals

@@ -676,6 +676,34 @@ test_that("summary() and the calibration print of a one-variable series fit an 8
                    c("1-2", "3-13", "4", "> 13", "1", "end gaps", "all", "all lengths"))
 })
 
+test_that("summary() of three variables in two groups: a candidates table per group, within 80 columns", {
+  set.seed(1)
+  n <- 300
+  a <- cumsum(rnorm(n))
+  x <- cbind(pm25 = a, temperature = a + rnorm(n, sd = 0.5), windspeed = sin(1:n / 5) + rnorm(n, sd = 0.3))
+  x[sample(n, 30), 1] <- NA
+  x[100:120, 2] <- NA
+  x[sample(n, 20), 3] <- NA
+  imp <- impute_series(x, n_samples = 20, seed = 1, threads = 1)
+  old <- options(width = 80)
+  on.exit(options(old))
+  out <- capture.output(summary(imp))
+  # one table of nine forms with a "variables" and a "conv" column was 86 columns wide and wrapped
+  expect_true(all(nchar(out) <= 80))
+  cand <- summary(imp)$candidates
+  groups <- unique(cand$variables)
+  expect_length(groups, 2L)
+  heads <- match(paste0(groups, ":"), out)
+  expect_false(anyNA(heads))
+  # each group's rows under its own header: as many rows as it has candidates
+  ends <- c(heads[-1] - 1, grep("^\\* chosen", out) - 1)
+  expect_identical(as.integer(ends - heads - 1), as.integer(table(cand$variables)[groups]))
+  # the converged column is left out only when every fit converged, and that is said
+  expect_true(all(cand$converged))
+  expect_false(any(grepl("\\bconv\\b", out)))
+  expect_match(paste(out, collapse = " "), "every fit converged", fixed = TRUE)
+})
+
 test_that("summary() of a model per variable fits 80 columns, marks the chosen forms and rounds the widths", {
   x <- cbind(m = as.numeric(datasets::mdeaths), f = as.numeric(datasets::fdeaths))
   x[c(5:8, 30), "m"] <- NA
@@ -692,7 +720,7 @@ test_that("summary() of a model per variable fits 80 columns, marks the chosen f
   starred <- grep("^ \\* ", out, value = TRUE)
   expect_length(starred, 2L)
   # the starred rows are the chosen forms' (their BICs printed to one decimal)
-  expect_setequal(as.numeric(sub(".* (-?[0-9.]+) +[0-9]+ +(TRUE|FALSE)$", "\\1", starred)),
+  expect_setequal(as.numeric(sub(".* (-?[0-9.]+) +[0-9]+( +(TRUE|FALSE))?$", "\\1", starred)),
                   round(s$candidates$BIC[chosen], 1))
   expect_match(paste(out, collapse = " "), "* chosen; ", fixed = TRUE)
   expect_match(paste(out, collapse = " "), "every column, AIC among them", fixed = TRUE)
