@@ -91,7 +91,10 @@
 #' error, finding no `mice.impute.ditimpute()`). For more imputations, impute
 #' again with more `n_samples`. What mice's own imputation model would have
 #' dropped (a constant column, say) is kept in `$loggedEvents` without mice's
-#' "Number of logged events" warning: no mice model imputes here.
+#' "Number of logged events" warning: no mice model imputes here. For the
+#' same reason `$predictorMatrix` is mice's default (every other column, the
+#' `time` index among them) and says nothing of how the values were imputed:
+#' that is the imputation's own model (for [impute_series()], `print(object$model)`).
 #'
 #' **The completed data sets** hold the variables in the form of the
 #' imputed data: a data frame's columns (row names included; a tibble comes
