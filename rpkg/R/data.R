@@ -342,7 +342,7 @@ read_csv_checked <- function(file, need, arg, call = rlang::caller_env()) {
 numeric_columns <- function(tab, cols, file, arg, call = rlang::caller_env()) {
   out <- vapply(cols, function(col) {
     s <- tab[[col]]
-    v <- suppressWarnings(as.numeric(s))
+    v <- text_numbers(s)
     bad <- !is.na(s) & !is.finite(v)
     if (any(bad)) {
       i <- which(bad)[1]

@@ -304,3 +304,11 @@ check_loglik_dots <- function(env) {
     abort_input("REML", "must be FALSE: the fits are by maximum likelihood (there is no REML likelihood).", call = env)
   }
 }
+
+# Text entries as numbers, NA where not one. as.numeric() also reads
+# hexadecimal ("0x1A" is 26): a code or a corrupt entry, not a reading.
+text_numbers <- function(s) {
+  v <- suppressWarnings(as.numeric(s))
+  v[grepl("^[+-]?0[xX]", trimws(s))] <- NA
+  v
+}

@@ -1168,7 +1168,7 @@ numbers_as_text_advice <- function(v, col) {
   if (!(is.character(v) || is.factor(v))) return(NULL)
   v <- trimws(as.character(v))
   given <- !is.na(v) & nzchar(v)
-  num <- suppressWarnings(as.numeric(v))
+  num <- text_numbers(v)
   if (sum(given) < 2 || mean(!is.na(num[given])) < 0.5) return(NULL)
   odd <- which(given & is.na(num))
   # Every entry given and a number, with at most 12 distinct values (a month,

@@ -178,6 +178,10 @@ test_that("read_ett rejects malformed files", {
   broken[3] <- sub(",[^,]*$", ",abc", broken[3])
   cnd <- expect_input_error(read_ett(write_ett(broken, gz = TRUE)), "file")
   expect_match(conditionMessage(cnd), "\"OT\" holds \"abc\" at data row 2")
+  # as.numeric() reads a hexadecimal code as a number (26 for 0x1A): not a reading
+  broken[3] <- sub(",[^,]*$", ",0x1A", lines[3])
+  cnd <- expect_input_error(read_ett(write_ett(broken)), "file")
+  expect_match(conditionMessage(cnd), "\"OT\" holds \"0x1A\" at data row 2")
   cnd <- expect_input_error(read_ett(write_ett(lines[c(1, 2, 4, 3, 5, 6)])), "file")
   expect_match(conditionMessage(cnd), "not sorted")
   cnd <- expect_input_error(read_ett(write_ett(lines[c(1, 2, 3, 3, 4)])), "file")

@@ -403,6 +403,11 @@ test_that("numbers read as text are an error that says how to convert them; othe
                  "carried through unchanged.*station \\(factor\\), month \\(text\\)")
   expect_identical(completed_series(r)$station, x$station)
   expect_identical(completed_series(r)$month, x$month)
+  # hexadecimal codes are labels too, though as.numeric() reads them ("0x1A" is 26)
+  x$sensor <- sprintf("0x%02X", seq_len(60))
+  expect_message(r <- impute_series(x, n_samples = 20, seed = 1), "carried through unchanged.*sensor \\(text\\)")
+  expect_identical(completed_series(r)$sensor, x$sensor)
+  x$sensor <- NULL
   # numbers as text with no word among them are still numbers: many values,
   # a factor of many values, a few values with blanks or NA among them (a code
   # review: a 15-valued temperature, blanks and a factor had slipped through)
