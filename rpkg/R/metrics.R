@@ -464,3 +464,38 @@ plot.ditimpute_coverage_curve <- function(x, ...) {
                           title = wrapped_title(sprintf("Calibration curve: %s", attr(x, "method")))) +
           ggplot2::scale_colour_manual(values = coverage_colours, name = NULL) + plot_theme())
 }
+
+# `[` on the package's result tables (coverage(), distribution_error(),
+# bound_factors(), shift_ratio(), run_experiments()): a subset that keeps
+# every column keeps the class and the attributes its print() reads; one that
+# drops a column is a plain data frame. `[.data.frame` keeps them for rows
+# alone but drops the attributes once columns are named, class kept: a
+# review's subset(cv, coverage < 0.97) printed nothing and b[, c("pattern",
+# "kappa_cond")] stopped in sprintf(). (Row-indexed attributes are matched by
+# the `sequence` column where print() uses them.)
+result_table_subset <- function(x, ...) {
+  out <- NextMethod()
+  if (!is.data.frame(out)) return(out)
+  extra <- function(obj) setdiff(names(attributes(obj)), c("names", "row.names", "class"))
+  if (!all(names(x) %in% names(out))) {
+    attributes(out)[extra(out)] <- NULL
+    class(out) <- "data.frame"
+    return(out)
+  }
+  for (a in extra(x)) attr(out, a) <- attr(x, a)
+  class(out) <- class(x)
+  out
+}
+
+#' @export
+`[.ditimpute_coverage` <- result_table_subset
+#' @export
+`[.ditimpute_coverage_curve` <- result_table_subset
+#' @export
+`[.ditimpute_distribution_error` <- result_table_subset
+#' @export
+`[.ditimpute_bounds` <- result_table_subset
+#' @export
+`[.ditimpute_shift_ratio` <- result_table_subset
+#' @export
+`[.ditimpute_experiments` <- result_table_subset

@@ -230,3 +230,28 @@ test_that("distribution_error() of one sequence prints no standard error (a user
                                                  spec, seed = 3, threads = 1)))
   expect_match(two, "excess -?[0-9.e-]+ \\+/- [0-9.e-]+\\)$", all = FALSE)
 })
+
+test_that("column subsets of the result tables print: a plain data frame without a column, the class with them all", {
+  sp <- gp_spec(24, 2, kernel = gp_kernel("laplace", lengthscale = 10))
+  xs <- gp_simulate(sp, 6, seed = 1)
+  xs[, 10:13, ] <- NA
+  cv <- coverage(impute(sp, xs, n_samples = 50, seed = 2), spec = sp, n_draws = 200, seed = 3)
+  # subset() names the columns: the attributes were dropped, the class kept, and print() printed nothing
+  low <- subset(cv, coverage <= stats::median(cv$coverage))
+  expect_s3_class(low, "ditimpute_coverage")
+  expect_identical(attr(low, "level"), attr(cv, "level"))
+  expect_output(print(low), sprintf("95%% regions .* over %d sequences", nrow(low)))
+  two <- cv[, c("sequence", "coverage")]
+  expect_identical(class(two), "data.frame")
+  expect_null(attr(two, "level"))
+  expect_output(print(two), "sequence coverage")
+  b <- bound_factors(gp_spec(96, 8, kernel = gp_kernel("laplace", lengthscale = 128)), paper_patterns())
+  expect_identical(class(b[, c("pattern", "kappa_cond")]), "data.frame")   # stopped in sprintf()
+  expect_output(print(b[, c("pattern", "kappa_cond")]), "P4")
+  expect_output(print(b[b$kappa_cond > 5, names(b)]), "at n = 10000")
+  de <- distribution_error(impute(sp, xs, n_samples = 60, sampler = "euler", steps = 10, seed = 2, threads = 1), sp,
+                           seed = 3, threads = 1)
+  expect_identical(class(de[, c("sequence", "w2", "w2_null")]), "data.frame")  # printed "W2 NaN" with warnings
+  expect_no_warning(capture.output(print(de[, c("sequence", "w2", "w2_null")])))
+  expect_identical(attr(de[2:3, names(de)], "method"), attr(de, "method"))
+})
