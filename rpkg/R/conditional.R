@@ -3,6 +3,9 @@
 as_sequences <- function(x, H, d, arg = "x", call = rlang::caller_env()) {
   check_no_nan_inf(x, arg, call = call)  # NA is the one missing-value marker (errors.R)
   if (is.data.frame(x)) x <- as.matrix(x)
+  # one variable: a vector of the H values is the H x 1 matrix (what
+  # gp_simulate(spec, 1)[1, , ] gives for d = 1; a review found it refused)
+  if (is.null(dim(x)) && d == 1 && length(x) == H && (is.numeric(x) || is.logical(x))) x <- matrix(x, H, 1)
   if (!is.numeric(x) && !(is.logical(x) && all(is.na(x)))) {
     abort_input(arg, "must be a numeric H x d matrix or n x H x d array.", call = call)
   }
@@ -74,7 +77,8 @@ check_observed_finite <- function(arr, miss, arg = "x", call = rlang::caller_env
 #' physical memory by default) is an input error naming the size.
 #'
 #' @param spec A [gp_spec()].
-#' @param x An `H x d` matrix or `n x H x d` array; values at missing entries
+#' @param x An `H x d` matrix (with `d = 1` also a vector of the `H` values)
+#'   or `n x H x d` array; values at missing entries
 #'   are ignored (they may be `NA`), observed values must be given. `NaN` and
 #'   `Inf` are input errors anywhere in `x` (see [impute()]).
 #' @param missing The missing pattern: frame indices, a logical vector over
@@ -198,7 +202,8 @@ kappas <- function(spec, missing, call = rlang::caller_env()) {
 #' Exact draws from the conditional law (the oracle imputer)
 #'
 #' @inheritParams gp_conditional
-#' @param x One sequence, an `H x d` matrix (missing entries may be `NA`).
+#' @param x One sequence, an `H x d` matrix (missing entries may be `NA`;
+#'   with `d = 1` also a vector of the `H` values).
 #' @param n_samples Number of draws.
 #' @param seed Optional seed; without one, [set.seed()] makes draws repeatable.
 #' @return An `n_samples x H x d` array of completed sequences: observed
@@ -222,7 +227,7 @@ one_sequence <- function(spec, x, missing, call = rlang::caller_env()) {
   check_spec(spec, call = call)
   seqs <- as_sequences(x, spec$H, spec$d, call = call)
   if (!seqs$single) abort_input("x", "must be one sequence (an H x d matrix).", call = call)
-  miss <- resolve_missing(missing, spec$H, spec$d, x = x, call = call)
+  miss <- resolve_missing(missing, spec$H, spec$d, x = matrix(seqs$arr[1, , ], spec$H, spec$d), call = call)
   check_observed_finite(seqs$arr, miss, call = call)
   x0 <- matrix(seqs$arr[1, , ], spec$H, spec$d)
   x0[miss] <- 0

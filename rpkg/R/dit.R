@@ -858,7 +858,8 @@ sampler_options <- function(method = NULL, steps = NULL, grid = NULL, t0 = NULL,
 #' (`bench/results/dit_p1_samplers_2026-11-30.md`).
 #'
 #' @param object A fitted model.
-#' @param x One sequence, an `H x d` matrix with `NA` where values are missing.
+#' @param x One sequence, an `H x d` matrix with `NA` where values are missing
+#'   (with `d = 1` also a vector of the `H` values).
 #' @param n_samples Number of samples.
 #' @param method,steps,grid,t0,T Sampler options; `NULL` takes the defaults.
 #' @param seed Optional seed (see [dit_fit()]).
@@ -883,6 +884,7 @@ dit_sample <- function(object, x, n_samples = 100, method = NULL, steps = NULL, 
   cfg <- object$config
   seqs <- as_sequences(x, cfg$H, cfg$d)
   if (!seqs$single) abort_input("x", "must be one sequence (an H x d matrix); use impute() for several.")
+  if (is.null(dim(x))) x <- structure(matrix(x, cfg$H, 1), ditimpute_scaled = attr(x, "ditimpute_scaled"))  # d = 1
   miss <- is.na(x)
   if (!any(miss)) abort_input("x", "has no missing value (NA): there is nothing to impute.")
   if (all(miss)) abort_input("x", "has no observed value: every entry is missing.")

@@ -521,7 +521,8 @@ logLik.ditimpute_gp_fit <- function(object, ...) {
 #' frame (one value per variable), as [gp_fit()] gives.
 #'
 #' @param spec A [gp_spec()] model.
-#' @param x An `n x H x d` array (or `H x d` matrix), `NA` = missing.
+#' @param x An `n x H x d` array (or `H x d` matrix; with `d = 1` a vector of
+#'   the `H` values), `NA` = missing.
 #' @return A number: the sum over windows.
 #' @examples
 #' spec <- gp_spec(12, d = 2, kernel = gp_kernel("matern32", lengthscale = 3))

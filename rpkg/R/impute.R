@@ -36,7 +36,7 @@
 #'
 #' @param object A fitted DiT or a [gp_spec()].
 #' @param x An `H x d` matrix with `NA` where values are missing (frame- or
-#'   entry-level), or an `n x H x d` array of such sequences; each may have its
+#'   entry-level; with `d = 1` also a vector of the `H` values), or an `n x H x d` array of such sequences; each may have its
 #'   own pattern. `NA` is the one marker of a missing value, here and in every
 #'   function of the package that takes data: `NaN` and `Inf` are input errors
 #'   that say where they are (set them to `NA` first if they mean missing).

@@ -176,6 +176,8 @@ resolve_missing <- function(missing, H, d, x = NULL, arg = "missing", call = rla
   if (is.null(missing)) {
     if (is.null(x)) abort_input(arg, "give a pattern, or data with NAs where values are missing.", call = call)
     out <- is.na(x)
+    # a vector of one variable's values (d = 1) gives its pattern as H x 1
+    if (is.null(dim(out)) && length(out) == H * d) out <- matrix(out, H, d)
   } else if (inherits(missing, "ditimpute_pattern")) {
     if (missing$H != H) {
       abort_input(arg, sprintf("the pattern is for H = %d frames, the model has H = %d.", missing$H, H), call = call)

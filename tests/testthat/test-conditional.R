@@ -167,3 +167,17 @@ test_that("a dense conditional that would not fit is an input error naming the s
   expect_identical(gp_conditional(spec, x, missing = miss, cov = FALSE)$method, "precision")
   expect_input_error(gp_conditional(spec, x, missing = miss, method = "fast"), "method")
 })
+
+test_that("with d = 1 a vector of the H values is the H x 1 matrix (it was refused)", {
+  s1 <- gp_spec(6, kernel = gp_kernel("rbf", lengthscale = 1))
+  x1 <- gp_simulate(s1, 1, seed = 1)[1, , ]
+  expect_null(dim(x1))
+  expect_equal(gp_conditional(s1, x1, missing = 2:3), gp_conditional(s1, matrix(x1), missing = 2:3))
+  v <- replace(x1, c(2, 5), NA)
+  expect_equal(impute(s1, v, seed = 1)$point, impute(s1, matrix(v), seed = 1)$point)
+  expect_equal(gp_sample_conditional(s1, v, n_samples = 5, seed = 2),
+               gp_sample_conditional(s1, matrix(v), n_samples = 5, seed = 2))
+  # a vector of another length, or with d = 2, stays an input error
+  expect_input_error(gp_conditional(s1, x1[1:5], missing = 2), "x")
+  expect_input_error(gp_conditional(gp_spec(6, 2), x1, missing = 2), "x")
+})
