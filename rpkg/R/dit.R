@@ -201,7 +201,7 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
 #'   16 frames of one variable, the others observed).
 #' @param steps Optimizer steps (in total, counting resumed ones). `NULL`:
 #'   2000, or no step limit when `time_limit` is given.
-#' @param time_limit Seconds to train for (`NULL`: no limit; training also
+#' @param time_limit Seconds to train for (`NULL` or `Inf`: no limit; training also
 #'   stops after `steps`). The learning-rate schedule runs over whichever
 #'   budget is spent first, so a time-limited run decays its learning rate
 #'   over the time given. A run cut by time is not repeatable step for step.
@@ -353,6 +353,14 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
   check_no_nan_inf(x, "x")
   # named here: the core's check names its own argument ("train"; a review)
   if (all(is.na(x))) abort_input("x", "holds no observed value: there is nothing to train on.")
+  # a variable never observed: the network cannot learn it and impute() would
+  # draw it unchecked (its scale unknown); impute_series() refuses it too (a review)
+  never <- which(apply(is.na(x), 3, all))
+  if (length(never)) {
+    vn <- dimnames(x)[[3]]
+    abort_input("x", sprintf("has no observed value of variable %s in any sequence: there is nothing to learn it from (drop it).",
+                             if (is.null(vn)) as.character(never[1]) else sprintf("\"%s\"", vn[never[1]])))
+  }
   storage.mode(x) <- "double"
   x_given <- x  # for warn_unscaled(), before the validation share is held out
   if (is.null(config)) config <- dit_config(dm[2], dm[3])
@@ -394,8 +402,24 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
     }
   }
   if (dim(x)[1] < 1) abort_input("x", "has no training sequence left after holding out the validation share.")
+  # early stopping and the best record act on the validation loss: without
+  # one they were silently unused (a review)
+  if (is.null(val)) {
+    if (!missing(patience) && !identical(patience, 0) && !identical(patience, 0L)) {
+      abort_input("patience", "stops training on the validation loss: give `validation` (a share above 0, or sequences).")
+    }
+    if (!missing(restore_best) && isTRUE(restore_best)) {
+      abort_input("restore_best", "returns the weights of the best validation loss: give `validation` (a share above 0, or sequences).")
+    }
+  }
+  if (!missing(checkpoint_every) && is.null(checkpoint_path) && !identical(checkpoint_every, 0) &&
+      !identical(checkpoint_every, 0L)) {
+    abort_input("checkpoint_every", "writes checkpoints to `checkpoint_path`: give it too.")
+  }
+  progress <- check_flag(progress)
   seed <- resolve_seed(seed)
   threads <- resolve_threads(threads)
+  if (identical(time_limit, Inf)) time_limit <- NULL  # no limit, as NULL (it was "must be finite" beside "(0, Inf)")
   if (!is.null(time_limit)) time_limit <- check_number(time_limit, lower = 0, upper = Inf)
   if (is.null(steps)) steps <- if (is.null(time_limit)) 2000L else .Machine$integer.max
   opts <- list(steps = check_count(steps, max = .Machine$integer.max), batch_size = check_count(batch_size),
@@ -694,7 +718,7 @@ print.ditimpute_dit <- function(x, ...) {
   cat(sprintf("<ditimpute_dit> DiT for H = %d, d = %d: width %d, depth %d, heads %d, %s parameters, %s-prediction%s\n",
               cfg$H, cfg$d, cfg$width, cfg$depth, cfg$heads, format(x$n_parameters, big.mark = ","),
               cfg$prediction, tokens_text(cfg)))
-  if (nzchar(cfg$gp %||% "")) cat(sprintf("  GP-informed (%s): conditioned on a fitted GP's conditional means and sds\n", cfg$gp))
+  if (nzchar(cfg$gp %||% "")) cat(sprintf("  GP-informed: %s\n", gp_mode_text(cfg$gp, x$train_info$options$gp_pool)))
   cat(sprintf("  trained %d steps", x$steps))
   if (!is.null(x$train_info$n_train)) {
     cat(sprintf(" on %d sequences in %.1f s", x$train_info$n_train, x$train_info$seconds))
@@ -720,6 +744,19 @@ print.ditimpute_dit <- function(x, ...) {
   invisible(x)
 }
 
+# What a GP-informed DiT does with its GP, as ?dit_fit says (the "score"
+# mode was printed as conditioning on marginal means and sds: a review).
+gp_mode_text <- function(mode, pool = NULL) {
+  what <- switch(mode,
+                 residual = "gp_mode \"residual\", a correction to the fitted GP's exact conditional marginals",
+                 score = "gp_mode \"score\", a correction to the fitted GP's exact joint conditional law",
+                 channels = "gp_mode \"channels\", its tokens carry the fitted GP's conditional means and sds",
+                 sprintf("gp_mode \"%s\"", mode))
+  if (!is.null(pool) && pool > 0) what <- sprintf("%s; trained on a pool of %s masks and GP conditionals", what,
+                                                  format(pool, big.mark = ","))
+  what
+}
+
 #' @export
 summary.ditimpute_dit <- function(object, ...) {
   check_dots(environment(), "summary()")
@@ -734,6 +771,8 @@ print.summary.ditimpute_dit <- function(x, ...) {
   check_dots(environment(), "print()", also = print_dots)
   cat("Conditional diffusion transformer\n")
   print(x$config)
+  # the GP a GP-informed model carries (a review: summary() never said so)
+  if (nzchar(x$config$gp %||% "")) cat(sprintf("GP-informed: %s\n", gp_mode_text(x$config$gp, x$train_info$options$gp_pool)))
   cat(sprintf("Parameters: %s; EMA weights: %s\n", format(x$n_parameters, big.mark = ","),
               if (isTRUE(x$has_ema)) "yes" else "no"))
   ti <- x$train_info
@@ -932,7 +971,14 @@ oracle_sample <- function(spec, x, missing = NULL, n_samples = 100, method = NUL
 #' @inheritParams dit_sample
 #' @param x Sequences, an `n x H x d` array.
 #' @param strategy Masks to evaluate with (default: the model's training strategy).
-#' @param t_sampling How times are drawn (`"log_uniform"` or `"uniform"`).
+#' @param t_sampling How times are drawn (`"log_uniform"` or `"uniform"`);
+#'   default: as in the model's training (`"log_uniform"` when its record
+#'   does not say).
+#' @param loss_weight How examples are weighted (`"auto"`, `"eps"` or `"v"`,
+#'   see [dit_fit()]); default: as in the model's training, so that the loss
+#'   is the one its validation record holds (`"auto"` when the record does
+#'   not say). Before, the loss was always the unweighted noise error, 0.78
+#'   where the same model's validation loss read 0.97 (a review).
 #' @return The mean denoising loss (masks, times and noise drawn from `seed`).
 #' @examplesIf torch_available()
 #' spec <- gp_spec(24, d = 2, kernel = gp_kernel("laplace", lengthscale = 8))
@@ -942,7 +988,7 @@ oracle_sample <- function(spec, x, missing = NULL, n_samples = 100, method = NUL
 #'                steps = 10, batch_size = 16, seed = 1, threads = 1, progress = FALSE)
 #' dit_loss(fit, gp_simulate(spec, 20, seed = 2), seed = 1, threads = 1)
 #' @export
-dit_loss <- function(object, x, strategy = NULL, t_sampling = c("log_uniform", "uniform"), seed = NULL,
+dit_loss <- function(object, x, strategy = NULL, t_sampling = NULL, loss_weight = NULL, seed = NULL,
                      threads = NULL) {
   object <- check_dit(object)
   cfg <- object$config
@@ -952,11 +998,16 @@ dit_loss <- function(object, x, strategy = NULL, t_sampling = c("log_uniform", "
   }
   check_no_nan_inf(x, "x")
   strategy <- model_strategy(strategy, object)
-  t_sampling <- check_string(t_sampling, c("log_uniform", "uniform"))
+  trained <- object$train_info$options
+  t_sampling <- check_string(t_sampling %||% trained$t_sampling %||% "log_uniform", c("log_uniform", "uniform"),
+                             arg = "t_sampling")
+  loss_weight <- check_string(loss_weight %||% trained$loss_weight %||% "auto", c("auto", "eps", "v"),
+                              arg = "loss_weight")
   seed <- resolve_seed(seed)
   threads <- resolve_threads(threads)
   storage.mode(x) <- "double"
-  core_call(cpp_dit_loss(dit_ptr(object), x, strategy$generators, strategy$weights, t_sampling, seed, threads))
+  core_call(cpp_dit_loss(dit_ptr(object), x, strategy$generators, strategy$weights, t_sampling, loss_weight, seed,
+                         threads))
 }
 
 #' Save and load a fitted DiT

@@ -44,6 +44,16 @@ series_dit_options <- function(dit, period, n_time, call = rlang::caller_env()) 
   }
   counts <- c("H", "width", "depth", "heads", "steps", "batch_size", "sample_steps")
   known <- c(counts, "time_limit")
+  # unnamed or repeated entries were dropped without a word (a review:
+  # list(16) trained the defaults, list(width = 16, width = 32) width 16)
+  nms <- names(dit) %||% rep("", length(dit))
+  if (any(is.na(nms) | !nzchar(nms))) {
+    abort_input("dit", sprintf("has an unnamed entry (entry %d): name each option, e.g. list(H = 24, steps = 400); known: %s.",
+                               which(is.na(nms) | !nzchar(nms))[1], paste(known, collapse = ", ")), call = call)
+  }
+  if (anyDuplicated(nms)) {
+    abort_input("dit", sprintf("names the option \"%s\" twice: give it once.", nms[anyDuplicated(nms)]), call = call)
+  }
   bad <- setdiff(names(dit), known)
   if (length(bad)) abort_input("dit", sprintf("has an unknown option \"%s\"; known: %s.", bad[1], paste(known, collapse = ", ")),
                                call = call)

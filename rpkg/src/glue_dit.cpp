@@ -242,11 +242,11 @@ Rcpp::List cpp_dit_fit(SEXP ptr, Rcpp::NumericVector train, Rcpp::Nullable<Rcpp:
 
 // [[Rcpp::export]]
 double cpp_dit_loss(SEXP ptr, Rcpp::NumericVector data, Rcpp::List generators, std::vector<double> weights,
-                    std::string t_sampling, double seed, int threads) {
+                    std::string t_sampling, std::string loss_weight, double seed, int threads) {
   DITIMPUTE_GLUE_BEGIN
   const ditimpute::MaskStrategy strategy = glue::strategy_from_r(generators, weights);
   return ModelPtr(ptr)->denoising_loss(glue::batch_from_r(data), strategy, t_sampling, glue::seed_from_double(seed),
-                                       threads);
+                                       threads, loss_weight);
   DITIMPUTE_GLUE_END
 }
 

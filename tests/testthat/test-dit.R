@@ -507,3 +507,65 @@ test_that("impute() warns when a DiT trained on whole-frame masks is given gaps 
                    progress = FALSE)
   expect_no_warning(impute(mixed, one, n_samples = 40, seed = 1), class = "ditimpute_warning_patterns")
 })
+
+test_that("dit_loss() weighs examples as the model's training did, so it measures its validation loss", {
+  skip_if_no_torch()
+  spec <- tiny_spec()
+  x <- gp_simulate(spec, 200, seed = 1)
+  v <- gp_simulate(spec, 200, seed = 5)
+  fit <- dit_fit(x, dit_config(24, 2, width = 16, depth = 1, heads = 2), strategy = mask_strategy("6x1"), steps = 100,
+                 validation = v, warmup_steps = 10, batch_size = 16, seed = 1, threads = 1, progress = FALSE)
+  expect_identical(fit$train_info$options$loss_weight, "auto")  # v-prediction: weighted by 1 / alpha^2
+  expect_identical(dit_loss(fit, v, seed = 1, threads = 1), dit_loss(fit, v, seed = 1, threads = 1, loss_weight = "auto"))
+  # over 10 draws of masks and times (2,000 examples; one draw's mean varies
+  # by about 0.03) the loss is the validation record's, and the unweighted
+  # loss it used to give is 20% lower (0.78 against 0.97)
+  val <- utils::tail(fit$history$val_loss, 1)
+  same <- mean(vapply(1:10, function(s) dit_loss(fit, v, seed = s, threads = 1), 0))
+  eps <- mean(vapply(1:10, function(s) dit_loss(fit, v, seed = s, threads = 1, loss_weight = "eps"), 0))
+  expect_lt(abs(same - val) / val, 0.1)
+  expect_gt(abs(eps - val) / val, 0.1)
+  expect_input_error(dit_loss(fit, v, loss_weight = "x"), "loss_weight")
+})
+
+test_that("dit_fit(): options with nothing to act on are errors, and a never-observed variable is refused", {
+  skip_if_no_torch()
+  x <- gp_simulate(tiny_spec(), 60, seed = 1)
+  cfg <- dit_config(24, 2, width = 16, depth = 1, heads = 2)
+  quick <- function(..., progress = FALSE) dit_fit(x, cfg, strategy = mask_strategy("6x1"), steps = 5, batch_size = 8,
+                                                   seed = 1, threads = 1, progress = progress, ...)
+  # patience and restore_best act on the validation loss (they were silently unused)
+  expect_input_error(quick(validation = 0, patience = 2), "patience")
+  expect_input_error(quick(validation = 0, restore_best = TRUE), "restore_best")
+  expect_s3_class(quick(validation = 0, patience = 0, restore_best = FALSE), "ditimpute_dit")
+  expect_input_error(quick(checkpoint_every = 5), "checkpoint_every")   # no file was written
+  expect_input_error(quick(progress = NA), "progress")
+  expect_input_error(quick(progress = "yes"), "progress")
+  # Inf is no limit, as NULL (it was "must be a single finite number")
+  expect_identical(quick(time_limit = Inf)$steps, 5L)
+  y <- x
+  y[, , 2] <- NA
+  cnd <- expect_input_error(quick(x = y), "x")
+  expect_match(conditionMessage(cnd), "no observed value of variable 2 in any sequence", fixed = TRUE)
+})
+
+test_that("a resumed dit_fit() needs steps beyond the checkpoint's", {
+  skip_if_no_torch()
+  ck <- tempfile(fileext = ".ckpt")
+  on.exit(unlink(ck))
+  a <- tiny_fit(steps = 20, checkpoint_path = ck, checkpoint_every = 10)
+  # it returned the checkpoint's model with an empty record
+  cnd <- expect_input_error(tiny_fit(steps = 20, resume_from = ck), "steps")
+  expect_match(conditionMessage(cnd), "has trained 20 steps already", fixed = TRUE)
+  expect_identical(tiny_fit(steps = 30, resume_from = ck)$steps, 30L)
+})
+
+test_that("print() and summary() of a GP-informed DiT say what it does with its GP", {
+  skip_if_no_torch()
+  x <- gp_simulate(tiny_spec(), 60, seed = 1)
+  g <- gp_fit(x, kernel = "laplace", lengthscale = 8, fit_lengthscale = FALSE)
+  f <- dit_fit(x, dit_config(24, 2, width = 16, depth = 1, heads = 2), strategy = mask_strategy("6x1"), steps = 3,
+               batch_size = 8, seed = 1, threads = 1, progress = FALSE, gp = g, gp_mode = "score")
+  expect_output(print(f), "GP-informed: gp_mode \"score\", a correction to the fitted GP's exact joint conditional law")
+  expect_output(print(summary(f)), "GP-informed: gp_mode \"score\"")
+})

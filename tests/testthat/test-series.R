@@ -644,6 +644,11 @@ test_that("method = \"dit\" trains on the series' own windows and completes it (
   expect_match(conditionMessage(cnd), "`dit`: steps must be at least 1, not -1.", fixed = TRUE)
   cnd <- expect_input_error(impute_series(y, method = "dit", dit = list(H = 1)), "dit")
   expect_match(conditionMessage(cnd), "H must be at least 4, not 1.", fixed = TRUE)
+  # unnamed or repeated options were dropped without a word (list(16) trained the defaults)
+  cnd <- expect_input_error(impute_series(y, method = "dit", dit = list(16)), "dit")
+  expect_match(conditionMessage(cnd), "has an unnamed entry (entry 1)", fixed = TRUE)
+  cnd <- expect_input_error(impute_series(y, method = "dit", dit = list(width = 16, steps = 5, width = 32)), "dit")
+  expect_match(conditionMessage(cnd), "names the option \"width\" twice", fixed = TRUE)
 })
 
 test_that("a long gap far from the global mean is bridged at the local level, with intervals widest mid-gap", {
