@@ -18,6 +18,11 @@
 #' @param embedding `"index"` or `"sinusoidal"`.
 #' @param scale Spacing of the index embedding (time between frames).
 #' @param radius,period Radius `r` and period `C` of the sinusoidal embedding.
+#'   `period` has no default: frames a whole number of periods apart get the
+#'   same embedding, so `C` must not divide any lag below `H` (a period
+#'   longer than the sequences does not; `gp_spec()` and [kernel_matrix()]
+#'   check it). Until 2026-12-07 it defaulted to 1, which put every frame at
+#'   one point.
 #' @return An object of class `ditimpute_kernel`.
 #' @seealso [gp_spec()], [kernel_matrix()]
 #' @examples
@@ -27,7 +32,7 @@
 #' @export
 gp_kernel <- function(type = c("laplace", "rbf", "matern32", "matern52"), lengthscale = 1,
                       variance = 1, embedding = c("index", "sinusoidal"), scale = 1,
-                      radius = 1, period = 1) {
+                      radius = 1, period = NULL) {
   if (identical(type, "exponential")) type <- "laplace"
   type <- check_string(type, c("laplace", "rbf", "matern32", "matern52"))
   embedding <- check_string(embedding, c("index", "sinusoidal"))
@@ -39,6 +44,11 @@ gp_kernel <- function(type = c("laplace", "rbf", "matern32", "matern52"), length
   if (embedding == "sinusoidal" && !missing(scale)) {
     abort_input("scale", "belongs to the index embedding; the sinusoidal one has radius and period.")
   }
+  if (embedding == "sinusoidal" && is.null(period)) {
+    abort_input("period", paste("is needed with the sinusoidal embedding (frames a whole number of periods apart",
+                                "coincide): give one longer than the sequences, e.g. twice their length H."))
+  }
+  if (is.null(period)) period <- 1  # unused by the index embedding
   structure(list(
     type = type,
     lengthscale = check_number(lengthscale, lower = 0, upper = Inf),
@@ -71,5 +81,23 @@ print.ditimpute_kernel <- function(x, ...) {
 kernel_matrix <- function(kernel, H) {
   if (!inherits(kernel, "ditimpute_kernel")) abort_input("kernel", "must be made by gp_kernel().")
   H <- check_count(H)
+  check_embedding(kernel, H)
   core_call(cpp_kernel_matrix(kernel, H))
+}
+
+# The sinusoidal embedding puts frames k periods apart at one point: with a
+# lag below H that is a multiple of the period, Gamma has equal rows (singular,
+# and a nugget would hide a periodic process the user did not ask for).
+check_embedding <- function(kernel, H, arg = "kernel", call = rlang::caller_env()) {
+  if (kernel$embedding != "sinusoidal" || H < 2) return(invisible())
+  lag <- seq_len(H - 1)
+  gap <- abs(sin(pi * lag / kernel$period))  # distance / (2 radius)
+  if (any(gap < 1e-8)) {
+    k <- lag[which(gap < 1e-8)[1]]
+    abort_input(arg, sprintf(paste("puts frames %d apart at the same point of its sinusoidal embedding (period %g",
+                                   "divides the lag): every frame equals the one %d later. Give a period that divides",
+                                   "no lag below H = %d, e.g. period = %d."), k, kernel$period, k, H, 2L * H),
+                call = call)
+  }
+  invisible()
 }

@@ -37,6 +37,7 @@ gp_spec <- function(H, d = NULL, kernel = gp_kernel(), Lambda = NULL, mean = 0, 
   Lambda <- check_numeric_matrix(Lambda, nrow = d, ncol = d)
   if (is.null(Gamma)) {
     if (!inherits(kernel, "ditimpute_kernel")) abort_input("kernel", "must be made by gp_kernel().")
+    check_embedding(kernel, H)
     Gamma <- core_call(cpp_kernel_matrix(kernel, H))
   } else {
     Gamma <- check_numeric_matrix(Gamma, nrow = H, ncol = H)

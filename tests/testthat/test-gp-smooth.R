@@ -102,7 +102,7 @@ test_that("gp_smooth() rejects kernels without a finite state and bad input", {
   x[3, 1] <- NA
   cnd <- expect_input_error(gp_smooth(x, kernel = gp_kernel("rbf")), "kernel")
   expect_match(conditionMessage(cnd), "matern32")
-  cnd <- expect_input_error(gp_smooth(x, kernel = gp_kernel("matern32", embedding = "sinusoidal")), "kernel")
+  cnd <- expect_input_error(gp_smooth(x, kernel = gp_kernel("matern32", embedding = "sinusoidal", period = 50)), "kernel")
   expect_match(conditionMessage(cnd), "sinusoidal")
   expect_input_error(gp_smooth(x, kernel = list(type = "matern32")), "kernel")
   expect_input_error(gp_smooth(x, nugget = -1), "nugget")

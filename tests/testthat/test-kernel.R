@@ -24,3 +24,20 @@ test_that("bad kernels give classed errors naming the argument", {
   expect_input_error(kernel_matrix(list(), 3), "kernel")
   expect_input_error(kernel_matrix(gp_kernel(), 0), "H")
 })
+
+test_that("the sinusoidal embedding needs a period that divides no lag below H (period 1 put every frame at one point)", {
+  cnd <- expect_input_error(gp_kernel("rbf", embedding = "sinusoidal"), "period")
+  expect_match(conditionMessage(cnd), "longer than the sequences", fixed = TRUE)
+  k4 <- gp_kernel("rbf", embedding = "sinusoidal", period = 4)
+  # lag 4 is one period: frames 1 and 5 coincide (it was "numerically singular; add a nugget")
+  cnd <- expect_input_error(gp_spec(10, 2, kernel = k4), "kernel")
+  expect_match(conditionMessage(cnd), "puts frames 4 apart at the same point", fixed = TRUE)
+  expect_input_error(kernel_matrix(k4, 10), "kernel")
+  # shorter sequences than the period, and a period that divides no lag, are fine
+  expect_equal(dim(kernel_matrix(k4, 4)), c(4L, 4L))
+  k <- gp_kernel("rbf", lengthscale = 0.5, embedding = "sinusoidal", period = 25)
+  G <- kernel_matrix(k, 12)
+  e <- cbind(sin(2 * pi * (1:12) / 25), cos(2 * pi * (1:12) / 25))
+  expect_equal(G, exp(-as.matrix(stats::dist(e))^2 / (2 * 0.5^2)), ignore_attr = TRUE)
+  expect_s3_class(gp_spec(12, 1, kernel = k), "ditimpute_gp")
+})
