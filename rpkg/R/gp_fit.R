@@ -153,7 +153,7 @@
 #'   [load_real_data()]), `NA` = missing. `NA` is the one marker of a missing
 #'   value in every function of the package: `NaN` and `Inf` are input errors
 #'   that say where they are (set them to `NA` first if they mean missing).
-#' @param kernel Kernel type: `"matern32"`, `"matern52"`, `"laplace"` or `"rbf"`.
+#' @param kernel Kernel type: `"matern32"`, `"matern52"`, `"laplace"` (alias `"exponential"`) or `"rbf"`.
 #' @param lengthscale Starting lengthscale (in frames); by default `H / 4`.
 #' @param fit_lengthscale If `FALSE`, the lengthscale stays at its start.
 #' @param lower,upper Search interval of the lengthscale; by default 0.1 and `100 H`.
@@ -259,6 +259,7 @@ gp_fit <- function(x, kernel = c("matern32", "matern52", "laplace", "rbf"), leng
                            "make_windows(), or impute a whole series (matrix, data frame, ts) with impute_series()."))
   }
   check_no_nan_inf(x, "x")
+  if (identical(kernel, "exponential")) kernel <- "laplace"  # gp_kernel()'s alias (a review found it refused here)
   kernel <- check_string(kernel, c("matern32", "matern52", "laplace", "rbf"))
   search <- check_string(search, c("expected", "exact"))
   e_step <- check_string(e_step, c("auto", "exact", "sampled"))
@@ -279,6 +280,11 @@ gp_fit <- function(x, kernel = c("matern32", "matern52", "laplace", "rbf"), leng
   if (!is.numeric(nugget_bounds) || length(nugget_bounds) != 2 || any(!is.finite(nugget_bounds)) ||
       nugget_bounds[1] <= 0 || nugget_bounds[2] <= nugget_bounds[1]) {
     abort_input("nugget_bounds", "must be two numbers 0 < lower < upper.")
+  }
+  # a start given outside the bounds was moved into them without a word (a review)
+  if (fit_nugget && nugget > 0 && (nugget < nugget_bounds[1] || nugget > nugget_bounds[2])) {
+    abort_input("nugget", sprintf("the start %g lies outside nugget_bounds [%g, %g]: give a start within them, or wider bounds.",
+                                  nugget, nugget_bounds[1], nugget_bounds[2]))
   }
   if (fit_nugget) nugget <- min(max(if (nugget == 0) 0.01 else nugget, nugget_bounds[1]), nugget_bounds[2])
   n_windows <- check_count(n_windows)

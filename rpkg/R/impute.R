@@ -170,6 +170,10 @@ impute.ditimpute_gp <- function(object, x, n_samples = 100, level = 0.95, point 
   sampler <- check_string(sampler, c("exact", "unipc2", "unipc", "sde", "ode", "euler", "dpm2m", "dpm2m_sde"),
                           arg = "sampler")
   opts <- impute_options(n_samples, level, point, seed, threads, region)
+  # the exact sampler draws in closed form: a step count was silently unused (a review)
+  if (sampler == "exact" && !is.null(steps)) {
+    abort_input("steps", "is for the diffusion samplers; the exact sampler has none: name one too, e.g. sampler = \"euler\".")
+  }
   sopts <- if (sampler == "exact") NULL else sampler_options(method = sampler, steps = steps)
   warn_off_scale(cases$arr, spec$mean, sqrt(outer(pmax(diag(spec$Gamma), 0), pmax(diag(spec$Lambda), 0))), "GP")
   res <- core_call(cpp_impute_gp(spec$Gamma, spec$Lambda, spec$mean, cases$arr, sopts, opts))
@@ -420,11 +424,12 @@ print.summary.ditimpute_imputation <- function(x, ...) {
 #' sd`, or its image on the data's scale) for a Gaussian process, [gp_smooth()]
 #' and [impute_series()], the samples' finite-sample intervals for a sampler.
 #' At another level an [impute_series()] result of `method = "gp"` gives its
-#' Gaussian law's intervals at that level (see `level`); other imputations
+#' Gaussian law's intervals at that level (see `level`), and so does an
+#' [impute()] of a Gaussian process with its exact sampler (mean +/- z sd at
+#' the new level); other imputations
 #' are rebuilt from the samples as [impute()] builds a sampler's: the order statistics `s_(a)` and `s_(Z + 1 - a)`, `a =
 #' floor((Z + 1)(1 - level) / 2)`, which hold the level for draws
-#' exchangeable with the truth and are a little wide for a few samples (for an
-#' exact imputer, impute again at that level for its exact intervals). They
+#' exchangeable with the truth and are a little wide for a few samples. They
 #' need `Z >= 2 / (1 - level) - 1` samples (39 at 0.95, 199 at 0.99).
 #'
 #' @param object An imputation from [impute()] or [impute_series()].
@@ -433,7 +438,8 @@ print.summary.ditimpute_imputation <- function(x, ...) {
 #'   level, an [impute_series()] result of `method = "gp"` gives the
 #'   intervals of the same Gaussian law as at its own level (the fitted
 #'   model's exact conditional, or with proper draws the mixture's mean and
-#'   variance, as `predict()` of it does); other imputations give the sample
+#'   variance, as `predict()` of it does), and so does the exact imputer of
+#'   [impute()] for a Gaussian process; other imputations give the sample
 #'   paths' order statistics (which needs enough paths: 199 at 0.99). A calibrated imputation is
 #'   calibrated at its own level only: another level is an input error
 #'   (impute again at that level with the calibration).
@@ -458,7 +464,17 @@ confint.ditimpute_imputation <- function(object, parm, level = object$level, ...
   object <- as3(object)
   lower <- object$lower
   upper <- object$upper
-  if (!isTRUE(all.equal(level, object$level))) {
+  if (!isTRUE(all.equal(level, object$level)) && identical(object$method, "exact GP")) {
+    check_uncalibrated(object, level, "level")
+    # the exact imputer's intervals are mean +/- z sd: the same Gaussian law at
+    # the level asked (order statistics of its draws gave [-0.596, 1.125]
+    # around -0.207 from 10 draws: a review)
+    z <- stats::qnorm((1 + c(object$level, level)) / 2)
+    centre <- (object$upper + object$lower) / 2
+    half <- (object$upper - object$lower) / 2 * z[2] / z[1]
+    lower <- centre - half
+    upper <- centre + half
+  } else if (!isTRUE(all.equal(level, object$level))) {
     check_uncalibrated(object, level, "level")  # the paths' intervals silently dropped it (a review)
     if (all(vapply(object$samples, is.null, TRUE))) abort_input("level", "cannot change: the imputation has no samples.")
     if (object$n_samples < cpp_min_samples(level)) {

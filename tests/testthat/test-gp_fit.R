@@ -312,3 +312,13 @@ test_that("a smooth kernel without a nugget: a symmetric Lambda however ill-cond
   expect_match(conditionMessage(cnd), "starting lengthscale 6", fixed = TRUE)
   expect_s3_class(gp_fit(s$x, kernel = "rbf", fit_nugget = TRUE), "ditimpute_gp_fit")
 })
+
+test_that("gp_fit() takes gp_kernel()'s alias 'exponential' and refuses a nugget start outside its bounds", {
+  x <- gp_simulate(gp_spec(16, 1, kernel = gp_kernel("laplace", lengthscale = 4)), 40, seed = 1)
+  a <- gp_fit(x, kernel = "exponential", lengthscale = 4, fit_lengthscale = FALSE)
+  b <- gp_fit(x, kernel = "laplace", lengthscale = 4, fit_lengthscale = FALSE)
+  expect_equal(a$Lambda, b$Lambda)
+  # the start 5 was moved to the bound 1 without a word
+  cnd <- expect_input_error(gp_fit(x, nugget = 5, fit_nugget = TRUE, nugget_bounds = c(0.1, 1)), "nugget")
+  expect_match(conditionMessage(cnd), "the start 5 lies outside nugget_bounds [0.1, 1]", fixed = TRUE)
+})

@@ -420,3 +420,19 @@ test_that("coef(), fitted() and a fitted GP's residuals() are errors that say wh
   expect_input_error(coef(s$model), "object")
   expect_match(conditionMessage(expect_input_error(fitted(s), "object")), "completed_series", fixed = TRUE)
 })
+
+test_that("confint() of the exact GP imputer at another level is the same Gaussian law's; steps need a diffusion sampler", {
+  sp <- gp_spec(20, 2, kernel = gp_kernel("laplace", lengthscale = 5))
+  xs <- gp_simulate(sp, 3, seed = 1)
+  xs[, 8:11, ] <- NA
+  imp <- impute(sp, xs, n_samples = 10, seed = 1)
+  ci <- confint(imp, level = 0.8)
+  ref <- confint(impute(sp, xs, n_samples = 10, seed = 1, level = 0.8))
+  # the exact imputer at level 0.8 itself (order statistics of the 10 draws were asymmetric: [-0.596, 1.125] around -0.207)
+  expect_equal(ci$lower, ref$lower, tolerance = 1e-10)
+  expect_equal(ci$upper, ref$upper, tolerance = 1e-10)
+  expect_equal(ci$estimate - ci$lower, ci$upper - ci$estimate, tolerance = 1e-10)
+  # the exact sampler has no steps: they were silently unused
+  expect_input_error(impute(sp, xs, steps = 5, seed = 1), "steps")
+  expect_identical(impute(sp, xs, sampler = "euler", steps = 5, n_samples = 40, seed = 1)$method, "exact-score euler sampler")
+})
