@@ -297,6 +297,11 @@ TrainResult DiTModel::fit(const Batch& train, const Batch* val, const MaskStrate
     ar.load_from(os, dev);
     opt->load(ar);
     detail::set_lr(*opt, o.lr);
+    // Nothing left to train would return the checkpoint's model with an empty
+    // record (a review: steps = 20 on a 30-step checkpoint, silently).
+    if (st.step >= o.steps)
+      throw input_error("steps", "is " + std::to_string(o.steps) + ", but the checkpoint has trained " +
+                                     std::to_string(st.step) + " steps already: give more to continue its training.");
   } else {
     st.perm.resize(train.n);
     for (int i = 0; i < train.n; ++i) st.perm[i] = i;
@@ -349,9 +354,26 @@ TrainResult DiTModel::fit(const Batch& train, const Batch* val, const MaskStrate
   const double clip = o.grad_clip > 0 ? o.grad_clip : std::numeric_limits<double>::infinity();
   std::vector<int> idx(o.batch_size);
   m.net->train();
-  // Best validation record of this call (early stopping, restore_best).
+  // Best validation record (early stopping, restore_best). A resumed run
+  // continues the record of the run it resumes: its best loss and the records
+  // since (patience counts on); that best's weights are not in the checkpoint,
+  // so restore_best returns only a better record reached after the resume (a
+  // review: a resumed run called its step 40 the best where step 10's loss was
+  // lower).
   double best_val = std::numeric_limits<double>::infinity();
   int since_best = 0;
+  if (!o.resume_from.empty()) {
+    for (const auto& r : m.history) {
+      if (!std::isfinite(r.val_loss)) continue;
+      if (r.val_loss < best_val) {
+        best_val = r.val_loss;
+        res.best_step = r.step;
+        since_best = 0;
+      } else {
+        ++since_best;
+      }
+    }
+  }
   std::vector<torch::Tensor> best_net, best_ema;
   bool early_stop = false;
 

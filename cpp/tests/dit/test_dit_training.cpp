@@ -5,6 +5,9 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 using namespace ditimpute;
@@ -112,7 +115,7 @@ TEST_CASE("time_limit stops training after about that many seconds", "[dit]") {
 // With a constant learning rate a run of k steps is the first k steps of a
 // longer one (same seed): the restored best weights must be exactly the
 // weights of a fresh run stopped at the best step.
-TEST_CASE("restore_best returns the weights of the best validation record; patience stops early", "[dit]") {
+TEST_CASE("restore_best returns the weights of the best validation record and patience stops early", "[dit]") {
   const int H = 12, d = 2;
   auto gp = small_gp(H, d, 3.0);
   Rng rng(8);
@@ -153,4 +156,60 @@ TEST_CASE("restore_best returns the weights of the best validation record; patie
   CHECK(eres.stop_reason == "early_stop");
   CHECK(eres.steps_done < 400);
   CHECK(eres.steps_done == eres.best_step + eo.val_every);
+}
+
+TEST_CASE("A resumed run keeps the best validation record of the run it resumes, and needs steps left", "[dit]") {
+  const int H = 12, d = 2;
+  auto gp = small_gp(H, d, 3.0);
+  Rng rng(8);
+  Batch train = gp.simulate(300, rng), val = gp.simulate(40, rng);
+  auto strategy = mixed_strategy(H);
+  auto o = base_options(200);
+  o.lr = 3e-2;  // noisy, so that the best record is not simply the last one
+  o.val_every = 20;
+  const std::string ckpt = (std::filesystem::temp_directory_path() / "ditimpute_resume_best.ckpt").string();
+  std::remove(ckpt.c_str());
+  o.checkpoint_path = ckpt;
+  auto m = DiTModel::create(tiny_config(H, d), 4, "cpu");
+  auto first = m.fit(train, &val, strategy, o);
+  // this seed's best record comes early and is never beaten (checked once, fixed seeds)
+  REQUIRE(first.best_step > 0);
+  REQUIRE(first.best_step < 200);
+  auto resumed = DiTModel::create(tiny_config(H, d), 4, "cpu");
+  auto ro = o;
+  ro.steps = 260;
+  ro.resume_from = ckpt;
+  ro.checkpoint_path = "";
+  ro.restore_best = true;
+  auto second = resumed.fit(train, &val, strategy, ro);
+  // the best over the whole record, before and after the resume (it was the
+  // best of the resumed part only, and restore_best returned its weights)
+  double best = 1e300;
+  int best_step = -1;
+  for (const auto& r : resumed.loss_history())
+    if (std::isfinite(r.val_loss) && r.val_loss < best) best = r.val_loss, best_step = r.step;
+  REQUIRE(best_step == first.best_step);
+  CHECK(second.best_step == best_step);
+  CHECK(second.best_val_loss == best);
+  CHECK_FALSE(second.restored_best);  // that record's weights are not in the checkpoint
+  // patience counts on from the records before the resume: the first record
+  // after it, not a new best, stops a run with patience 1
+  auto again = DiTModel::create(tiny_config(H, d), 4, "cpu");
+  auto po = ro;
+  po.patience = 1;
+  auto stopped = again.fit(train, &val, strategy, po);
+  CHECK(stopped.stop_reason == "early_stop");
+  CHECK(stopped.steps_done == 220);
+  // nothing left to train: an input error naming steps (it returned the checkpoint's model silently)
+  auto none = DiTModel::create(tiny_config(H, d), 4, "cpu");
+  auto no = ro;
+  no.steps = 200;
+  std::string arg = "(none)";
+  try {
+    none.fit(train, &val, strategy, no);
+  } catch (const input_error& e) {
+    arg = e.arg();
+  }
+  CHECK(arg == "steps");
+  std::remove(ckpt.c_str());
 }
