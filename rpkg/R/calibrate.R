@@ -392,9 +392,19 @@ min_group_size <- function(level) ceiling(level / (1 - level) - 1e-9)
 choose_groups <- function(features, groups, n_groups, level, scores, call = rlang::caller_env()) {
   need <- min_group_size(level)
   have <- sum(!is.na(scores$region))
-  if (have > 0 && have < need || length(scores$entry) < need) {
+  if (have > 0 && have < need) {
     abort_input("x", sprintf("gives %d calibration cases with a scorable region; level %g needs at least %d.", have,
                              level, need), call = call)
+  }
+  if (length(scores$entry) < need) {
+    # a series' calibration scores entries only (its region is NA): the count
+    # that fell short is the hidden entries' (a review: a 14-frame series was
+    # told it had "0 calibration cases with a scorable region")
+    lower <- if (level > 0.9) 0.9 else if (level > 0.8) 0.8 else NULL
+    abort_input("x", sprintf("gives %d hidden entries to calibrate on; level %g needs at least %d: impute without calibration (calibrate = FALSE)%s, or a longer series.",
+                             length(scores$entry), level, need,
+                             if (is.null(lower)) "" else sprintf(", at a lower level (%g needs %d)", lower, min_group_size(lower))),
+                call = call)
   }
   counts <- table(features$pattern[!is.na(scores$region)])
   if (groups == "auto") {

@@ -222,8 +222,11 @@ non_numeric_advice <- function(x, col) {
 # a regular grid with NA rows. Consecutive months are handled by the caller.
 frame_grid <- function(time, what, col, arg, call) {
   numeric_axis <- is.numeric(time) && !inherits(time, c("Date", "POSIXt"))
-  if (anyNA(time)) abort_input(arg, sprintf("%s are missing or invalid at row %d.", what, which(is.na(time))[1]),
-                               call = call)
+  if (anyNA(time)) {
+    abort_input(arg, sprintf("%s are missing or invalid at row %d: drop the row%s (a blank last line of a file is one), or give its time.",
+                             what, which(is.na(time))[1], if (sum(is.na(time)) > 1) sprintf("s without one (%d)", sum(is.na(time))) else ""),
+                call = call)
+  }
   if (length(time) < 2) abort_input(arg, "must hold at least 2 time points.", call = call)
   secs <- if (numeric_axis) as.numeric(time) else as.numeric(as.POSIXct(time))
   fmt <- function(i) if (numeric_axis) format(time[i]) else if (inherits(time, "Date")) format(time[i]) else
@@ -231,7 +234,12 @@ frame_grid <- function(time, what, col, arg, call) {
   step <- diff(secs)
   if (any(step == 0)) {
     i <- which(step == 0)[1]
-    abort_input(arg, sprintf("%s are duplicated: rows %d and %d both hold %s.", what, i, i + 1, fmt(i)), call = call)
+    abort_input(arg, sprintf(paste0("%s are duplicated: rows %d and %d both hold %s. Keep one row per time (drop exact ",
+                                    "copies, e.g. x[!duplicated(x), ], or average the rows of a time)%s."),
+                             what, i, i + 1, fmt(i),
+                             if (inherits(time, "POSIXt")) paste("; local clock times repeat an hour when daylight saving",
+                                                                 "time ends: read them in their time zone or with UTC offsets") else ""),
+                call = call)
   }
   if (any(step < 0)) {
     i <- which(step < 0)[1]

@@ -113,7 +113,10 @@ plot_frame <- function(v, time, arg, call = rlang::caller_env()) {
   }
   if (length(v) != 1 || is.na(v)) abort_input(arg, "must be one time stamp or one frame (row number).", call = call)
   t <- as.numeric(as.POSIXct(time))
-  s <- as.numeric(as.POSIXct(v))
+  # a Date is midnight in the series' own time zone (as.POSIXct() of a Date
+  # is UTC midnight: a New York series' window began at 20:00 the day before)
+  tz <- if (inherits(time, "POSIXt")) attr(as.POSIXct(time), "tzone") %||% "" else "UTC"
+  s <- as.numeric(if (inherits(v, "Date")) as.POSIXct(format(v), tz = tz) else as.POSIXct(v))
   k <- if (arg == "from") which(t >= s)[1] else utils::tail(which(t <= s), 1)
   if (!length(k) || is.na(k)) {
     abort_input(arg, sprintf("is %s, outside the series (%s to %s).", format(v), format(time[1]), format(time[n_time])),

@@ -1488,8 +1488,13 @@ series_outlier_warning <- function(imp, call = rlang::caller_env()) {
 check_series_values <- function(v, arg, min_obs = 3L, why = "",
                                 remedy = "drop it, impute it separately, or interpolate so short a series, e.g. with stats::approx()",
                                 call = rlang::caller_env()) {
-  if (nrow(v) < 4) abort_input(arg, sprintf("has %d time points; impute_series() needs at least 4.", nrow(v)),
-                               call = call)
+  # the first bound met: the method's per-variable minimum when it is higher
+  # (a 3-frame series was told 4, then at 4 frames that it needed 8)
+  if (nrow(v) < max(4L, min_obs)) {
+    abort_input(arg, sprintf("has %d time points; impute_series() needs at least %d%s (interpolate so short a series, e.g. with stats::approx()).",
+                             nrow(v), as.integer(max(4L, min_obs)),
+                             if (min_obs > 4) sprintf(" observed values a variable%s", why) else ""), call = call)
+  }
   check_no_nan_inf(v, arg, call = call)  # impute_series() checked x in the user's own form already (errors.R)
   n_obs <- colSums(!is.na(v))
   if (any(n_obs == 0)) {
@@ -1515,7 +1520,7 @@ check_series_values <- function(v, arg, min_obs = 3L, why = "",
   }
   spread <- apply(v, 2, stats::sd, na.rm = TRUE)
   if (any(!(spread > 0))) {
-    abort_input(arg, sprintf("variable \"%s\" is constant where observed; it has nothing to model.",
+    abort_input(arg, sprintf("variable \"%s\" is constant where observed; it has nothing to model: drop it (and fill its gaps with that value if it is known to be constant).",
                              colnames(v)[which(!(spread > 0))[1]]), call = call)
   }
   invisible(v)

@@ -160,3 +160,16 @@ test_that("a plot of tens of thousands of frames says how to draw a window (a us
   expect_message(ggplot2::autoplot(imp), "plot\\(x, from = , to = \\) draws a window", class = "ditimpute_message_long_plot")
   expect_no_message(ggplot2::autoplot(imp, from = 14000, to = 16000), class = "ditimpute_message_long_plot")
 })
+
+test_that("a plot window given as Dates starts at midnight in the series' own time zone", {
+  tt <- seq(as.POSIXct("2021-11-05", tz = "America/New_York"), by = "hour", length.out = 96)
+  # as.POSIXct() of a Date is UTC midnight: the window began at 20:00 the day before
+  k <- ditimpute:::plot_frame(as.Date("2021-11-07"), tt, "from")
+  expect_identical(format(tt[k], "%Y-%m-%d %H:%M"), "2021-11-07 00:00")
+  k <- ditimpute:::plot_frame(as.Date("2021-11-08"), tt, "to")
+  expect_identical(format(tt[k], "%Y-%m-%d %H:%M"), "2021-11-08 00:00")
+  # a UTC series and a POSIXct bound are as before
+  tu <- seq(as.POSIXct("2021-11-05", tz = "UTC"), by = "hour", length.out = 96)
+  expect_identical(ditimpute:::plot_frame(as.Date("2021-11-06"), tu, "from"), 25L)
+  expect_identical(ditimpute:::plot_frame(tu[30], tu, "to"), 30L)
+})

@@ -504,3 +504,24 @@ test_that("a daily local-time series with an absent day gets a grid that keeps i
   expect_identical(sum(is.na(x2$y)), 1L)
   expect_no_error(impute_series(x2, n_samples = 20, seed = 1))
 })
+
+test_that("time-column and constant-variable errors say what to do", {
+  x <- data.frame(date = as.Date("2020-01-01") + 0:29, y = sin(1:30))
+  x$y[5] <- NA
+  x$date[30] <- NA  # a blank last line of a file
+  cnd <- expect_input_error(impute_series(x), "x")
+  expect_match(conditionMessage(cnd), "missing or invalid at row 30: drop the row", fixed = TRUE)
+  x$date[30] <- x$date[29]
+  cnd <- expect_input_error(impute_series(x), "x")
+  expect_match(conditionMessage(cnd), "Keep one row per time", fixed = TRUE)
+  expect_no_match(conditionMessage(cnd), "daylight")  # dates have no clock hour to repeat
+  # local clock hours written at the end of daylight saving time repeat an hour
+  tt <- as.POSIXct("2021-10-31 00:00", tz = "UTC") + 3600 * c(0:2, 2:5)
+  h <- data.frame(time = tt, v = c(1, 2, NA, 3, 4, 5, 6))
+  cnd <- expect_input_error(impute_series(h), "x")
+  expect_match(conditionMessage(cnd), "daylight saving time ends", fixed = TRUE)
+  m <- ts(cbind(a = 10 + cumsum(rnorm(48)), c = 7), frequency = 12)
+  m[5:8, "a"] <- NA
+  cnd <- expect_input_error(impute_series(m), "x")
+  expect_match(conditionMessage(cnd), "is constant where observed; it has nothing to model: drop it", fixed = TRUE)
+})

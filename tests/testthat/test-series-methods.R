@@ -1267,3 +1267,14 @@ test_that("a forecast prints 4 significant digits unless asked, one row a line a
   fewer <- withr::with_options(list(digits = 3, width = 80), capture.output(print(fc)))
   expect_identical(fewer, withr::with_options(list(width = 80), capture.output(print(fc, digits = 3))))
 })
+
+test_that("calibrate = TRUE on too short a series says the hidden entries were too few, and what to do", {
+  set.seed(7)
+  y <- 10 + cumsum(rnorm(14))
+  y[c(2, 7, 8)] <- NA
+  # it said "0 calibration cases with a scorable region" (a series' region is never scored)
+  cnd <- expect_input_error(impute_series(y, n_samples = 40, seed = 1, calibrate = TRUE), "x")
+  expect_match(conditionMessage(cnd), "hidden entries to calibrate on; level 0.95 needs at least 19", fixed = TRUE)
+  expect_match(conditionMessage(cnd), "calibrate = FALSE", fixed = TRUE)
+  expect_match(conditionMessage(cnd), "(0.9 needs 9)", fixed = TRUE)
+})

@@ -109,7 +109,9 @@ test_that("bad input is a classed error naming the argument", {
   y <- co2_with_gaps()
   expect_error(impute_series(y, method = "lstm"), class = "ditimpute_error_input", regexp = "method")
   expect_error(impute_series("a"), class = "ditimpute_error_input", regexp = "x")
-  expect_error(impute_series(c(1, NA, 3)), class = "ditimpute_error_input", regexp = "at least 4")
+  # the method's minimum at once (3 frames were told 4, then 4 frames 8)
+  expect_error(impute_series(c(1, NA, 3)), class = "ditimpute_error_input",
+               regexp = "has 3 time points; impute_series() needs at least 8 observed values a variable", fixed = TRUE)
   expect_error(impute_series(c(1, NA, NA, NA, NA, 2)), class = "ditimpute_error_input", regexp = "at least 8")
   # one threshold whatever the count below it, the variable named (a review
   # was told 3 with 2 observed values, then 8 with 3)
