@@ -87,7 +87,7 @@ TEST_CASE("summarise_samples takes only the cases' own masks", "[impute]") {
   testing::require_input_error([&] { summarise_samples(x, wrong, more, o); }, "masks");
 }
 
-TEST_CASE("A complete case passes through the pipeline; a batch of complete cases is an input error", "[impute]") {
+TEST_CASE("A complete case passes through the pipeline and a batch of complete cases is an input error", "[impute]") {
   const GaussianProcess gp = small_process(12, 2);
   Rng rng(5);
   const Batch gappy = cases_with_gaps(gp, 4, rng);

@@ -183,7 +183,7 @@ TEST_CASE("distribution_error is null for exact draws and grows with known shift
   }
 }
 
-TEST_CASE("distribution_error leaves a complete case out; a batch of complete cases is an input error", "[theory]") {
+TEST_CASE("distribution_error leaves a complete case out and a batch of complete cases is an input error", "[theory]") {
   // impute() passes a complete case through with Z x 0 samples: it has no
   // law to compare, so its statistics are NaN, and the other cases' values
   // are those of the same batch in which it had its gap (their draws go by

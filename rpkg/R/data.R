@@ -296,24 +296,24 @@ read_ett <- function(file) {
              freq = diff(as.numeric(time[1:2])))
 }
 
-# Date-times "YYYY-mm-dd HH:MM[:SS]" (or with a "T") as POSIXct labelled UTC;
-# one ending in a UTC offset ("+08:00", "-0130", "Z") is that instant in UTC
-# (as.POSIXct() with a format ignores what follows it: a review found the
-# offsets dropped). NA where not a date-time; check_time_grid() reports it.
+# Date-times "YYYY-mm-dd HH:MM[:SS[.s]]" (or with a "T") as POSIXct labelled
+# UTC; one ending in a UTC offset ("+08:00", "+0800", "+08", "-0130", "Z",
+# "UTC", "GMT") is that instant in UTC (as.POSIXct() with a format ignores
+# what follows it: a review found the offsets dropped). Anything else after
+# the time (" CEST", "+5:30") makes the stamp NA rather than being dropped;
+# check_time_grid() reports it with its row.
 parse_stamps <- function(stamp) {
-  stamp <- sub("^([0-9]{4}-[0-9]{2}-[0-9]{2})T", "\\1 ", trimws(stamp))
-  pattern <- "^(.*[0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]*)?)?) ?(Z|[+-][0-9]{2}:?[0-9]{2})$"
-  zoned <- !is.na(stamp) & grepl(pattern, stamp)
-  offset <- sub(pattern, "\\4", stamp[zoned])
-  offset <- ifelse(offset == "Z", "+0000", sub(":", "", offset, fixed = TRUE))
-  stamp[zoned] <- paste0(sub(pattern, "\\1", stamp[zoned]), offset)
+  stamp <- trimws(stamp)
+  pattern <- paste0("^([0-9]{4}-[0-9]{1,2}-[0-9]{1,2})[ T]([0-9]{1,2}:[0-9]{2})(:[0-9]{2}([.][0-9]*)?)?",
+                    " ?(Z|UTC|GMT|[+-][0-9]{2}(:?[0-9]{2})?)?$")
+  ok <- !is.na(stamp) & grepl(pattern, stamp)
+  zone <- sub(pattern, "\\5", stamp[ok])
+  offset <- ifelse(zone %in% c("", "Z", "UTC", "GMT"), "+0000", gsub(":", "", zone, fixed = TRUE))
+  offset <- ifelse(nchar(offset) == 3, paste0(offset, "00"), offset)  # "+08" is "+0800"
+  secs <- sub(pattern, "\\3", stamp[ok])
+  clock <- paste0(sub(pattern, "\\1 \\2", stamp[ok]), ifelse(nzchar(secs), secs, ":00"), offset)
   time <- as.POSIXct(rep(NA_real_, length(stamp)), origin = "1970-01-01", tz = "UTC")
-  for (f in c("%Y-%m-%d %H:%M:%OS", "%Y-%m-%d %H:%M")) {
-    left <- is.na(time) & !is.na(stamp)
-    if (!any(left)) break
-    fmt <- ifelse(zoned[left], paste0(f, "%z"), f)
-    time[left] <- as.POSIXct(strptime(stamp[left], fmt, tz = "UTC"))
-  }
+  time[ok] <- as.POSIXct(strptime(clock, "%Y-%m-%d %H:%M:%OS%z", tz = "UTC"))
   time
 }
 

@@ -245,7 +245,13 @@ check_dit <- function(object, arg = "object", call = rlang::caller_env()) {
 #'   written, weight 1) or `"v"` (weight `1 / alpha_t^2`, the squared error of
 #'   the v prediction).
 #' @param checkpoint_path,checkpoint_every File and interval of checkpoints.
-#' @param resume_from A checkpoint file to continue from.
+#' @param resume_from A checkpoint file to continue from (`steps` counts the
+#'   checkpoint's steps, so it must exceed them). The run continues the
+#'   checkpoint's validation record: `patience` counts on from its last best,
+#'   and `train_info$best_step` may name a step before the resume, whose
+#'   weights the checkpoint does not hold; `restore_best` then keeps the last
+#'   weights (it returns only a better record reached after the resume). Give
+#'   the same validation sequences as the first run for the record to compare.
 #' @param seed Optional seed; without one, [set.seed()] makes training repeatable
 #'   (for a fixed thread count).
 #' @param threads CPU threads (default: the process's budget, see [threads]: option `ditimpute.threads`, `DITIMPUTE_THREADS`, 1 in a worker or when busy cores would make spinning threads collide, else all cores).
@@ -353,14 +359,6 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
   check_no_nan_inf(x, "x")
   # named here: the core's check names its own argument ("train"; a review)
   if (all(is.na(x))) abort_input("x", "holds no observed value: there is nothing to train on.")
-  # a variable never observed: the network cannot learn it and impute() would
-  # draw it unchecked (its scale unknown); impute_series() refuses it too (a review)
-  never <- which(apply(is.na(x), 3, all))
-  if (length(never)) {
-    vn <- dimnames(x)[[3]]
-    abort_input("x", sprintf("has no observed value of variable %s in any sequence: there is nothing to learn it from (drop it).",
-                             if (is.null(vn)) as.character(never[1]) else sprintf("\"%s\"", vn[never[1]])))
-  }
   storage.mode(x) <- "double"
   x_given <- x  # for warn_unscaled(), before the validation share is held out
   if (is.null(config)) config <- dit_config(dm[2], dm[3])
@@ -402,14 +400,27 @@ dit_fit <- function(x, config = NULL, strategy = NULL, steps = NULL, time_limit 
     }
   }
   if (dim(x)[1] < 1) abort_input("x", "has no training sequence left after holding out the validation share.")
+  # a variable never observed in the training sequences: the network cannot
+  # learn it and impute() would draw it unchecked (its scale unknown);
+  # impute_series() refuses it too (a review). Checked after the hold-out:
+  # one observed in the validation share only is as unlearnable.
+  never <- which(apply(is.na(x), 3, all))
+  if (length(never)) {
+    vn <- dimnames(x)[[3]]
+    abort_input("x", sprintf("has no observed value of variable %s in any training sequence%s: there is nothing to learn it from (drop it).",
+                             if (is.null(vn)) as.character(never[1]) else sprintf("\"%s\"", vn[never[1]]),
+                             if (is.null(val)) "" else " (the validation sequences held out excepted)"))
+  }
   # early stopping and the best record act on the validation loss: without
   # one they were silently unused (a review)
   if (is.null(val)) {
+    why <- if (is.array(validation) || identical(as.numeric(validation), 0)) "give `validation` (a share above 0, or sequences)" else
+      sprintf("the validation share %g of %d sequences holds out none: give a larger share, or sequences", validation, dm[1])
     if (!missing(patience) && !identical(patience, 0) && !identical(patience, 0L)) {
-      abort_input("patience", "stops training on the validation loss: give `validation` (a share above 0, or sequences).")
+      abort_input("patience", sprintf("stops training on the validation loss: %s.", why))
     }
     if (!missing(restore_best) && isTRUE(restore_best)) {
-      abort_input("restore_best", "returns the weights of the best validation loss: give `validation` (a share above 0, or sequences).")
+      abort_input("restore_best", sprintf("returns the weights of the best validation loss: %s.", why))
     }
   }
   if (!missing(checkpoint_every) && is.null(checkpoint_path) && !identical(checkpoint_every, 0) &&

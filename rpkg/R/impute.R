@@ -286,6 +286,9 @@ as3 <- function(object) {
 check_truth <- function(truth, cases, arg = "truth", call = rlang::caller_env()) {
   if (!is.numeric(truth)) abort_input(arg, "must be numeric, shaped like x.", call = call)
   check_no_nan_inf(truth, arg, call = call)
+  dc <- dim(cases$arr)
+  # one variable: the vector of one sequence's H values, as x may be (a review)
+  if (is.null(dim(truth)) && dc[1] == 1 && dc[3] == 1 && length(truth) == dc[2]) truth <- matrix(truth, dc[2], 1)
   arr <- if (length(dim(truth)) == 2) array(as.numeric(truth), c(1L, dim(truth))) else truth
   if (!identical(as.integer(dim(arr)), as.integer(dim(cases$arr)))) {
     abort_input(arg, sprintf("must have the same shape as x (%s).", paste(dim(cases$arr), collapse = " x ")), call = call)

@@ -37,7 +37,7 @@ gp_kernel <- function(type = c("laplace", "rbf", "matern32", "matern52"), length
   type <- check_string(type, c("laplace", "rbf", "matern32", "matern52"))
   embedding <- check_string(embedding, c("index", "sinusoidal"))
   # an embedding's settings given for the other one had no effect (a review)
-  if (embedding == "index" && (!missing(radius) || !missing(period))) {
+  if (embedding == "index" && (!missing(radius) || !is.null(period))) {
     abort_input(if (!missing(radius)) "radius" else "period",
                 "belongs to the sinusoidal embedding: give embedding = \"sinusoidal\" too.")
   }

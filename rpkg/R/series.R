@@ -1180,11 +1180,13 @@ numbers_as_text_advice <- function(v, col) {
   if (all(given) && !length(odd) &&
       (length(unique(v)) <= 12 || any(grepl("^0[0-9]", v)))) return(NULL)
   words <- unique(v[odd])
-  sprintf(paste0("column \"%s\" holds numbers as text%s: convert it, e.g. x$%s <- suppressWarnings(as.numeric(x$%s)) ",
+  # as.numeric() reads hexadecimal ("0x1A" is 26): the advice must not turn such an entry into a reading (a review)
+  hex <- any(grepl("^[+-]?0[xX]", v[odd]))
+  sprintf(paste0("column \"%s\" holds numbers as text%s: convert it, e.g. %sx$%s <- suppressWarnings(as.numeric(x$%s)) ",
                  "(such entries become NA, to be imputed), or drop it."),
           col, if (length(odd)) sprintf(" (%s in %s, not a number)", paste0("\"", utils::head(words, 3), "\"", collapse = ", "),
                                        plural(length(odd), "row")) else "",
-          col, col)
+          if (hex) sprintf("x$%s[grepl(\"^[+-]?0[xX]\", x$%s)] <- NA; ", col, col) else "", col, col)
 }
 
 # Long (panel) data: time stamps repeated, and a non-numeric column under

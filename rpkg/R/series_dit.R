@@ -77,7 +77,8 @@ series_dit_options <- function(dit, period, n_time, call = rlang::caller_env()) 
   if (o$width %% o$heads != 0) {
     abort_input("dit", sprintf("heads must divide width (%d), not %d.", o$width, o$heads), call = call)
   }
-  # Seconds of training at most (the step count still caps it); NULL: none.
+  # Seconds of training at most (the step count still caps it); NULL or Inf: none (as in dit_fit()).
+  if (identical(time_limit, Inf)) time_limit <- NULL
   if (!is.null(time_limit)) {
     if (!is.numeric(time_limit) || length(time_limit) != 1 || is.na(time_limit) || !(time_limit > 0) ||
         !is.finite(time_limit)) {

@@ -177,6 +177,11 @@ test_that("with d = 1 a vector of the H values is the H x 1 matrix (it was refus
   expect_equal(impute(s1, v, seed = 1)$point, impute(s1, matrix(v), seed = 1)$point)
   expect_equal(gp_sample_conditional(s1, v, n_samples = 5, seed = 2),
                gp_sample_conditional(s1, matrix(v), n_samples = 5, seed = 2))
+  # the truth of such a vector may be a vector too (it had to be a matrix)
+  tr <- x1
+  expect_equal(impute(s1, v, truth = tr, seed = 1)$truth, impute(s1, v, truth = matrix(tr), seed = 1)$truth)
+  expect_equal(coverage(impute(s1, v, seed = 1), truth = tr)$coverage,
+               coverage(impute(s1, v, seed = 1), truth = matrix(tr))$coverage)
   # a vector of another length, or with d = 2, stays an input error
   expect_input_error(gp_conditional(s1, x1[1:5], missing = 2), "x")
   expect_input_error(gp_conditional(gp_spec(6, 2), x1, missing = 2), "x")

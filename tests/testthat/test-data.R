@@ -159,6 +159,11 @@ test_that("read_ett reads a date's UTC offset as that instant in UTC (it was dro
   }
   s <- read_ett(write_ett(ett_lines(paste0(sub(" ", "T", hours(4)), "Z"))))
   expect_equal(s$time, utc + 8 * 3600)
+  expect_equal(read_ett(write_ett(ett_lines(paste0(hours(4), "+08"))))$time, utc)  # ISO 8601's hours-only offset
+  expect_equal(read_ett(write_ett(ett_lines(paste0(hours(4), " UTC"))))$time, utc + 8 * 3600)
+  # an ending it cannot read is an error with its row, not dropped
+  cnd <- expect_input_error(read_ett(write_ett(ett_lines(paste0(hours(4), " CEST")))), "file")
+  expect_match(conditionMessage(cnd), "invalid at row 1")
   # an offset that changes within the file (daylight saving time) keeps the hours equally spaced in UTC
   dates <- c("2016-03-27 00:00:00+01:00", "2016-03-27 01:00:00+01:00", "2016-03-27 03:00:00+02:00",
              "2016-03-27 04:00:00+02:00")

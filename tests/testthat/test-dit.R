@@ -532,8 +532,8 @@ test_that("dit_fit(): options with nothing to act on are errors, and a never-obs
   skip_if_no_torch()
   x <- gp_simulate(tiny_spec(), 60, seed = 1)
   cfg <- dit_config(24, 2, width = 16, depth = 1, heads = 2)
-  quick <- function(..., progress = FALSE) dit_fit(x, cfg, strategy = mask_strategy("6x1"), steps = 5, batch_size = 8,
-                                                   seed = 1, threads = 1, progress = progress, ...)
+  quick <- function(..., data = x, progress = FALSE) dit_fit(data, cfg, strategy = mask_strategy("6x1"), steps = 5,
+                                                             batch_size = 8, seed = 1, threads = 1, progress = progress, ...)
   # patience and restore_best act on the validation loss (they were silently unused)
   expect_input_error(quick(validation = 0, patience = 2), "patience")
   expect_input_error(quick(validation = 0, restore_best = TRUE), "restore_best")
@@ -545,8 +545,17 @@ test_that("dit_fit(): options with nothing to act on are errors, and a never-obs
   expect_identical(quick(time_limit = Inf)$steps, 5L)
   y <- x
   y[, , 2] <- NA
-  cnd <- expect_input_error(quick(x = y), "x")
-  expect_match(conditionMessage(cnd), "no observed value of variable 2 in any sequence", fixed = TRUE)
+  cnd <- expect_input_error(quick(data = y), "x")
+  expect_match(conditionMessage(cnd), "no observed value of variable 2 in any training sequence", fixed = TRUE)
+  # observed in the validation share only (the last 6 of 60) is as unlearnable
+  y <- x
+  y[1:54, , 2] <- NA
+  cnd <- expect_input_error(quick(data = y), "x")
+  expect_match(conditionMessage(cnd), "the validation sequences held out excepted", fixed = TRUE)
+  # a share that holds out no sequence is said to (it advised a share above 0, which 0.1 was)
+  cnd <- expect_input_error(dit_fit(x[1:8, , ], cfg, strategy = mask_strategy("6x1"), steps = 5, batch_size = 8, seed = 1,
+                                    threads = 1, progress = FALSE, patience = 3), "patience")
+  expect_match(conditionMessage(cnd), "the validation share 0.1 of 8 sequences holds out none", fixed = TRUE)
 })
 
 test_that("a resumed dit_fit() needs steps beyond the checkpoint's", {

@@ -26,6 +26,7 @@ test_that("bad kernels give classed errors naming the argument", {
 })
 
 test_that("the sinusoidal embedding needs a period that divides no lag below H (period 1 put every frame at one point)", {
+  expect_s3_class(gp_kernel("rbf", period = NULL), "ditimpute_kernel")  # the default, with the index embedding
   cnd <- expect_input_error(gp_kernel("rbf", embedding = "sinusoidal"), "period")
   expect_match(conditionMessage(cnd), "longer than the sequences", fixed = TRUE)
   k4 <- gp_kernel("rbf", embedding = "sinusoidal", period = 4)

@@ -403,6 +403,13 @@ test_that("numbers read as text are an error that says how to convert them; othe
                  "carried through unchanged.*station \\(factor\\), month \\(text\\)")
   expect_identical(completed_series(r)$station, x$station)
   expect_identical(completed_series(r)$month, x$month)
+  # among numbers, a hexadecimal entry is not one, and the advice sets it to NA before converting (as.numeric() reads "0x1A" as 26)
+  y <- x
+  y$temp2 <- sprintf("%.2f", seq_len(60) * 1.37)
+  y$temp2[3] <- "0x1A"
+  cnd <- expect_input_error(impute_series(y), "x")
+  expect_match(conditionMessage(cnd), "(\"0x1A\" in 1 row, not a number)", fixed = TRUE)
+  expect_match(conditionMessage(cnd), "x$temp2[grepl(\"^[+-]?0[xX]\", x$temp2)] <- NA; x$temp2 <-", fixed = TRUE)
   # hexadecimal codes are labels too, though as.numeric() reads them ("0x1A" is 26)
   x$sensor <- sprintf("0x%02X", seq_len(60))
   expect_message(r <- impute_series(x, n_samples = 20, seed = 1), "carried through unchanged.*sensor \\(text\\)")

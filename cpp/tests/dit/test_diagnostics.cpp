@@ -65,7 +65,7 @@ TEST_CASE("denoising_risk: reproducible, loss = excess + a positive irreducible 
   CHECK_THROWS_AS(denoising_risk(model, gp, x, 4, "v", 9, 1), input_error);
 }
 
-TEST_CASE("denoising_risk leaves a complete case out; a batch of complete cases is an input error", "[dit][diagnostics]") {
+TEST_CASE("denoising_risk leaves a complete case out and a batch of complete cases is an input error", "[dit][diagnostics]") {
   // impute() passes a complete case through; its loss over no missing entry
   // is undefined: NaN, no replicates, and the other cases draw as they would
   // with its gap (their seeds go by index).
