@@ -51,7 +51,7 @@ test_that("a GP-informed DiT trains, prints, saves its GP and imputes", {
                    strategy = mask_strategy("6x1"), steps = 4, batch_size = 8, gp_pool = 16, seed = 1, threads = 1,
                    progress = FALSE)
     expect_equal(fit$config$gp, mode)
-    expect_output(print(fit), paste0("GP-informed \\(", mode))
+    expect_output(print(fit), sprintf("GP-informed: gp_mode \"%s\"", mode), fixed = TRUE)
     f <- tempfile(fileext = ".dit")
     dit_save(fit, f)
     back <- dit_load(f)

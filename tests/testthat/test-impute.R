@@ -73,15 +73,20 @@ test_that("impute returns the documented pieces for a matrix and an array", {
   expect_equal(names(ci), c("sequence", "frame", "variable", "estimate", "lower", "upper"))
   ci80 <- confint(imp, level = 0.8)
   expect_true(all(ci80$upper - ci80$lower <= ci$upper - ci$lower + 1e-12))
-  # Another level from 50 samples: the order statistics, as documented
-  # (a = floor(51 * 0.2 / 2) = 5: the 5th and 46th of each entry's samples).
-  s1 <- imp$samples[[1]]
-  m1 <- ci80[ci80$sequence == 1, ]
+  # A sampler's imputation at another level from 50 samples: the order
+  # statistics, as documented (a = floor(51 * 0.2 / 2) = 5: the 5th and 46th
+  # of each entry's samples). The exact imputer gives its Gaussian law's
+  # intervals at any level instead (test below).
+  sq <- impute(spec, x, n_samples = 50, level = 0.9, sampler = "ode", steps = 10, seed = 2)
+  s1 <- sq$samples[[1]]
+  m1 <- confint(sq, level = 0.8)
+  m1 <- m1[m1$sequence == 1, ]
   expect_equal(m1$lower, apply(s1, 2, function(v) sort(v)[5]))
   expect_equal(m1$upper, apply(s1, 2, function(v) sort(v)[46]))
   # Too few samples for the level: an error naming confint()'s own argument.
-  cnd <- expect_input_error(confint(imp, level = 0.99), "level")
+  cnd <- expect_input_error(confint(sq, level = 0.99), "level")
   expect_match(conditionMessage(cnd), "need at least 199", fixed = TRUE)
+  expect_no_error(confint(imp, level = 0.99))  # the exact imputer needs no samples for it
   df <- as.data.frame(imp)
   expect_equal(nrow(df), length(x))
   # the missing rows of as.data.frame() are confint()'s rows, in the same order (a user review: they differed)
@@ -212,8 +217,8 @@ test_that("a complete sequence in a batch passes through; a batch with nothing m
   x <- gappy
   x[2, , ] <- truth[2, , ]
   for (sampler in c("exact", "ode")) {
-    run <- function(x) impute(spec, x, n_samples = 50, level = 0.9, sampler = sampler, steps = 5, seed = 2,
-                              truth = truth, threads = 1)
+    run <- function(x) impute(spec, x, n_samples = 50, level = 0.9, sampler = sampler,
+                              steps = if (sampler == "exact") NULL else 5, seed = 2, truth = truth, threads = 1)
     imp <- run(x)
     ref <- run(gappy)
     expect_identical(imp$point[2, , ], truth[2, , ], info = sampler)
@@ -262,8 +267,8 @@ test_that("a complete sequence's metrics are NA, not NaN, and its radius 0 stays
   x[2, 20:24, 1] <- NA
   x[3, c(2, 11, 17), 2] <- NA
   for (sampler in c("exact", "ode")) {
-    run <- function(x, truth) impute(spec, x, n_samples = 50, sampler = sampler, steps = 4, seed = 2, truth = truth,
-                                     threads = 1)
+    run <- function(x, truth) impute(spec, x, n_samples = 50, sampler = sampler,
+                                     steps = if (sampler == "exact") NULL else 4, seed = 2, truth = truth, threads = 1)
     imp <- run(x, truth)
     ref <- run(x[1:3, , ], truth[1:3, , ])
     met <- imputation_metrics(imp)
