@@ -113,12 +113,16 @@ test_that("bad input is a classed error naming the argument", {
   expect_error(impute_series(c(1, NA, 3)), class = "ditimpute_error_input",
                regexp = "has 3 time points; impute_series() needs at least 8 observed values a variable", fixed = TRUE)
   expect_error(impute_series(c(1, NA, NA, NA, NA, 2)), class = "ditimpute_error_input", regexp = "at least 8")
-  # one threshold whatever the count below it, the variable named (a review
-  # was told 3 with 2 observed values, then 8 with 3)
-  for (few in list(c(1.1, 2.3, NA, NA, NA), c(1.1, 2.3, 2.9, NA, NA), c(1:7, NA, NA))) {
+  # one threshold whatever the count below it (a review was told 3 with 2
+  # observed values, then 8 with 3): a series shorter than it is told so as a
+  # series, a longer one names the variable short of observed values
+  for (few in list(c(1.1, 2.3, NA, NA, NA), c(1.1, 2.3, 2.9, NA, NA))) {
     cnd <- expect_input_error(impute_series(few), "x")
-    expect_match(conditionMessage(cnd), "variable \"[^\"]+\" has [0-9]+ observed values; each variable needs at least 8")
+    expect_match(conditionMessage(cnd), "has 5 time points; impute_series() needs at least 8 observed values a variable",
+                 fixed = TRUE)
   }
+  cnd <- expect_input_error(impute_series(c(1:7, NA, NA)), "x")
+  expect_match(conditionMessage(cnd), "variable \"[^\"]+\" has [0-9]+ observed values; each variable needs at least 8")
   m <- cbind(a = rnorm(30), b = NA_real_)
   expect_error(impute_series(m), class = "ditimpute_error_input", regexp = "\"b\"")
   expect_error(impute_series(cbind(a = rnorm(30), b = 1)), class = "ditimpute_error_input", regexp = "constant")
